@@ -1,0 +1,93 @@
+# chaindata: nginx module + loader.  `make` builds both into build/,
+# `make test` runs every test, `make run` serves a demo index on
+# 127.0.0.1:8080 in the foreground.  Missing Debian packages are installed
+# as root (tools/deps.sh).
+
+NGX_SRC     ?= /usr/share/nginx/src
+NGINX       ?= /usr/sbin/nginx
+CC          ?= cc
+CFLAGS      ?= -O2 -g
+WARNINGS    := -Wall -Wextra -Wno-unused-parameter
+PROVE       ?= prove
+
+BUILD       := build
+MODULE      := $(BUILD)/ngx_http_chaindata_module.so
+LOADER      := $(BUILD)/chaindata-load
+UNIT        := $(BUILD)/chaindata-unit
+
+# the module's sources (also listed in ./config) and the shared,
+# nginx-free ones the loader and the unit tests link
+MODULE_SRCS := $(wildcard src/ngx_http_chaindata_module.c \
+                          src/ngx_http_chaindata_store.c \
+                          src/ngx_http_chaindata_reply.c \
+                          src/ngx_http_chaindata_tx.c)
+SHARED_SRCS := src/ngx_http_chaindata_codec.c \
+               src/ngx_http_chaindata_jdoc.c \
+               src/ngx_http_chaindata_record.c \
+               src/ngx_http_chaindata_record_tx.c
+HEADERS     := $(wildcard src/*.h)
+LIBS        := -llmdb -lyajl -lcrypto
+
+.PHONY: all deps deps-test module loader unit test run clean
+
+all: module loader
+
+deps:
+	@sh tools/deps.sh build
+
+deps-test:
+	@sh tools/deps.sh test
+
+module: $(MODULE)
+loader: $(LOADER)
+unit: $(UNIT)
+
+# nginx's configure runs in a copy of Debian's nginx-dev tree, with the
+# flags Debian's nginx was built with, so the module loads into it
+$(BUILD)/nginx/Makefile: config | deps
+	rm -rf $(BUILD)/nginx-src $(BUILD)/nginx
+	mkdir -p $(BUILD)
+	cp -r $(NGX_SRC) $(BUILD)/nginx-src
+	cd $(BUILD)/nginx-src && bash -c '. ./conf_flags && ./configure \
+	    "$${NGX_CONF_FLAGS[@]}" --with-cc-opt="-g -O2 -fPIC" \
+	    --add-dynamic-module=$(CURDIR) \
+	    --builddir=$(CURDIR)/$(BUILD)/nginx' \
+	    > $(CURDIR)/$(BUILD)/configure.log 2>&1 \
+	    || { tail -20 $(CURDIR)/$(BUILD)/configure.log; exit 1; }
+
+$(MODULE): $(BUILD)/nginx/Makefile $(MODULE_SRCS) $(SHARED_SRCS) $(HEADERS)
+	$(MAKE) -C $(BUILD)/nginx-src -f $(CURDIR)/$(BUILD)/nginx/Makefile \
+	    modules
+	cp $(BUILD)/nginx/ngx_http_chaindata_module.so $@
+
+$(LOADER): src/ngx_http_chaindata_loader.c $(SHARED_SRCS) $(HEADERS) | deps
+	@mkdir -p $(BUILD)
+	$(CC) $(CFLAGS) $(WARNINGS) -o $@ src/ngx_http_chaindata_loader.c \
+	    $(SHARED_SRCS) $(LIBS)
+
+$(UNIT): t/unit/chaindata_unit.c $(SHARED_SRCS) $(HEADERS) | deps
+	@mkdir -p $(BUILD)
+	$(CC) $(CFLAGS) $(WARNINGS) -Isrc -o $@ t/unit/chaindata_unit.c \
+	    $(SHARED_SRCS) $(LIBS)
+
+test: deps-test all unit
+	$(PROVE) -I t/lib -r t/
+
+# the demo: an index built from the fixtures, served with
+# nginx.conf.example (paths pointed into build/demo)
+run: all
+	rm -rf $(BUILD)/demo
+	mkdir -p $(BUILD)/demo/logs
+	$(LOADER) --db $(BUILD)/demo/index t/fixtures/*.ndjson
+	sed -e 's|/usr/lib/nginx/modules/ngx_http_chaindata_module.so|$(CURDIR)/$(MODULE)|' \
+	    -e 's|/var/lib/chaindata|$(CURDIR)/$(BUILD)/demo/index|' \
+	    -e 's|/var/log/nginx/|$(CURDIR)/$(BUILD)/demo/logs/|' \
+	    -e 's|^user .*;|user $(shell id -un);|' \
+	    nginx.conf.example > $(BUILD)/demo/nginx.conf
+	@echo "chaindata: serving on http://127.0.0.1:8080/ (Ctrl-C stops)"
+	@echo "chaindata: try curl -i http://127.0.0.1:8080/extended/v1/tx/$$(head -c 80 t/fixtures/tx-many-events.ndjson | sed 's/.*"tx_id":"//; s/".*//')"
+	$(NGINX) -p $(CURDIR)/$(BUILD)/demo -c $(CURDIR)/$(BUILD)/demo/nginx.conf \
+	    -g 'daemon off; pid $(CURDIR)/$(BUILD)/demo/nginx.pid;'
+
+clean:
+	rm -rf $(BUILD)

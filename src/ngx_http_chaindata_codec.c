@@ -1,0 +1,338 @@
+
+/*
+ * chaindata: key and value codecs shared by the module and the loader.
+ */
+
+
+#include <string.h>
+
+#include "ngx_http_chaindata_codec.h"
+
+
+const char *ngx_http_chaindata_db_names[NGX_HTTP_CHAINDATA_DBI_COUNT] = {
+    NGX_HTTP_CHAINDATA_DB_META,
+    NGX_HTTP_CHAINDATA_DB_TX,
+    NGX_HTTP_CHAINDATA_DB_TX_EVENT
+};
+
+
+static int
+ngx_http_chaindata_hex_value(unsigned char c)
+{
+    if (c >= '0' && c <= '9') {
+        return c - '0';
+    }
+
+    c |= 0x20;
+
+    if (c >= 'a' && c <= 'f') {
+        return c - 'a' + 10;
+    }
+
+    return -1;
+}
+
+
+/* decodes len hex digits (len even) into len / 2 bytes; -1 on a bad digit */
+
+int
+ngx_http_chaindata_hex_decode(unsigned char *dst, const unsigned char *src,
+    size_t len)
+{
+    int     hi, lo;
+    size_t  i;
+
+    if (len % 2) {
+        return -1;
+    }
+
+    for (i = 0; i < len; i += 2) {
+        hi = ngx_http_chaindata_hex_value(src[i]);
+        lo = ngx_http_chaindata_hex_value(src[i + 1]);
+
+        if (hi < 0 || lo < 0) {
+            return -1;
+        }
+
+        *dst++ = (unsigned char) (hi << 4 | lo);
+    }
+
+    return 0;
+}
+
+
+unsigned char *
+ngx_http_chaindata_hex_encode(unsigned char *dst, const unsigned char *src,
+    size_t n)
+{
+    static const char  hex[] = "0123456789abcdef";
+
+    while (n--) {
+        *dst++ = hex[*src >> 4];
+        *dst++ = hex[*src++ & 0xf];
+    }
+
+    return dst;
+}
+
+
+/*
+ * A transaction id as "0x" + 64 hex digits (any case) or the 64 digits
+ * alone; *prefixed tells which.  Returns 0 and fills txid, or -1.
+ */
+
+int
+ngx_http_chaindata_txid_parse(const unsigned char *s, size_t len,
+    unsigned char *txid, int *prefixed)
+{
+    *prefixed = 0;
+
+    if (len == NGX_HTTP_CHAINDATA_TXID_HEX_LEN + 2
+        && s[0] == '0' && s[1] == 'x')
+    {
+        *prefixed = 1;
+        s += 2;
+        len -= 2;
+    }
+
+    if (len != NGX_HTTP_CHAINDATA_TXID_HEX_LEN) {
+        return -1;
+    }
+
+    return ngx_http_chaindata_hex_decode(txid, s, len);
+}
+
+
+void
+ngx_http_chaindata_put_u32be(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char) (v >> 24);
+    p[1] = (unsigned char) (v >> 16);
+    p[2] = (unsigned char) (v >> 8);
+    p[3] = (unsigned char) v;
+}
+
+
+uint32_t
+ngx_http_chaindata_get_u32be(const unsigned char *p)
+{
+    return (uint32_t) p[0] << 24 | (uint32_t) p[1] << 16
+           | (uint32_t) p[2] << 8 | p[3];
+}
+
+
+void
+ngx_http_chaindata_put_u32le(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char) v;
+    p[1] = (unsigned char) (v >> 8);
+    p[2] = (unsigned char) (v >> 16);
+    p[3] = (unsigned char) (v >> 24);
+}
+
+
+uint32_t
+ngx_http_chaindata_get_u32le(const unsigned char *p)
+{
+    return (uint32_t) p[3] << 24 | (uint32_t) p[2] << 16
+           | (uint32_t) p[1] << 8 | p[0];
+}
+
+
+/* "tx_event" key: the binary tx id, then the event's position, big-endian */
+
+void
+ngx_http_chaindata_event_key(unsigned char *key, const unsigned char *txid,
+    uint32_t pos)
+{
+    memcpy(key, txid, NGX_HTTP_CHAINDATA_TXID_LEN);
+    ngx_http_chaindata_put_u32be(key + NGX_HTTP_CHAINDATA_TXID_LEN, pos);
+}
+
+
+void
+ngx_http_chaindata_txh_encode(unsigned char *out,
+    const ngx_http_chaindata_txh_t *h)
+{
+    out[0] = NGX_HTTP_CHAINDATA_TXH_FORMAT;
+    out[1] = (unsigned char) h->flags;
+    out[2] = 0;
+    out[3] = 0;
+    ngx_http_chaindata_put_u32le(out + 4, h->event_count);
+    ngx_http_chaindata_put_u32le(out + 8, h->events_at);
+    ngx_http_chaindata_put_u32le(out + 12, h->fargs_start);
+    ngx_http_chaindata_put_u32le(out + 16, h->fargs_len);
+    memcpy(out + 20, h->digest, NGX_HTTP_CHAINDATA_DIGEST_LEN);
+}
+
+
+/*
+ * Decodes and checks a "tx" value: every offset must lie inside the
+ * document, so a damaged record can never make the server read past it.
+ */
+
+int
+ngx_http_chaindata_txh_decode(ngx_http_chaindata_txh_t *h,
+    const unsigned char *v, size_t len)
+{
+    if (len < NGX_HTTP_CHAINDATA_TXH_SIZE
+        || v[0] != NGX_HTTP_CHAINDATA_TXH_FORMAT
+        || (v[1] & ~(NGX_HTTP_CHAINDATA_TXH_EVENTS
+                     | NGX_HTTP_CHAINDATA_TXH_FARGS)))
+    {
+        return -1;
+    }
+
+    h->flags = v[1];
+    h->event_count = ngx_http_chaindata_get_u32le(v + 4);
+    h->events_at = ngx_http_chaindata_get_u32le(v + 8);
+    h->fargs_start = ngx_http_chaindata_get_u32le(v + 12);
+    h->fargs_len = ngx_http_chaindata_get_u32le(v + 16);
+    memcpy(h->digest, v + 20, NGX_HTTP_CHAINDATA_DIGEST_LEN);
+    h->doc = v + NGX_HTTP_CHAINDATA_TXH_SIZE;
+    h->doc_len = len - NGX_HTTP_CHAINDATA_TXH_SIZE;
+
+    if (h->events_at > h->doc_len) {
+        return -1;
+    }
+
+    if (!(h->flags & NGX_HTTP_CHAINDATA_TXH_EVENTS) && h->event_count) {
+        return -1;
+    }
+
+    if ((h->flags & NGX_HTTP_CHAINDATA_TXH_FARGS)
+        && (h->fargs_start > h->doc_len
+            || h->fargs_len > h->doc_len - h->fargs_start
+            || (h->flags & NGX_HTTP_CHAINDATA_TXH_EVENTS
+                && h->events_at > h->fargs_start
+                && h->events_at < h->fargs_start + h->fargs_len)))
+    {
+        return -1;
+    }
+
+    return 0;
+}
+
+
+/*
+ * A query-string integer: optional "-", then decimal digits only.  A value
+ * above cap is saturated to cap rather than overflowing, "-0" is zero, and
+ * any other negative number is reported as such.
+ */
+
+ngx_http_chaindata_int_rc_e
+ngx_http_chaindata_parse_int(const unsigned char *s, size_t len,
+    uint64_t cap, uint64_t *out)
+{
+    int       negative;
+    size_t    i;
+    uint64_t  v, d;
+
+    negative = 0;
+
+    if (len && s[0] == '-') {
+        negative = 1;
+        s++;
+        len--;
+    }
+
+    if (len == 0) {
+        return NGX_HTTP_CHAINDATA_INT_INVALID;
+    }
+
+    v = 0;
+
+    for (i = 0; i < len; i++) {
+        if (s[i] < '0' || s[i] > '9') {
+            return NGX_HTTP_CHAINDATA_INT_INVALID;
+        }
+
+        if (v < cap) {
+            d = s[i] - '0';
+            v = (v > (cap - d) / 10) ? cap : v * 10 + d;
+        }
+    }
+
+    if (negative && v != 0) {
+        return NGX_HTTP_CHAINDATA_INT_NEGATIVE;
+    }
+
+    *out = v;
+
+    return NGX_HTTP_CHAINDATA_INT_OK;
+}
+
+
+/*
+ * JSON string escaping as JSON.stringify does it (the upstream services are
+ * Node): the two-character escapes where they exist, \u00xx (lowercase) for
+ * the other control characters, everything else (UTF-8 included) as is.
+ */
+
+static unsigned char
+ngx_http_chaindata_json_short_escape(unsigned char c)
+{
+    switch (c) {
+    case '"':  return '"';
+    case '\\': return '\\';
+    case '\b': return 'b';
+    case '\f': return 'f';
+    case '\n': return 'n';
+    case '\r': return 'r';
+    case '\t': return 't';
+    default:   return 0;
+    }
+}
+
+
+size_t
+ngx_http_chaindata_json_escape_len(const unsigned char *s, size_t len)
+{
+    size_t  n;
+
+    n = len;
+
+    while (len--) {
+        if (ngx_http_chaindata_json_short_escape(*s)) {
+            n += 1;
+
+        } else if (*s < 0x20) {
+            n += 5;
+        }
+
+        s++;
+    }
+
+    return n;
+}
+
+
+unsigned char *
+ngx_http_chaindata_json_escape(unsigned char *dst, const unsigned char *s,
+    size_t len)
+{
+    unsigned char  e;
+
+    while (len--) {
+        e = ngx_http_chaindata_json_short_escape(*s);
+
+        if (e) {
+            *dst++ = '\\';
+            *dst++ = e;
+
+        } else if (*s < 0x20) {
+            *dst++ = '\\';
+            *dst++ = 'u';
+            *dst++ = '0';
+            *dst++ = '0';
+            dst = ngx_http_chaindata_hex_encode(dst, s, 1);
+
+        } else {
+            *dst++ = *s;
+        }
+
+        s++;
+    }
+
+    return dst;
+}

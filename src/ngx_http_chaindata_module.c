@@ -1,0 +1,225 @@
+
+/*
+ * chaindata: serves a chain data read API from a memory-mapped LMDB
+ * index.  This file holds the module, its directives and configuration;
+ * each route and concern has a file of its own beside it.
+ */
+
+
+#include <ngx_config.h>
+#include <ngx_core.h>
+#include <ngx_http.h>
+
+#include "ngx_http_chaindata_module.h"
+#include "ngx_http_chaindata_store.h"
+
+
+static void *ngx_http_chaindata_create_main_conf(ngx_conf_t *cf);
+static char *ngx_http_chaindata_init_main_conf(ngx_conf_t *cf, void *conf);
+static char *ngx_http_chaindata_db(ngx_conf_t *cf, ngx_command_t *cmd,
+    void *conf);
+static char *ngx_http_chaindata_handler_slot(ngx_conf_t *cf,
+    ngx_command_t *cmd, void *conf);
+static ngx_int_t ngx_http_chaindata_init_module(ngx_cycle_t *cycle);
+static ngx_int_t ngx_http_chaindata_init_process(ngx_cycle_t *cycle);
+static void ngx_http_chaindata_exit_process(ngx_cycle_t *cycle);
+
+
+static ngx_command_t  ngx_http_chaindata_commands[] = {
+
+    { ngx_string("chaindata_db"),
+      NGX_HTTP_MAIN_CONF|NGX_CONF_TAKE1,
+      ngx_http_chaindata_db,
+      NGX_HTTP_MAIN_CONF_OFFSET,
+      0,
+      NULL },
+
+    { ngx_string("chaindata_tx"),
+      NGX_HTTP_LOC_CONF|NGX_CONF_NOARGS,
+      ngx_http_chaindata_handler_slot,
+      NGX_HTTP_LOC_CONF_OFFSET,
+      0,
+      ngx_http_chaindata_tx_handler },
+
+      ngx_null_command
+};
+
+
+static ngx_http_module_t  ngx_http_chaindata_module_ctx = {
+    NULL,                                  /* preconfiguration */
+    NULL,                                  /* postconfiguration */
+
+    ngx_http_chaindata_create_main_conf,   /* create main configuration */
+    ngx_http_chaindata_init_main_conf,     /* init main configuration */
+
+    NULL,                                  /* create server configuration */
+    NULL,                                  /* merge server configuration */
+
+    NULL,                                  /* create location configuration */
+    NULL                                   /* merge location configuration */
+};
+
+
+ngx_module_t  ngx_http_chaindata_module = {
+    NGX_MODULE_V1,
+    &ngx_http_chaindata_module_ctx,        /* module context */
+    ngx_http_chaindata_commands,           /* module directives */
+    NGX_HTTP_MODULE,                       /* module type */
+    NULL,                                  /* init master */
+    ngx_http_chaindata_init_module,        /* init module */
+    ngx_http_chaindata_init_process,       /* init process */
+    NULL,                                  /* init thread */
+    NULL,                                  /* exit thread */
+    ngx_http_chaindata_exit_process,       /* exit process */
+    NULL,                                  /* exit master */
+    NGX_MODULE_V1_PADDING
+};
+
+
+static void *
+ngx_http_chaindata_create_main_conf(ngx_conf_t *cf)
+{
+    ngx_http_chaindata_main_conf_t  *mcf;
+
+    mcf = ngx_pcalloc(cf->pool, sizeof(ngx_http_chaindata_main_conf_t));
+    if (mcf == NULL) {
+        return NULL;
+    }
+
+    /*
+     * set by ngx_pcalloc():
+     *
+     *     mcf->db = { 0, NULL };
+     *     mcf->handlers = 0;
+     */
+
+    return mcf;
+}
+
+
+static char *
+ngx_http_chaindata_init_main_conf(ngx_conf_t *cf, void *conf)
+{
+    ngx_http_chaindata_main_conf_t  *mcf = conf;
+
+    if (mcf->handlers && mcf->db.len == 0) {
+        ngx_log_error(NGX_LOG_EMERG, cf->log, 0,
+                      "chaindata: a location serves chain data but no "
+                      "\"chaindata_db\" is set at the http level");
+        return NGX_CONF_ERROR;
+    }
+
+    return NGX_CONF_OK;
+}
+
+
+static char *
+ngx_http_chaindata_db(ngx_conf_t *cf, ngx_command_t *cmd, void *conf)
+{
+    ngx_http_chaindata_main_conf_t  *mcf = conf;
+
+    ngx_str_t  *value;
+
+    if (mcf->db.data) {
+        return "is duplicate";
+    }
+
+    value = cf->args->elts;
+    mcf->db = value[1];
+
+    while (mcf->db.len > 1 && mcf->db.data[mcf->db.len - 1] == '/') {
+        mcf->db.len--;
+    }
+
+    if (mcf->db.len == 0) {
+        return "needs a directory";
+    }
+
+    /* a relative path is relative to the prefix; the result ends in NUL */
+    if (ngx_conf_full_name(cf->cycle, &mcf->db, 0) != NGX_OK) {
+        return NGX_CONF_ERROR;
+    }
+
+    return NGX_CONF_OK;
+}
+
+
+/* the location directives that name a content handler (cmd->post) */
+
+static char *
+ngx_http_chaindata_handler_slot(ngx_conf_t *cf, ngx_command_t *cmd,
+    void *conf)
+{
+    ngx_http_core_loc_conf_t        *clcf;
+    ngx_http_chaindata_main_conf_t  *mcf;
+
+    clcf = ngx_http_conf_get_module_loc_conf(cf, ngx_http_core_module);
+
+    if (clcf->handler) {
+        return "conflicts with another content handler in this location";
+    }
+
+    clcf->handler = (ngx_http_handler_pt) cmd->post;
+
+    mcf = ngx_http_conf_get_module_main_conf(cf, ngx_http_chaindata_module);
+    mcf->handlers++;
+
+    return NGX_CONF_OK;
+}
+
+
+static ngx_http_chaindata_main_conf_t *
+ngx_http_chaindata_cycle_conf(ngx_cycle_t *cycle)
+{
+    if (cycle->conf_ctx == NULL
+        || cycle->conf_ctx[ngx_http_module.index] == NULL)
+    {
+        return NULL;
+    }
+
+    return ngx_http_cycle_get_module_main_conf(cycle,
+                                               ngx_http_chaindata_module);
+}
+
+
+/*
+ * Runs in the master and in "nginx -t": the index must be there, of this
+ * schema version, and readable by the user the workers will run as.  The
+ * environment is closed again; every worker opens its own.
+ */
+
+static ngx_int_t
+ngx_http_chaindata_init_module(ngx_cycle_t *cycle)
+{
+    ngx_http_chaindata_main_conf_t  *mcf;
+
+    mcf = ngx_http_chaindata_cycle_conf(cycle);
+
+    if (mcf == NULL || mcf->db.len == 0) {
+        return NGX_OK;
+    }
+
+    return ngx_http_chaindata_store_check(cycle, &mcf->db);
+}
+
+
+static ngx_int_t
+ngx_http_chaindata_init_process(ngx_cycle_t *cycle)
+{
+    ngx_http_chaindata_main_conf_t  *mcf;
+
+    mcf = ngx_http_chaindata_cycle_conf(cycle);
+
+    if (mcf == NULL || mcf->db.len == 0) {
+        return NGX_OK;
+    }
+
+    return ngx_http_chaindata_store_open(cycle->log, &mcf->db);
+}
+
+
+static void
+ngx_http_chaindata_exit_process(ngx_cycle_t *cycle)
+{
+    ngx_http_chaindata_store_close();
+}

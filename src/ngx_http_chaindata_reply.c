@@ -1,0 +1,665 @@
+
+/*
+ * chaindata: JSON replies and request helpers (see the header).
+ */
+
+
+#include <ngx_config.h>
+#include <ngx_core.h>
+#include <ngx_http.h>
+
+#include "ngx_http_chaindata_codec.h"
+#include "ngx_http_chaindata_reply.h"
+
+
+#define NGX_HTTP_CHAINDATA_CONTENT_TYPE  "application/json; charset=utf-8"
+
+
+/*
+ * yajl allocates without checking the result in a few places and hands
+ * realloc no old size.  Every block therefore carries its size, and a
+ * failed allocation returns a static scratch block (large enough for the
+ * small structures yajl allocates unchecked) after marking the output
+ * failed, so the request ends with a 500 instead of a NULL dereference.
+ * With the print callback set, yajl allocates nothing else.
+ */
+
+typedef struct {
+    size_t  size;
+    size_t  pad;
+} ngx_http_chaindata_json_block_t;
+
+
+static u_char  ngx_http_chaindata_json_scratch[256];
+
+
+static void *
+ngx_http_chaindata_json_malloc(void *ctx, size_t size)
+{
+    ngx_http_chaindata_json_t        *j = ctx;
+    ngx_http_chaindata_json_block_t  *b;
+
+    b = ngx_palloc(j->pool, sizeof(ngx_http_chaindata_json_block_t) + size);
+
+    if (b == NULL) {
+        j->failed = 1;
+
+        if (size > sizeof(ngx_http_chaindata_json_scratch)) {
+            return NULL;
+        }
+
+        return ngx_http_chaindata_json_scratch;
+    }
+
+    b->size = size;
+
+    return b + 1;
+}
+
+
+static void *
+ngx_http_chaindata_json_realloc(void *ctx, void *ptr, size_t size)
+{
+    void                             *p;
+    ngx_http_chaindata_json_block_t  *b;
+
+    p = ngx_http_chaindata_json_malloc(ctx, size);
+
+    if (ptr == NULL || ptr == ngx_http_chaindata_json_scratch
+        || p == ngx_http_chaindata_json_scratch || p == NULL)
+    {
+        return p;
+    }
+
+    b = (ngx_http_chaindata_json_block_t *) ptr - 1;
+    ngx_memcpy(p, ptr, ngx_min(b->size, size));
+
+    return p;
+}
+
+
+static void
+ngx_http_chaindata_json_free(void *ctx, void *ptr)
+{
+    /* the pool frees everything with the request */
+}
+
+
+static void
+ngx_http_chaindata_json_print(void *ctx, const char *s, size_t len)
+{
+    ngx_http_chaindata_json_t  *j = ctx;
+
+    size_t   cap;
+    u_char  *buf;
+
+    if (j->failed) {
+        return;
+    }
+
+    if (j->cap - j->len < len) {
+        cap = ngx_max(j->cap * 2, j->len + len);
+        cap = ngx_max(cap, 256);
+
+        buf = ngx_pnalloc(j->pool, cap);
+        if (buf == NULL) {
+            j->failed = 1;
+            return;
+        }
+
+        ngx_memcpy(buf, j->buf, j->len);
+        j->buf = buf;
+        j->cap = cap;
+    }
+
+    ngx_memcpy(j->buf + j->len, s, len);
+    j->len += len;
+}
+
+
+ngx_int_t
+ngx_http_chaindata_json_init(ngx_http_chaindata_json_t *j, ngx_pool_t *pool)
+{
+    yajl_alloc_funcs  afs;
+
+    ngx_memzero(j, sizeof(ngx_http_chaindata_json_t));
+    j->pool = pool;
+
+    afs.malloc = ngx_http_chaindata_json_malloc;
+    afs.realloc = ngx_http_chaindata_json_realloc;
+    afs.free = ngx_http_chaindata_json_free;
+    afs.ctx = j;
+
+    j->gen = yajl_gen_alloc(&afs);
+    if (j->gen == NULL) {
+        return NGX_ERROR;
+    }
+
+    if (!yajl_gen_config(j->gen, yajl_gen_print_callback,
+                         ngx_http_chaindata_json_print, j)
+        || !yajl_gen_config(j->gen, yajl_gen_validate_utf8, 1))
+    {
+        j->failed = 1;
+    }
+
+    return j->failed ? NGX_ERROR : NGX_OK;
+}
+
+
+void
+ngx_http_chaindata_json_key(ngx_http_chaindata_json_t *j, const char *key)
+{
+    ngx_http_chaindata_json_str(j, (u_char *) key, ngx_strlen(key));
+}
+
+
+void
+ngx_http_chaindata_json_str(ngx_http_chaindata_json_t *j, u_char *s,
+    size_t len)
+{
+    if (yajl_gen_string(j->gen, s, len) != yajl_gen_status_ok) {
+        j->failed = 1;
+    }
+}
+
+
+void
+ngx_http_chaindata_json_int(ngx_http_chaindata_json_t *j, int64_t n)
+{
+    if (yajl_gen_integer(j->gen, n) != yajl_gen_status_ok) {
+        j->failed = 1;
+    }
+}
+
+
+ngx_int_t
+ngx_http_chaindata_json_done(ngx_http_chaindata_json_t *j, ngx_str_t *out)
+{
+    yajl_gen_free(j->gen);
+    j->gen = NULL;
+
+    if (j->failed) {
+        return NGX_ERROR;
+    }
+
+    out->data = j->buf;
+    out->len = j->len;
+
+    return NGX_OK;
+}
+
+
+ngx_int_t
+ngx_http_chaindata_add_header(ngx_http_request_t *r, const char *name,
+    ngx_str_t *value)
+{
+    ngx_table_elt_t  *h;
+
+    h = ngx_list_push(&r->headers_out.headers);
+    if (h == NULL) {
+        return NGX_ERROR;
+    }
+
+    h->hash = 1;
+    h->key.data = (u_char *) name;
+    h->key.len = ngx_strlen(name);
+    h->value = *value;
+#if (nginx_version >= 1023000)
+    h->next = NULL;
+#endif
+
+    return NGX_OK;
+}
+
+
+static ngx_int_t
+ngx_http_chaindata_set_cache(ngx_http_request_t *r, ngx_str_t *etag,
+    const char *cache_control)
+{
+    ngx_str_t         cc;
+    ngx_table_elt_t  *h;
+
+    if (etag && etag->len) {
+        h = ngx_list_push(&r->headers_out.headers);
+        if (h == NULL) {
+            return NGX_ERROR;
+        }
+
+        h->hash = 1;
+        ngx_str_set(&h->key, "ETag");
+        h->value = *etag;
+#if (nginx_version >= 1023000)
+        h->next = NULL;
+#endif
+        r->headers_out.etag = h;
+    }
+
+    if (cache_control) {
+        cc.data = (u_char *) cache_control;
+        cc.len = ngx_strlen(cache_control);
+
+        if (ngx_http_chaindata_add_header(r, "Cache-Control", &cc) != NGX_OK) {
+            return NGX_ERROR;
+        }
+    }
+
+    return NGX_OK;
+}
+
+
+ngx_int_t
+ngx_http_chaindata_send_json(ngx_http_request_t *r, ngx_uint_t status,
+    ngx_str_t *body, ngx_str_t *etag, const char *cache_control)
+{
+    ngx_int_t     rc;
+    ngx_buf_t    *b;
+    ngx_chain_t   out;
+
+    r->headers_out.status = status;
+    r->headers_out.content_length_n = body->len;
+    ngx_str_set(&r->headers_out.content_type, NGX_HTTP_CHAINDATA_CONTENT_TYPE);
+    r->headers_out.content_type_len = sizeof("application/json") - 1;
+    r->headers_out.content_type_lowcase = NULL;
+
+    if (ngx_http_chaindata_set_cache(r, etag, cache_control) != NGX_OK) {
+        return NGX_HTTP_INTERNAL_SERVER_ERROR;
+    }
+
+    if (body->len == 0) {
+        r->header_only = 1;
+    }
+
+    rc = ngx_http_send_header(r);
+
+    if (rc == NGX_ERROR || rc > NGX_OK || r->header_only) {
+        return rc;
+    }
+
+    b = ngx_calloc_buf(r->pool);
+    if (b == NULL) {
+        return NGX_ERROR;
+    }
+
+    b->pos = body->data;
+    b->last = body->data + body->len;
+    b->memory = 1;
+    b->last_buf = (r == r->main) ? 1 : 0;
+    b->last_in_chain = 1;
+
+    out.buf = b;
+    out.next = NULL;
+
+    return ngx_http_output_filter(r, &out);
+}
+
+
+static const char *
+ngx_http_chaindata_reason(ngx_uint_t status)
+{
+    switch (status) {
+    case NGX_HTTP_BAD_REQUEST:         return "Bad Request";
+    case NGX_HTTP_NOT_FOUND:           return "Not Found";
+    case NGX_HTTP_NOT_ALLOWED:         return "Method Not Allowed";
+    case NGX_HTTP_SERVICE_UNAVAILABLE: return "Service Unavailable";
+    default:                           return "Internal Server Error";
+    }
+}
+
+
+/*
+ * {"statusCode":N[,"code":C],"error":"Reason","message":M}, the shape the
+ * upstream (fastify) services answer errors with.
+ */
+
+ngx_int_t
+ngx_http_chaindata_send_error(ngx_http_request_t *r, ngx_uint_t status,
+    const char *code, const char *message)
+{
+    ngx_str_t                  body;
+    ngx_http_chaindata_json_t  j;
+
+    if (ngx_http_chaindata_json_init(&j, r->pool) != NGX_OK) {
+        return NGX_HTTP_INTERNAL_SERVER_ERROR;
+    }
+
+    if (yajl_gen_map_open(j.gen) != yajl_gen_status_ok) {
+        j.failed = 1;
+    }
+
+    ngx_http_chaindata_json_key(&j, "statusCode");
+    ngx_http_chaindata_json_int(&j, status);
+
+    if (code) {
+        ngx_http_chaindata_json_key(&j, "code");
+        ngx_http_chaindata_json_key(&j, code);
+    }
+
+    ngx_http_chaindata_json_key(&j, "error");
+    ngx_http_chaindata_json_key(&j, ngx_http_chaindata_reason(status));
+    ngx_http_chaindata_json_key(&j, "message");
+    ngx_http_chaindata_json_key(&j, message);
+
+    if (yajl_gen_map_close(j.gen) != yajl_gen_status_ok) {
+        j.failed = 1;
+    }
+
+    if (ngx_http_chaindata_json_done(&j, &body) != NGX_OK) {
+        return NGX_HTTP_INTERNAL_SERVER_ERROR;
+    }
+
+    return ngx_http_chaindata_send_json(r, status, &body, NULL,
+                                        NGX_HTTP_CHAINDATA_CACHE_NONE);
+}
+
+
+/* the index cannot be read right now (logged where it was found out) */
+
+ngx_int_t
+ngx_http_chaindata_send_unavailable(ngx_http_request_t *r)
+{
+    ngx_str_t  retry = ngx_string("1");
+
+    if (ngx_http_chaindata_add_header(r, "Retry-After", &retry) != NGX_OK) {
+        return NGX_HTTP_INTERNAL_SERVER_ERROR;
+    }
+
+    return ngx_http_chaindata_send_error(r, NGX_HTTP_SERVICE_UNAVAILABLE,
+               NULL, "the chain data index cannot be read right now");
+}
+
+
+ngx_int_t
+ngx_http_chaindata_send_not_modified(ngx_http_request_t *r, ngx_str_t *etag,
+    const char *cache_control)
+{
+    r->headers_out.status = NGX_HTTP_NOT_MODIFIED;
+    r->headers_out.content_length_n = -1;
+    r->header_only = 1;
+
+    if (ngx_http_chaindata_set_cache(r, etag, cache_control) != NGX_OK) {
+        return NGX_HTTP_INTERNAL_SERVER_ERROR;
+    }
+
+    return ngx_http_send_header(r);
+}
+
+
+/*
+ * A relative Location, as upstream sends it: the header is added as is,
+ * not through headers_out.location, which nginx would make absolute.
+ */
+
+ngx_int_t
+ngx_http_chaindata_send_redirect(ngx_http_request_t *r, ngx_str_t *location)
+{
+    if (ngx_http_chaindata_add_header(r, "Location", location) != NGX_OK) {
+        return NGX_HTTP_INTERNAL_SERVER_ERROR;
+    }
+
+    r->headers_out.status = NGX_HTTP_MOVED_TEMPORARILY;
+    r->headers_out.content_length_n = 0;
+    r->header_only = 1;
+
+    return ngx_http_send_header(r);
+}
+
+
+ngx_int_t
+ngx_http_chaindata_check_method(ngx_http_request_t *r)
+{
+    ngx_int_t  rc;
+    ngx_str_t  allow = ngx_string("GET, HEAD");
+
+    if (r->method & (NGX_HTTP_GET|NGX_HTTP_HEAD)) {
+        return NGX_OK;
+    }
+
+    rc = ngx_http_discard_request_body(r);
+    if (rc != NGX_OK) {
+        return rc;
+    }
+
+    if (ngx_http_chaindata_add_header(r, "Allow", &allow) != NGX_OK) {
+        return NGX_HTTP_INTERNAL_SERVER_ERROR;
+    }
+
+    return ngx_http_chaindata_send_error(r, NGX_HTTP_NOT_ALLOWED, NULL,
+               "only GET and HEAD are served here");
+}
+
+
+/*
+ * If-None-Match: "*", or a comma-separated list of entity tags, weak
+ * (W/"...") or strong; the weak comparison applies (RFC 9110, 13.1.2).
+ */
+
+ngx_int_t
+ngx_http_chaindata_etag_matches(ngx_http_request_t *r, ngx_str_t *etag)
+{
+    u_char           *p, *end, *start;
+    ngx_table_elt_t  *h;
+
+    /* nginx 1.23 chains repeated headers, 1.22 keeps the first */
+#if (nginx_version >= 1023000)
+    for (h = r->headers_in.if_none_match; h; h = h->next) {
+#else
+    for (h = r->headers_in.if_none_match; h; h = NULL) {
+#endif
+        p = h->value.data;
+        end = p + h->value.len;
+
+        while (p < end) {
+            while (p < end && (*p == ' ' || *p == '\t' || *p == ',')) {
+                p++;
+            }
+
+            if (p == end) {
+                break;
+            }
+
+            if (*p == '*') {
+                return 1;
+            }
+
+            if (end - p > 2 && p[0] == 'W' && p[1] == '/') {
+                p += 2;
+            }
+
+            start = p;
+
+            if (p < end && *p == '"') {
+                for (p++; p < end && *p != '"'; p++) { /* void */ }
+
+                if (p < end) {
+                    p++;
+                }
+            }
+
+            if ((size_t) (p - start) == etag->len
+                && ngx_strncmp(start, etag->data, etag->len) == 0)
+            {
+                return 1;
+            }
+
+            while (p < end && *p != ',') {
+                p++;
+            }
+        }
+    }
+
+    return 0;
+}
+
+
+void
+ngx_http_chaindata_last_segment(ngx_http_request_t *r, ngx_str_t *seg)
+{
+    u_char  *p, *end;
+
+    end = r->uri.data + r->uri.len;
+
+    for (p = end; p > r->uri.data && p[-1] != '/'; p--) { /* void */ }
+
+    seg->data = p;
+    seg->len = end - p;
+}
+
+
+ngx_int_t
+ngx_http_chaindata_arg(ngx_http_request_t *r, const char *name,
+    ngx_str_t *value)
+{
+    u_char      *p, *end, *amp, *eq, *dst, *src;
+    size_t       len;
+    ngx_str_t    raw;
+    ngx_uint_t   found;
+
+    len = ngx_strlen(name);
+    p = r->args.data;
+    end = p + r->args.len;
+    found = 0;
+    ngx_str_null(&raw);
+
+    while (p < end) {
+        amp = ngx_strlchr(p, end, '&');
+        if (amp == NULL) {
+            amp = end;
+        }
+
+        eq = ngx_strlchr(p, amp, '=');
+
+        if ((size_t) ((eq ? eq : amp) - p) == len
+            && ngx_strncmp(p, name, len) == 0)
+        {
+            if (found++) {
+                return NGX_BUSY;
+            }
+
+            raw.data = eq ? eq + 1 : amp;
+            raw.len = amp - raw.data;
+        }
+
+        p = amp + 1;
+    }
+
+    if (!found) {
+        return NGX_DECLINED;
+    }
+
+    dst = ngx_pnalloc(r->pool, raw.len + 1);
+    if (dst == NULL) {
+        return NGX_ERROR;
+    }
+
+    value->data = dst;
+    src = raw.data;
+    ngx_unescape_uri(&dst, &src, raw.len, 0);
+    value->len = dst - value->data;
+
+    return NGX_OK;
+}
+
+
+static const char *
+ngx_http_chaindata_arg_message(ngx_http_request_t *r, const char *name,
+    const char *what, uint64_t bound, ngx_uint_t with_bound)
+{
+    u_char  *msg;
+    size_t   len;
+
+    len = sizeof("querystring/") + ngx_strlen(name) + ngx_strlen(what)
+          + NGX_INT64_LEN + 2;
+
+    msg = ngx_pnalloc(r->pool, len);
+    if (msg == NULL) {
+        return "invalid query";
+    }
+
+    if (with_bound) {
+        ngx_sprintf(msg, "querystring/%s %s %uL%Z", name, what, bound);
+
+    } else {
+        ngx_sprintf(msg, "querystring/%s %s%Z", name, what);
+    }
+
+    return (const char *) msg;
+}
+
+
+ngx_int_t
+ngx_http_chaindata_arg_uint(ngx_http_request_t *r, const char *name,
+    uint64_t min, uint64_t max, uint64_t dflt, uint64_t *out,
+    const char **msg)
+{
+    ngx_int_t                    rc;
+    ngx_str_t                    value;
+    ngx_http_chaindata_int_rc_e  irc;
+
+    rc = ngx_http_chaindata_arg(r, name, &value);
+
+    if (rc == NGX_DECLINED) {
+        *out = dflt;
+        return NGX_OK;
+    }
+
+    if (rc == NGX_ERROR) {
+        return NGX_ERROR;
+    }
+
+    /* a repeated argument is an array upstream: not an integer either */
+    irc = (rc == NGX_BUSY)
+          ? NGX_HTTP_CHAINDATA_INT_INVALID
+          : ngx_http_chaindata_parse_int(value.data, value.len,
+                                         max == UINT64_MAX ? max : max + 1,
+                                         out);
+
+    if (irc == NGX_HTTP_CHAINDATA_INT_INVALID) {
+        *msg = ngx_http_chaindata_arg_message(r, name, "must be integer", 0,
+                                              0);
+        return NGX_DECLINED;
+    }
+
+    if (irc == NGX_HTTP_CHAINDATA_INT_NEGATIVE || *out < min) {
+        *msg = ngx_http_chaindata_arg_message(r, name, "must be >=", min, 1);
+        return NGX_DECLINED;
+    }
+
+    if (*out > max) {
+        *msg = ngx_http_chaindata_arg_message(r, name, "must be <=", max, 1);
+        return NGX_DECLINED;
+    }
+
+    return NGX_OK;
+}
+
+
+ngx_int_t
+ngx_http_chaindata_arg_bool(ngx_http_request_t *r, const char *name,
+    ngx_uint_t *out, const char **msg)
+{
+    ngx_int_t  rc;
+    ngx_str_t  value;
+
+    *out = 0;
+
+    rc = ngx_http_chaindata_arg(r, name, &value);
+
+    if (rc == NGX_DECLINED || rc == NGX_ERROR) {
+        return rc == NGX_ERROR ? NGX_ERROR : NGX_OK;
+    }
+
+    if (rc == NGX_OK) {
+        if (value.len == 4 && ngx_strncmp(value.data, "true", 4) == 0) {
+            *out = 1;
+            return NGX_OK;
+        }
+
+        if (value.len == 5 && ngx_strncmp(value.data, "false", 5) == 0) {
+            return NGX_OK;
+        }
+    }
+
+    *msg = ngx_http_chaindata_arg_message(r, name, "must be boolean", 0, 0);
+
+    return NGX_DECLINED;
+}

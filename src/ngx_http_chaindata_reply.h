@@ -1,0 +1,88 @@
+
+/*
+ * chaindata: the HTTP side every route shares: JSON replies (error bodies
+ * written with a yajl generator bound to the request pool), caching
+ * headers and conditional requests, path segments and query arguments.
+ */
+
+
+#ifndef _NGX_HTTP_CHAINDATA_REPLY_H_INCLUDED_
+#define _NGX_HTTP_CHAINDATA_REPLY_H_INCLUDED_
+
+
+#include <ngx_config.h>
+#include <ngx_core.h>
+#include <ngx_http.h>
+
+#include <yajl/yajl_gen.h>
+
+
+#define NGX_HTTP_CHAINDATA_CACHE_PUBLIC  "public, no-cache, must-revalidate"
+#define NGX_HTTP_CHAINDATA_CACHE_NONE    "no-store"
+
+
+/* a yajl generator whose memory and output come from a pool */
+typedef struct {
+    yajl_gen      gen;
+    ngx_pool_t   *pool;
+    u_char       *buf;
+    size_t        len;
+    size_t        cap;
+    ngx_uint_t    failed;
+} ngx_http_chaindata_json_t;
+
+
+ngx_int_t ngx_http_chaindata_json_init(ngx_http_chaindata_json_t *j,
+    ngx_pool_t *pool);
+void ngx_http_chaindata_json_key(ngx_http_chaindata_json_t *j,
+    const char *key);
+void ngx_http_chaindata_json_str(ngx_http_chaindata_json_t *j,
+    u_char *s, size_t len);
+void ngx_http_chaindata_json_int(ngx_http_chaindata_json_t *j, int64_t n);
+ngx_int_t ngx_http_chaindata_json_done(ngx_http_chaindata_json_t *j,
+    ngx_str_t *out);
+
+ngx_int_t ngx_http_chaindata_send_json(ngx_http_request_t *r,
+    ngx_uint_t status, ngx_str_t *body, ngx_str_t *etag,
+    const char *cache_control);
+ngx_int_t ngx_http_chaindata_send_error(ngx_http_request_t *r,
+    ngx_uint_t status, const char *code, const char *message);
+ngx_int_t ngx_http_chaindata_send_unavailable(ngx_http_request_t *r);
+ngx_int_t ngx_http_chaindata_send_not_modified(ngx_http_request_t *r,
+    ngx_str_t *etag, const char *cache_control);
+ngx_int_t ngx_http_chaindata_send_redirect(ngx_http_request_t *r,
+    ngx_str_t *location);
+
+/* GET and HEAD pass (NGX_OK); anything else gets its 405 here */
+ngx_int_t ngx_http_chaindata_check_method(ngx_http_request_t *r);
+
+ngx_int_t ngx_http_chaindata_etag_matches(ngx_http_request_t *r,
+    ngx_str_t *etag);
+ngx_int_t ngx_http_chaindata_add_header(ngx_http_request_t *r,
+    const char *name, ngx_str_t *value);
+
+void ngx_http_chaindata_last_segment(ngx_http_request_t *r, ngx_str_t *seg);
+
+/*
+ * A query argument, percent-decoded into the pool: NGX_OK, NGX_DECLINED
+ * when absent, NGX_BUSY when given more than once, NGX_ERROR.
+ */
+ngx_int_t ngx_http_chaindata_arg(ngx_http_request_t *r, const char *name,
+    ngx_str_t *value);
+
+
+/*
+ * An integer query argument between min and max, or dflt when absent.
+ * NGX_OK; NGX_DECLINED with the upstream validation message in *msg;
+ * NGX_ERROR.
+ */
+ngx_int_t ngx_http_chaindata_arg_uint(ngx_http_request_t *r,
+    const char *name, uint64_t min, uint64_t max, uint64_t dflt,
+    uint64_t *out, const char **msg);
+
+/* a boolean query argument ("true" or "false"), like arg_uint */
+ngx_int_t ngx_http_chaindata_arg_bool(ngx_http_request_t *r,
+    const char *name, ngx_uint_t *out, const char **msg);
+
+
+#endif /* _NGX_HTTP_CHAINDATA_REPLY_H_INCLUDED_ */

@@ -1,0 +1,564 @@
+
+/*
+ * chaindata: LMDB access for the module (see the header).
+ */
+
+
+#include <ngx_config.h>
+#include <ngx_core.h>
+
+#include <grp.h>
+
+#include "ngx_http_chaindata_codec.h"
+#include "ngx_http_chaindata_store.h"
+
+
+/* how long a worker waits before it tries an unreadable index again */
+#define NGX_HTTP_CHAINDATA_RETRY  1
+
+
+typedef struct {
+    MDB_env     *env;
+    MDB_txn     *txn;
+    MDB_dbi      dbi[NGX_HTTP_CHAINDATA_DBI_COUNT];
+    MDB_cursor  *cursor[NGX_HTTP_CHAINDATA_DBI_COUNT];
+    ngx_str_t    path;
+    time_t       retry;
+    unsigned     active:1;
+} ngx_http_chaindata_store_t;
+
+
+static ngx_http_chaindata_store_t  ngx_http_chaindata_store;
+
+
+/*
+ * Opens the named databases and checks the schema version, in a read
+ * transaction that is committed so the handles stay with the environment.
+ * Returns NULL, or why the index cannot be used.
+ */
+
+static const char *
+ngx_http_chaindata_store_attach(MDB_env *env, MDB_dbi *dbi, int *mdb_rc)
+{
+    int        rc, i;
+    size_t     len;
+    MDB_txn   *txn;
+    MDB_val    key, val;
+
+    *mdb_rc = 0;
+
+    rc = mdb_txn_begin(env, NULL, MDB_RDONLY, &txn);
+    if (rc != 0) {
+        *mdb_rc = rc;
+        return "cannot begin a read transaction";
+    }
+
+    for (i = 0; i < NGX_HTTP_CHAINDATA_DBI_COUNT; i++) {
+        rc = mdb_dbi_open(txn, ngx_http_chaindata_db_names[i], 0, &dbi[i]);
+        if (rc != 0) {
+            mdb_txn_abort(txn);
+
+            if (rc == MDB_NOTFOUND) {
+                return "not a chaindata index of this version (a named "
+                       "database is missing; chaindata-load creates it)";
+            }
+
+            *mdb_rc = rc;
+            return "cannot open a named database";
+        }
+    }
+
+    key.mv_data = NGX_HTTP_CHAINDATA_META_SCHEMA;
+    key.mv_size = sizeof(NGX_HTTP_CHAINDATA_META_SCHEMA) - 1;
+
+    rc = mdb_get(txn, dbi[NGX_HTTP_CHAINDATA_DBI_META], &key, &val);
+    if (rc != 0) {
+        mdb_txn_abort(txn);
+        return "not a chaindata index (no schema version)";
+    }
+
+    len = sizeof(NGX_HTTP_CHAINDATA_SCHEMA_VERSION) - 1;
+
+    if (val.mv_size != len
+        || ngx_memcmp(val.mv_data, NGX_HTTP_CHAINDATA_SCHEMA_VERSION, len) != 0)
+    {
+        mdb_txn_abort(txn);
+        return "the index has another schema version than this module "
+               "reads (" NGX_HTTP_CHAINDATA_SCHEMA_VERSION "): rebuild "
+               "it with the chaindata-load of this release";
+    }
+
+    rc = mdb_txn_commit(txn);
+    if (rc != 0) {
+        *mdb_rc = rc;
+        return "cannot end a read transaction";
+    }
+
+    return NULL;
+}
+
+
+/*
+ * Whether the user the workers run as may access path as want asks
+ * (R_OK, W_OK, X_OK).  Only a root master switches users; otherwise the
+ * workers are this very process's user and access() tells.
+ */
+
+static ngx_int_t
+ngx_http_chaindata_worker_may(ngx_core_conf_t *ccf, const char *path,
+    int want)
+{
+    int              i, n, bits;
+    gid_t            groups[256];
+    ngx_file_info_t  fi;
+
+    if (geteuid() != 0) {
+        return access(path, want) == 0 ? NGX_OK : NGX_ERROR;
+    }
+
+    if (ccf->user == (ngx_uid_t) NGX_CONF_UNSET_UINT || ccf->user == 0) {
+        return NGX_OK;
+    }
+
+    if (ngx_file_info(path, &fi) == NGX_FILE_ERROR) {
+        return NGX_ERROR;
+    }
+
+    if (fi.st_uid == ccf->user) {
+        bits = fi.st_mode >> 6;
+
+    } else {
+        bits = fi.st_mode;
+
+        n = sizeof(groups) / sizeof(groups[0]);
+
+        if (getgrouplist(ccf->username, ccf->group, groups, &n) < 0) {
+            n = 1;
+            groups[0] = ccf->group;
+        }
+
+        for (i = 0; i < n; i++) {
+            if (groups[i] == fi.st_gid) {
+                bits = fi.st_mode >> 3;
+                break;
+            }
+        }
+    }
+
+    if (((want & R_OK) && !(bits & 4))
+        || ((want & W_OK) && !(bits & 2))
+        || ((want & X_OK) && !(bits & 1)))
+    {
+        return NGX_ERROR;
+    }
+
+    return NGX_OK;
+}
+
+
+static ngx_int_t
+ngx_http_chaindata_check_files(ngx_cycle_t *cycle, ngx_str_t *db)
+{
+    u_char            *user;
+    u_char             data[NGX_MAX_PATH], lock[NGX_MAX_PATH];
+    ngx_file_info_t    fi;
+    ngx_core_conf_t   *ccf;
+
+    ccf = (ngx_core_conf_t *) ngx_get_conf(cycle->conf_ctx, ngx_core_module);
+
+    if (ngx_file_info(db->data, &fi) == NGX_FILE_ERROR) {
+        ngx_log_error(NGX_LOG_EMERG, cycle->log, ngx_errno,
+                      "chaindata_db \"%V\" cannot be read; build the index "
+                      "there with \"chaindata-load --db %V FILE\"", db, db);
+        return NGX_ERROR;
+    }
+
+    if (!ngx_is_dir(&fi)) {
+        ngx_log_error(NGX_LOG_EMERG, cycle->log, 0,
+                      "chaindata_db \"%V\" is not a directory", db);
+        return NGX_ERROR;
+    }
+
+    if (db->len + sizeof("/data.mdb") > NGX_MAX_PATH) {
+        ngx_log_error(NGX_LOG_EMERG, cycle->log, 0,
+                      "chaindata_db \"%V\" is too long a path", db);
+        return NGX_ERROR;
+    }
+
+    ngx_sprintf(data, "%V/data.mdb%Z", db);
+    ngx_sprintf(lock, "%V/lock.mdb%Z", db);
+
+    if (ngx_file_info(data, &fi) == NGX_FILE_ERROR
+        || ngx_file_info(lock, &fi) == NGX_FILE_ERROR)
+    {
+        ngx_log_error(NGX_LOG_EMERG, cycle->log, ngx_errno,
+                      "chaindata_db \"%V\" holds no LMDB index (data.mdb "
+                      "and lock.mdb); build it with "
+                      "\"chaindata-load --db %V FILE\"", db, db);
+        return NGX_ERROR;
+    }
+
+    user = (u_char *) (geteuid() == 0 && ccf->username
+                       ? ccf->username : "this user");
+
+    if (ngx_http_chaindata_worker_may(ccf, (char *) db->data, X_OK) != NGX_OK
+        || ngx_http_chaindata_worker_may(ccf, (char *) data, R_OK) != NGX_OK)
+    {
+        ngx_log_error(NGX_LOG_EMERG, cycle->log, 0,
+                      "chaindata_db \"%V\": the worker user \"%s\" cannot "
+                      "read %s (the directory and every one above it must "
+                      "be searchable by that user)", db, user, data);
+        return NGX_ERROR;
+    }
+
+    if (ngx_http_chaindata_worker_may(ccf, (char *) lock, R_OK|W_OK)
+        != NGX_OK)
+    {
+        ngx_log_error(NGX_LOG_EMERG, cycle->log, 0,
+                      "chaindata_db \"%V\": the worker user \"%s\" cannot "
+                      "write %s; LMDB readers register in the lock file, so "
+                      "it must be writable by the user nginx workers run as "
+                      "(e.g. chown that user, or a group it is in with "
+                      "mode 0664)", db, user, lock);
+        return NGX_ERROR;
+    }
+
+    return NGX_OK;
+}
+
+
+ngx_int_t
+ngx_http_chaindata_store_check(ngx_cycle_t *cycle, ngx_str_t *db)
+{
+    int          rc, mdb_rc;
+    MDB_env     *env;
+    MDB_dbi      dbi[NGX_HTTP_CHAINDATA_DBI_COUNT];
+    const char  *failure;
+
+    if (ngx_http_chaindata_check_files(cycle, db) != NGX_OK) {
+        return NGX_ERROR;
+    }
+
+    rc = mdb_env_create(&env);
+    if (rc == 0) {
+        rc = mdb_env_set_maxdbs(env, NGX_HTTP_CHAINDATA_MAX_DBS);
+    }
+
+    if (rc == 0) {
+        rc = mdb_env_open(env, (char *) db->data,
+                          MDB_RDONLY|MDB_NOTLS|MDB_NORDAHEAD, 0644);
+    }
+
+    if (rc != 0) {
+        ngx_log_error(NGX_LOG_EMERG, cycle->log, 0,
+                      "chaindata_db \"%V\": cannot open the index: %s",
+                      db, mdb_strerror(rc));
+        mdb_env_close(env);
+        return NGX_ERROR;
+    }
+
+    failure = ngx_http_chaindata_store_attach(env, dbi, &mdb_rc);
+
+    mdb_env_close(env);
+
+    if (failure) {
+        ngx_log_error(NGX_LOG_EMERG, cycle->log, 0,
+                      "chaindata_db \"%V\": %s%s%s", db, failure,
+                      mdb_rc ? ": " : "", mdb_rc ? mdb_strerror(mdb_rc) : "");
+        return NGX_ERROR;
+    }
+
+    return NGX_OK;
+}
+
+
+static ngx_int_t
+ngx_http_chaindata_store_reopen(ngx_log_t *log)
+{
+    int                          rc, mdb_rc, dead;
+    const char                  *failure;
+    ngx_http_chaindata_store_t  *st;
+
+    st = &ngx_http_chaindata_store;
+
+    rc = mdb_env_create(&st->env);
+    if (rc == 0) {
+        rc = mdb_env_set_maxdbs(st->env, NGX_HTTP_CHAINDATA_MAX_DBS);
+    }
+
+    if (rc == 0) {
+        rc = mdb_env_open(st->env, (char *) st->path.data,
+                          MDB_RDONLY|MDB_NOTLS|MDB_NORDAHEAD, 0644);
+    }
+
+    if (rc != 0) {
+        if (rc == EACCES) {
+            ngx_log_error(NGX_LOG_ALERT, log, 0,
+                          "chaindata_db \"%V\": this worker (uid %d) may not "
+                          "open the index; LMDB readers need read access to "
+                          "data.mdb and write access to lock.mdb",
+                          &st->path, (int) geteuid());
+
+        } else {
+            ngx_log_error(NGX_LOG_ALERT, log, 0,
+                          "chaindata_db \"%V\": cannot open the index: %s",
+                          &st->path, mdb_strerror(rc));
+        }
+
+        goto failed;
+    }
+
+    /* the reader slots of killed workers are freed here */
+    (void) mdb_reader_check(st->env, &dead);
+
+    if (dead) {
+        ngx_log_error(NGX_LOG_NOTICE, log, 0,
+                      "chaindata: cleared %d stale LMDB reader slots", dead);
+    }
+
+    failure = ngx_http_chaindata_store_attach(st->env, st->dbi, &mdb_rc);
+    if (failure) {
+        ngx_log_error(NGX_LOG_ALERT, log, 0, "chaindata_db \"%V\": %s%s%s",
+                      &st->path, failure, mdb_rc ? ": " : "",
+                      mdb_rc ? mdb_strerror(mdb_rc) : "");
+        goto failed;
+    }
+
+    rc = mdb_txn_begin(st->env, NULL, MDB_RDONLY, &st->txn);
+    if (rc != 0) {
+        ngx_log_error(NGX_LOG_ALERT, log, 0,
+                      "chaindata_db \"%V\": cannot begin a read "
+                      "transaction: %s", &st->path, mdb_strerror(rc));
+        goto failed;
+    }
+
+    mdb_txn_reset(st->txn);
+
+    return NGX_OK;
+
+failed:
+
+    if (st->env) {
+        mdb_env_close(st->env);
+        st->env = NULL;
+    }
+
+    st->retry = ngx_time() + NGX_HTTP_CHAINDATA_RETRY;
+
+    return NGX_ERROR;
+}
+
+
+ngx_int_t
+ngx_http_chaindata_store_open(ngx_log_t *log, ngx_str_t *db)
+{
+    ngx_http_chaindata_store.path = *db;
+
+    /* a failure is logged and retried by the requests that need it */
+    (void) ngx_http_chaindata_store_reopen(log);
+
+    return NGX_OK;
+}
+
+
+void
+ngx_http_chaindata_store_close(void)
+{
+    ngx_uint_t                   i;
+    ngx_http_chaindata_store_t  *st;
+
+    st = &ngx_http_chaindata_store;
+
+    for (i = 0; i < NGX_HTTP_CHAINDATA_DBI_COUNT; i++) {
+        if (st->cursor[i]) {
+            mdb_cursor_close(st->cursor[i]);
+            st->cursor[i] = NULL;
+        }
+    }
+
+    if (st->txn) {
+        mdb_txn_abort(st->txn);
+        st->txn = NULL;
+    }
+
+    if (st->env) {
+        mdb_env_close(st->env);
+        st->env = NULL;
+    }
+}
+
+
+ngx_int_t
+ngx_http_chaindata_store_begin(ngx_log_t *log)
+{
+    int                          rc, dead;
+    ngx_uint_t                   tries;
+    ngx_http_chaindata_store_t  *st;
+
+    st = &ngx_http_chaindata_store;
+
+    if (st->env == NULL) {
+        if (st->path.len == 0 || ngx_time() < st->retry
+            || ngx_http_chaindata_store_reopen(log) != NGX_OK)
+        {
+            return NGX_DECLINED;
+        }
+    }
+
+    for (tries = 0; /* void */; tries++) {
+        rc = mdb_txn_renew(st->txn);
+
+        if (rc == 0) {
+            st->active = 1;
+            return NGX_OK;
+        }
+
+        if (tries == 2) {
+            break;
+        }
+
+        if (rc == MDB_MAP_RESIZED) {
+            /* the loader grew the map: adopt its size and try again */
+            rc = mdb_env_set_mapsize(st->env, 0);
+            if (rc != 0) {
+                break;
+            }
+
+            continue;
+        }
+
+        if (rc == MDB_READERS_FULL || rc == MDB_BAD_RSLOT) {
+            (void) mdb_reader_check(st->env, &dead);
+            continue;
+        }
+
+        break;
+    }
+
+    ngx_log_error(NGX_LOG_ERR, log, 0,
+                  "chaindata_db \"%V\": cannot begin a read transaction: %s",
+                  &st->path, mdb_strerror(rc));
+
+    if (rc == MDB_PANIC || rc == MDB_VERSION_MISMATCH || rc == MDB_INVALID) {
+        ngx_http_chaindata_store_close();
+        st->retry = ngx_time() + NGX_HTTP_CHAINDATA_RETRY;
+    }
+
+    return NGX_DECLINED;
+}
+
+
+void
+ngx_http_chaindata_store_end(void)
+{
+    ngx_http_chaindata_store_t  *st;
+
+    st = &ngx_http_chaindata_store;
+
+    if (st->active) {
+        mdb_txn_reset(st->txn);
+        st->active = 0;
+    }
+}
+
+
+ngx_int_t
+ngx_http_chaindata_store_get(ngx_log_t *log, ngx_http_chaindata_dbi_e db,
+    u_char *key, size_t key_len, MDB_val *val)
+{
+    int                          rc;
+    MDB_val                      k;
+    ngx_http_chaindata_store_t  *st;
+
+    st = &ngx_http_chaindata_store;
+
+    k.mv_data = key;
+    k.mv_size = key_len;
+
+    rc = mdb_get(st->txn, st->dbi[db], &k, val);
+
+    if (rc == 0) {
+        return NGX_OK;
+    }
+
+    if (rc == MDB_NOTFOUND) {
+        return NGX_DECLINED;
+    }
+
+    ngx_log_error(NGX_LOG_ERR, log, 0, "chaindata: reading \"%s\" failed: %s",
+                  ngx_http_chaindata_db_names[db], mdb_strerror(rc));
+
+    return NGX_ERROR;
+}
+
+
+ngx_int_t
+ngx_http_chaindata_store_range(ngx_log_t *log, ngx_http_chaindata_dbi_e db,
+    u_char *prefix, size_t prefix_len, u_char *start, size_t start_len,
+    MDB_val *vals, ngx_uint_t n, ngx_uint_t *got)
+{
+    int                          rc;
+    MDB_val                      k;
+    MDB_cursor                  *cur;
+    MDB_cursor_op                op;
+    ngx_http_chaindata_store_t  *st;
+
+    st = &ngx_http_chaindata_store;
+    *got = 0;
+
+    if (n == 0) {
+        return NGX_OK;
+    }
+
+    /* one cursor per database, kept and renewed: no allocation here */
+    cur = st->cursor[db];
+
+    if (cur) {
+        rc = mdb_cursor_renew(st->txn, cur);
+
+    } else {
+        rc = mdb_cursor_open(st->txn, st->dbi[db], &cur);
+        st->cursor[db] = cur;
+    }
+
+    if (rc != 0) {
+        goto failed;
+    }
+
+    k.mv_data = start;
+    k.mv_size = start_len;
+    op = MDB_SET_RANGE;
+
+    while (*got < n) {
+        rc = mdb_cursor_get(cur, &k, &vals[*got], op);
+
+        if (rc == MDB_NOTFOUND) {
+            rc = 0;
+            break;
+        }
+
+        if (rc != 0) {
+            break;
+        }
+
+        if (k.mv_size < prefix_len
+            || ngx_memcmp(k.mv_data, prefix, prefix_len) != 0)
+        {
+            break;
+        }
+
+        (*got)++;
+        op = MDB_NEXT;
+    }
+
+    if (rc == 0) {
+        return NGX_OK;
+    }
+
+failed:
+
+    ngx_log_error(NGX_LOG_ERR, log, 0, "chaindata: reading \"%s\" failed: %s",
+                  ngx_http_chaindata_db_names[db], mdb_strerror(rc));
+
+    return NGX_ERROR;
+}

@@ -1,0 +1,46 @@
+
+/*
+ * chaindata: the index as the module sees it.  One environment per
+ * worker, opened read-only in init_process, and one read transaction that
+ * each request renews and resets; values must be copied out before the
+ * reset.
+ */
+
+
+#ifndef _NGX_HTTP_CHAINDATA_STORE_H_INCLUDED_
+#define _NGX_HTTP_CHAINDATA_STORE_H_INCLUDED_
+
+
+#include <ngx_config.h>
+#include <ngx_core.h>
+
+#include <lmdb.h>
+
+#include "ngx_http_chaindata_codec.h"
+
+
+/* checks for nginx -t and the master: the worker user can read the index */
+ngx_int_t ngx_http_chaindata_store_check(ngx_cycle_t *cycle, ngx_str_t *db);
+
+ngx_int_t ngx_http_chaindata_store_open(ngx_log_t *log, ngx_str_t *db);
+void ngx_http_chaindata_store_close(void);
+
+/* NGX_OK, or NGX_DECLINED when the index cannot be read now (logged) */
+ngx_int_t ngx_http_chaindata_store_begin(ngx_log_t *log);
+void ngx_http_chaindata_store_end(void);
+
+/* NGX_OK, NGX_DECLINED when absent, NGX_ERROR (logged) */
+ngx_int_t ngx_http_chaindata_store_get(ngx_log_t *log,
+    ngx_http_chaindata_dbi_e db, u_char *key, size_t key_len, MDB_val *val);
+
+/*
+ * Up to n values whose keys start with prefix, from the key start on;
+ * *got tells how many.  NGX_OK or NGX_ERROR (logged).
+ */
+ngx_int_t ngx_http_chaindata_store_range(ngx_log_t *log,
+    ngx_http_chaindata_dbi_e db, u_char *prefix, size_t prefix_len,
+    u_char *start, size_t start_len, MDB_val *vals, ngx_uint_t n,
+    ngx_uint_t *got);
+
+
+#endif /* _NGX_HTTP_CHAINDATA_STORE_H_INCLUDED_ */

@@ -1,0 +1,49 @@
+#!/bin/sh
+# Installs the Debian packages chaindata needs to build, test and run,
+# when they are missing.  As root it runs apt-get; otherwise it prints the
+# exact command and fails.  Usage: tools/deps.sh [build|test|bench]
+
+set -eu
+
+need="gcc make nginx nginx-dev libyajl-dev liblmdb-dev libssl-dev"
+
+case "${1:-build}" in
+    build) ;;
+    test)  need="$need perl lmdb-utils python3-jsonschema" ;;
+    bench) need="$need perl lmdb-utils wrk" ;;
+    *)     echo "usage: $0 [build|test|bench]" >&2; exit 2 ;;
+esac
+
+missing=
+for pkg in $need; do
+    status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
+    case "$status" in
+        *"install ok installed"*) ;;
+        *) missing="$missing $pkg" ;;
+    esac
+done
+
+[ -z "$missing" ] && exit 0
+
+cmd="apt-get install -y --no-install-recommends$missing"
+
+if [ "$(id -u)" -ne 0 ]; then
+    echo "chaindata: missing Debian packages:$missing" >&2
+    echo "chaindata: run as root: apt-get update && $cmd" >&2
+    exit 1
+fi
+
+echo "chaindata: installing$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+# the nginx package starts a default server on port 80 where an init
+# system exists; chaindata does not need it, and a policy of 101 keeps
+# package scripts from starting services during this install
+policy=/usr/sbin/policy-rc.d
+if [ ! -e "$policy" ]; then
+    printf '#!/bin/sh\nexit 101\n' > "$policy"
+    chmod 755 "$policy"
+    trap 'rm -f "$policy"' EXIT
+fi
+apt-get update -qq
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing >/dev/null
