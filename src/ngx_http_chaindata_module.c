@@ -16,6 +16,9 @@
 
 static void *ngx_http_chaindata_create_main_conf(ngx_conf_t *cf);
 static char *ngx_http_chaindata_init_main_conf(ngx_conf_t *cf, void *conf);
+static void *ngx_http_chaindata_create_loc_conf(ngx_conf_t *cf);
+static char *ngx_http_chaindata_merge_loc_conf(ngx_conf_t *cf, void *parent,
+    void *child);
 static char *ngx_http_chaindata_db(ngx_conf_t *cf, ngx_command_t *cmd,
     void *conf);
 static char *ngx_http_chaindata_handler_slot(ngx_conf_t *cf,
@@ -41,6 +44,34 @@ static ngx_command_t  ngx_http_chaindata_commands[] = {
       0,
       ngx_http_chaindata_tx_handler },
 
+    { ngx_string("chaindata_deprecation"),
+      NGX_HTTP_MAIN_CONF|NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_TAKE1,
+      ngx_http_chaindata_deprecation,
+      NGX_HTTP_LOC_CONF_OFFSET,
+      0,
+      NULL },
+
+    { ngx_string("chaindata_deprecation_link"),
+      NGX_HTTP_MAIN_CONF|NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_TAKE1,
+      ngx_http_chaindata_link,
+      NGX_HTTP_LOC_CONF_OFFSET,
+      offsetof(ngx_http_chaindata_loc_conf_t, deprecation_link),
+      NULL },
+
+    { ngx_string("chaindata_successor_link"),
+      NGX_HTTP_MAIN_CONF|NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_TAKE1,
+      ngx_http_chaindata_link,
+      NGX_HTTP_LOC_CONF_OFFSET,
+      offsetof(ngx_http_chaindata_loc_conf_t, successor_link),
+      NULL },
+
+    { ngx_string("chaindata_sunset"),
+      NGX_HTTP_MAIN_CONF|NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_TAKE1,
+      ngx_http_chaindata_sunset,
+      NGX_HTTP_LOC_CONF_OFFSET,
+      0,
+      NULL },
+
       ngx_null_command
 };
 
@@ -55,8 +86,8 @@ static ngx_http_module_t  ngx_http_chaindata_module_ctx = {
     NULL,                                  /* create server configuration */
     NULL,                                  /* merge server configuration */
 
-    NULL,                                  /* create location configuration */
-    NULL                                   /* merge location configuration */
+    ngx_http_chaindata_create_loc_conf,    /* create location configuration */
+    ngx_http_chaindata_merge_loc_conf      /* merge location configuration */
 };
 
 
@@ -110,6 +141,40 @@ ngx_http_chaindata_init_main_conf(ngx_conf_t *cf, void *conf)
     }
 
     return NGX_CONF_OK;
+}
+
+
+static void *
+ngx_http_chaindata_create_loc_conf(ngx_conf_t *cf)
+{
+    ngx_http_chaindata_loc_conf_t  *lcf;
+
+    lcf = ngx_pcalloc(cf->pool, sizeof(ngx_http_chaindata_loc_conf_t));
+    if (lcf == NULL) {
+        return NULL;
+    }
+
+    /*
+     * set by ngx_pcalloc():
+     *
+     *     lcf->deprecation_link = { 0, NULL };
+     *     lcf->successor_link = { 0, NULL };
+     */
+
+    lcf->deprecation = NGX_CONF_UNSET;
+    lcf->sunset = NGX_CONF_UNSET;
+
+    return lcf;
+}
+
+
+static char *
+ngx_http_chaindata_merge_loc_conf(ngx_conf_t *cf, void *parent, void *child)
+{
+    ngx_http_chaindata_loc_conf_t  *prev = parent;
+    ngx_http_chaindata_loc_conf_t  *conf = child;
+
+    return ngx_http_chaindata_merge_deprecation(cf, prev, conf);
 }
 
 

@@ -19,10 +19,33 @@ typedef struct {
 } ngx_http_chaindata_main_conf_t;
 
 
+/* a date that is not set (NGX_CONF_UNSET is "not configured") */
+#define NGX_HTTP_CHAINDATA_NO_DATE  ((time_t) -2)
+
+
+typedef struct {
+    time_t       deprecation;     /* chaindata_deprecation */
+    time_t       sunset;          /* chaindata_sunset */
+    ngx_str_t    deprecation_link;
+    ngx_str_t    successor_link;
+} ngx_http_chaindata_loc_conf_t;
+
+
 extern ngx_module_t  ngx_http_chaindata_module;
 
 
 ngx_int_t ngx_http_chaindata_tx_handler(ngx_http_request_t *r);
+
+/* ngx_http_chaindata_deprecation.c */
+char *ngx_http_chaindata_deprecation(ngx_conf_t *cf, ngx_command_t *cmd,
+    void *conf);
+char *ngx_http_chaindata_sunset(ngx_conf_t *cf, ngx_command_t *cmd,
+    void *conf);
+char *ngx_http_chaindata_link(ngx_conf_t *cf, ngx_command_t *cmd,
+    void *conf);
+char *ngx_http_chaindata_merge_deprecation(ngx_conf_t *cf,
+    ngx_http_chaindata_loc_conf_t *prev, ngx_http_chaindata_loc_conf_t *conf);
+ngx_int_t ngx_http_chaindata_deprecation_headers(ngx_http_request_t *r);
 
 
 #endif /* _NGX_HTTP_CHAINDATA_MODULE_H_INCLUDED_ */
