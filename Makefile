@@ -86,7 +86,7 @@ run: all
 	    -e 's|^user .*;|user $(shell id -un);|' \
 	    nginx.conf.example > $(BUILD)/demo/nginx.conf
 	@echo "chaindata: serving on http://127.0.0.1:8080/ (Ctrl-C stops)"
-	@echo "chaindata: try curl -i http://127.0.0.1:8080/extended/v1/tx/$$(head -c 80 t/fixtures/tx-many-events.ndjson | sed 's/.*"tx_id":"//; s/".*//')"
+	@echo "chaindata: try curl -i http://127.0.0.1:8080/extended/v1/tx/$$(sed -n '1s/.*"tx_id":"\(0x[0-9a-f]*\)".*/\1/p' t/fixtures/tx-many-events.ndjson)"
 	$(NGINX) -p $(CURDIR)/$(BUILD)/demo -c $(CURDIR)/$(BUILD)/demo/nginx.conf \
 	    -g 'daemon off; pid $(CURDIR)/$(BUILD)/demo/nginx.pid;'
 

@@ -1,0 +1,315 @@
+
+/*
+ * Unit tests of the nginx-free code: key codecs, query integers, JSON
+ * escaping, the document tree and the tx record.  Prints TAP; run by
+ * t/01-unit.t under prove.
+ */
+
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ngx_http_chaindata_codec.h"
+#include "ngx_http_chaindata_jdoc.h"
+#include "ngx_http_chaindata_record.h"
+
+
+static int  tests, failed;
+
+
+static void
+ok(int cond, const char *name)
+{
+    tests++;
+
+    if (!cond) {
+        failed++;
+    }
+
+    printf("%sok %d - %s\n", cond ? "" : "not ", tests, name);
+}
+
+
+static void
+test_hex_and_ids(void)
+{
+    int            prefixed;
+    unsigned char  bin[32], txt[65];
+    const char    *id = "0xABCDEF0123456789abcdef0123456789"
+                        "abcdef0123456789abcdef0123456789";
+
+    ok(ngx_http_chaindata_txid_parse((const unsigned char *) id, 66, bin,
+                                     &prefixed) == 0 && prefixed,
+       "txid with 0x, mixed case");
+    *ngx_http_chaindata_hex_encode(txt, bin, 32) = '\0';
+    ok(strcmp((char *) txt, "abcdef0123456789abcdef0123456789"
+                            "abcdef0123456789abcdef0123456789") == 0,
+       "hex encodes lowercase");
+    ok(ngx_http_chaindata_txid_parse((const unsigned char *) id + 2, 64, bin,
+                                     &prefixed) == 0 && !prefixed,
+       "txid without 0x");
+    ok(ngx_http_chaindata_txid_parse((const unsigned char *) id, 65, bin,
+                                     &prefixed) != 0, "txid too short");
+    ok(ngx_http_chaindata_txid_parse((const unsigned char *) "0X" "ab", 4,
+                                     bin, &prefixed) != 0, "0X refused");
+    ok(ngx_http_chaindata_hex_decode(bin, (const unsigned char *) "0g", 2)
+       != 0, "bad hex digit");
+}
+
+
+static void
+test_parse_int(void)
+{
+    uint64_t  v;
+
+#define INT(s, cap) ngx_http_chaindata_parse_int((const unsigned char *) s, \
+                                                 strlen(s), cap, &v)
+
+    ok(INT("20", 101) == NGX_HTTP_CHAINDATA_INT_OK && v == 20, "20");
+    ok(INT("-0", 101) == NGX_HTTP_CHAINDATA_INT_OK && v == 0, "-0 is zero");
+    ok(INT("-1", 101) == NGX_HTTP_CHAINDATA_INT_NEGATIVE, "-1 negative");
+    ok(INT("", 101) == NGX_HTTP_CHAINDATA_INT_INVALID, "empty");
+    ok(INT("1.5", 101) == NGX_HTTP_CHAINDATA_INT_INVALID, "1.5");
+    ok(INT("abc", 101) == NGX_HTTP_CHAINDATA_INT_INVALID, "abc");
+    ok(INT("-", 101) == NGX_HTTP_CHAINDATA_INT_INVALID, "lone minus");
+    ok(INT("99999999999999999999", 101) == NGX_HTTP_CHAINDATA_INT_OK
+       && v == 101, "saturates at the cap");
+    ok(INT("99999999999999999999999999", UINT64_MAX)
+       == NGX_HTTP_CHAINDATA_INT_OK && v == UINT64_MAX,
+       "saturates at 2^64-1 without overflow");
+    ok(INT("18446744073709551615", UINT64_MAX) == NGX_HTTP_CHAINDATA_INT_OK
+       && v == UINT64_MAX, "2^64-1 exactly");
+    ok(INT("-99999999999999999999", 101)
+       == NGX_HTTP_CHAINDATA_INT_NEGATIVE, "huge negative");
+
+#undef INT
+}
+
+
+static void
+test_json_escape(void)
+{
+    unsigned char  out[64], *end;
+    const char    *in = "a\"b\\c\n\x01/\xc3\xa9";
+    const char    *want = "a\\\"b\\\\c\\n\\u0001/\xc3\xa9";
+
+    end = ngx_http_chaindata_json_escape(out, (const unsigned char *) in,
+                                         strlen(in));
+    ok((size_t) (end - out) == strlen(want)
+       && memcmp(out, want, strlen(want)) == 0, "escapes like JSON.stringify");
+    ok(ngx_http_chaindata_json_escape_len((const unsigned char *) in,
+                                          strlen(in)) == strlen(want),
+       "escape length");
+}
+
+
+static void
+test_txh(void)
+{
+    unsigned char             buf[NGX_HTTP_CHAINDATA_TXH_SIZE + 10];
+    ngx_http_chaindata_txh_t  h, d;
+
+    memset(&h, 0, sizeof(h));
+    h.flags = NGX_HTTP_CHAINDATA_TXH_EVENTS | NGX_HTTP_CHAINDATA_TXH_FARGS;
+    h.event_count = 3;
+    h.events_at = 5;
+    h.fargs_start = 6;
+    h.fargs_len = 4;
+    memset(h.digest, 0xab, sizeof(h.digest));
+
+    ngx_http_chaindata_txh_encode(buf, &h);
+    memcpy(buf + NGX_HTTP_CHAINDATA_TXH_SIZE, "0123456789", 10);
+
+    ok(ngx_http_chaindata_txh_decode(&d, buf, sizeof(buf)) == 0
+       && d.event_count == 3 && d.events_at == 5 && d.fargs_start == 6
+       && d.fargs_len == 4 && d.doc_len == 10
+       && memcmp(d.digest, h.digest, sizeof(h.digest)) == 0,
+       "tx header round trip");
+
+    ngx_http_chaindata_put_u32le(buf + 16, 5);
+    ok(ngx_http_chaindata_txh_decode(&d, buf, sizeof(buf)) != 0,
+       "function_args span past the document refused");
+
+    ngx_http_chaindata_put_u32le(buf + 16, 4);
+    ngx_http_chaindata_put_u32le(buf + 8, 11);
+    ok(ngx_http_chaindata_txh_decode(&d, buf, sizeof(buf)) != 0,
+       "events offset past the document refused");
+
+    ngx_http_chaindata_put_u32le(buf + 8, 7);
+    ok(ngx_http_chaindata_txh_decode(&d, buf, sizeof(buf)) != 0,
+       "events offset inside function_args refused");
+
+    buf[0] = 2;
+    ok(ngx_http_chaindata_txh_decode(&d, buf, sizeof(buf)) != 0,
+       "unknown format refused");
+    ok(ngx_http_chaindata_txh_decode(&d, buf, 10) != 0, "short value");
+}
+
+
+static void
+test_jdoc(void)
+{
+    char                         err[256];
+    unsigned char                out[256];
+    ngx_http_chaindata_jv_t     *v;
+    ngx_http_chaindata_arena_t  *a;
+    const char  *doc = "{\"b\":1.50,\"a\":[true,false,null,\"x\\u00e9\"],"
+                       "\"c\":{}}";
+    const char  *want = "{\"b\":1.50,\"a\":[true,false,null,\"x\xc3\xa9\"],"
+                        "\"c\":{}}";
+    char         deep[200];
+
+    a = ngx_http_chaindata_arena_create();
+
+    v = ngx_http_chaindata_jdoc_parse(a, (const unsigned char *) doc,
+                                      strlen(doc), err, sizeof(err));
+    ok(v != NULL, "parses");
+    ok(v && ngx_http_chaindata_jv_size(v) == strlen(want)
+       && ngx_http_chaindata_jv_write(out, v) - out == (long) strlen(want)
+       && memcmp(out, want, strlen(want)) == 0,
+       "member order and number text kept, escapes decoded");
+
+    v = ngx_http_chaindata_jdoc_parse(a, (const unsigned char *) "{\"a\":1,"
+                                      "\"a\":2}", 13, err, sizeof(err));
+    ok(v == NULL && strstr(err, "duplicate member \"a\"") != NULL,
+       "duplicate member refused");
+
+    memset(deep, '[', 100);
+    memset(deep + 100, ']', 100);
+    v = ngx_http_chaindata_jdoc_parse(a, (const unsigned char *) deep, 200,
+                                      err, sizeof(err));
+    ok(v == NULL && strstr(err, "64") != NULL, "nesting limit");
+
+    v = ngx_http_chaindata_jdoc_parse(a, (const unsigned char *) "{\"a\":",
+                                      5, err, sizeof(err));
+    ok(v == NULL && strstr(err, "malformed JSON") != NULL, "truncated");
+
+    v = ngx_http_chaindata_jdoc_parse(a, (const unsigned char *) "\"\xff\"",
+                                      3, err, sizeof(err));
+    ok(v == NULL, "invalid UTF-8 refused");
+
+    ngx_http_chaindata_arena_destroy(a);
+}
+
+
+static const char  *tx_doc =
+    "{\"kind\":\"tx\",\"data\":{\"tx_id\":\"0x%s\",\"nonce\":1,"
+    "\"fee_rate\":\"1\",\"sender_address\":\"SP1\",\"sponsored\":false,"
+    "\"post_condition_mode\":\"allow\",\"post_conditions\":[],"
+    "\"anchor_mode\":\"any\",\"block_hash\":\"0x00\",\"block_height\":1,"
+    "\"block_time\":1,\"block_time_iso\":\"x\",\"burn_block_time\":1,"
+    "\"burn_block_height\":1,\"burn_block_time_iso\":\"x\","
+    "\"parent_burn_block_time\":1,\"parent_burn_block_time_iso\":\"x\","
+    "\"canonical\":true,\"tx_index\":0,\"tx_status\":\"success\","
+    "\"tx_result\":{\"hex\":\"0x\",\"repr\":\"x\"},\"event_count\":%s,"
+    "\"parent_block_hash\":\"0x00\",\"is_unanchored\":false,"
+    "\"microblock_hash\":\"0x\",\"microblock_sequence\":0,"
+    "\"microblock_canonical\":true,\"execution_cost_read_count\":0,"
+    "\"execution_cost_read_length\":0,\"execution_cost_runtime\":0,"
+    "\"execution_cost_write_count\":0,\"execution_cost_write_length\":0,"
+    "\"vm_error\":null,\"events\":[%s],\"tx_type\":\"contract_call\","
+    "\"contract_call\":{\"contract_id\":\"SP1.c\",\"function_name\":\"f\","
+    "\"function_signature\":\"s\",\"function_args\":[]}}}";
+
+
+static int
+parse_tx(ngx_http_chaindata_record_t *rec, ngx_http_chaindata_writeset_t *ws,
+    const char *id, const char *count, const char *events)
+{
+    char  line[4096];
+
+    snprintf(line, sizeof(line), tx_doc, id, count, events);
+
+    return ngx_http_chaindata_record_parse(rec, (unsigned char *) line,
+                                           strlen(line), ws);
+}
+
+
+static void
+test_record_tx(void)
+{
+    char                           *doc;
+    size_t                          nwrites;
+    ngx_http_chaindata_txh_t        h;
+    ngx_http_chaindata_record_t     rec;
+    ngx_http_chaindata_write_t     *w;
+    ngx_http_chaindata_writeset_t   ws;
+    const char  *id = "00112233445566778899aabbccddeeff"
+                      "00112233445566778899aabbccddeeff";
+    char         ev[512];
+
+    memset(&ws, 0, sizeof(ws));
+    ngx_http_chaindata_record_init(&rec);
+
+    snprintf(ev, sizeof(ev),
+             "{\"event_index\":1,\"event_type\":\"stx_lock\",\"tx_id\":\"0x%s\","
+             "\"stx_lock_event\":{}},{\"event_index\":0,\"event_type\":"
+             "\"smart_contract_log\",\"tx_id\":\"0x%s\",\"contract_log\":{}}",
+             id, id);
+
+    ok(parse_tx(&rec, &ws, id, "2", ev) == 0, "valid tx accepted");
+    ok(ws.nwrites == 4, "writes: clear events, header, two events");
+
+    w = &ws.writes[1];
+    ok(ngx_http_chaindata_txh_decode(&h, ws.buf + w->val_off, w->val_len)
+       == 0 && h.event_count == 2, "header decodes");
+
+    doc = (char *) h.doc;
+    ok(h.events_at && memcmp(doc + h.events_at - 10, "\"events\":[]", 10) == 0,
+       "events spliced at the emptied array");
+    ok((h.flags & NGX_HTTP_CHAINDATA_TXH_FARGS)
+       && memcmp(doc + h.fargs_start, ",\"function_args\":[]", h.fargs_len)
+          == 0, "function_args span with its comma");
+
+    w = &ws.writes[2];
+    ok(memcmp(ws.buf + w->val_off, "{\"event_index\":0", 16) == 0,
+       "events sorted by event_index");
+
+    nwrites = ws.nwrites;
+
+    ok(parse_tx(&rec, &ws, id, "3", ev) != 0
+       && strstr(rec.err, "event_count") != NULL && ws.nwrites == nwrites,
+       "event_count mismatch refused, write set untouched");
+    ok(parse_tx(&rec, &ws, "00", "2", ev) != 0
+       && strstr(rec.err, "tx_id") != NULL, "bad tx_id refused");
+
+    snprintf(ev, sizeof(ev),
+             "{\"event_index\":0,\"event_type\":\"stx_lock\",\"tx_id\":\"0x%s\","
+             "\"stx_lock_event\":{}},{\"event_index\":0,\"event_type\":"
+             "\"smart_contract_log\",\"tx_id\":\"0x%s\",\"contract_log\":{}}",
+             id, id);
+    ok(parse_tx(&rec, &ws, id, "2", ev) != 0
+       && strstr(rec.err, "event_index 0") != NULL, "duplicate event_index");
+
+    ok(ngx_http_chaindata_record_parse(&rec, (unsigned char *)
+           "{\"kind\":\"tx\",\"delete\":\"0xZZ\"}", 29, &ws) != 0,
+       "bad delete id refused");
+    ok(ngx_http_chaindata_record_parse(&rec, (unsigned char *)
+           "{\"kind\":\"tx\",\"dat\":{}}", 22, &ws) != 0,
+       "missing data refused");
+    ok(ngx_http_chaindata_record_parse(&rec, (unsigned char *)
+           "{\"kind\":\"nope\"}", 15, &ws) != 0
+       && strstr(rec.err, "unknown kind") != NULL, "unknown kind refused");
+    ok(ngx_http_chaindata_record_parse(&rec, (unsigned char *) "[]", 2, &ws)
+       != 0, "not an object");
+
+    ngx_http_chaindata_writeset_free(&ws);
+    ngx_http_chaindata_record_free(&rec);
+}
+
+
+int
+main(void)
+{
+    test_hex_and_ids();
+    test_parse_int();
+    test_json_escape();
+    test_txh();
+    test_jdoc();
+    test_record_tx();
+
+    printf("1..%d\n", tests);
+
+    return failed ? 1 : 0;
+}
