@@ -405,14 +405,10 @@ ngx_http_chaindata_send_redirect(ngx_http_request_t *r, ngx_str_t *location)
 
 
 ngx_int_t
-ngx_http_chaindata_check_method(ngx_http_request_t *r)
+ngx_http_chaindata_send_not_allowed(ngx_http_request_t *r)
 {
     ngx_int_t  rc;
     ngx_str_t  allow = ngx_string("GET, HEAD");
-
-    if (r->method & (NGX_HTTP_GET|NGX_HTTP_HEAD)) {
-        return NGX_OK;
-    }
 
     rc = ngx_http_discard_request_body(r);
     if (rc != NGX_OK) {

@@ -53,8 +53,10 @@ ngx_int_t ngx_http_chaindata_send_not_modified(ngx_http_request_t *r,
 ngx_int_t ngx_http_chaindata_send_redirect(ngx_http_request_t *r,
     ngx_str_t *location);
 
-/* GET and HEAD pass (NGX_OK); anything else gets its 405 here */
-ngx_int_t ngx_http_chaindata_check_method(ngx_http_request_t *r);
+/* every route serves GET and HEAD; others get a 405 JSON body */
+#define ngx_http_chaindata_method_allowed(r)                                 \
+    ((r)->method & (NGX_HTTP_GET|NGX_HTTP_HEAD))
+ngx_int_t ngx_http_chaindata_send_not_allowed(ngx_http_request_t *r);
 
 ngx_int_t ngx_http_chaindata_etag_matches(ngx_http_request_t *r,
     ngx_str_t *etag);

@@ -313,9 +313,8 @@ ngx_http_chaindata_tx_handler(ngx_http_request_t *r)
     ngx_http_chaindata_tx_query_t  q;
     ngx_http_chaindata_tx_reply_t  reply;
 
-    rc = ngx_http_chaindata_check_method(r);
-    if (rc != NGX_OK) {
-        return rc;
+    if (!ngx_http_chaindata_method_allowed(r)) {
+        return ngx_http_chaindata_send_not_allowed(r);
     }
 
     rc = ngx_http_discard_request_body(r);

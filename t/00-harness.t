@@ -166,6 +166,28 @@ use ChainData::Test qw(:all);
     is($?, 0, 'canned server exited cleanly');
 }
 
+# ---------------------------------------------------------------- schema validator plumbing
+
+{
+    local $ChainData::Test::SCHEMA_PATH = repo_root() . '/t/no-such-schema.json';
+    my @r = validate_tx_schema('{}');
+    ok(!defined $r[0], 'absent schema: undef result');
+    like($r[1] || '', qr/absent/, 'absent schema: reason says so');
+}
+SKIP: {
+    my ($tx) = grep { $_->{tx_type} eq 'contract_call' && !$_->{mempool} }
+        tx_fixtures(fixture_path('tx.ndjson'));
+    skip 'no contract_call fixture', 4 unless $tx;
+    my $good = splice_events($tx->{data_raw}, 0, 1, 1);
+    my $extra = json_replace_member($good, 'nonce', '"7"');
+    my @r = validate_tx_schema($good, $extra, $tx->{data_raw});
+    skip "schema check: $r[1]", 4 unless defined $r[0];
+    is(scalar @r, 3, 'validator: one result per document');
+    ok($r[0]{ok}, 'validator: spliced fixture document is valid') or diag($r[0]{msg});
+    ok(!$r[1]{ok}, 'validator: nonce as a string is invalid');
+    ok($r[2]{ok}, 'validator: raw fixture document is valid') or diag($r[2]{msg});
+}
+
 # ---------------------------------------------------------------- misc
 
 like(random_tx_id(), qr/^0x[0-9a-f]{64}\z/, 'random_tx_id');

@@ -8,6 +8,8 @@ use FindBin;
 use lib "$FindBin::Bin/lib";
 
 use Test::More;
+use POSIX ();
+use Time::HiRes qw(time);
 use ChainData::Test qw(:all);
 
 require_build();
@@ -132,6 +134,65 @@ for my $tx (@txs) {
             "640 events restored$q->[0]", $q->[0]);
     }
     is(get("$P$id")->{body}, $body0{$id}, '640-event tx identical to the initial body');
+}
+
+# ---------------------------------------------------------------- readers during writes
+# Every response is one consistent version of the document (one read
+# transaction): never a mix of the 640-event and the 5-event versions.
+{
+    my $id = $big->{tx_id};
+    my $five = json_replace_member(splice_events($big->{data_raw}, 0, 5), 'event_count', 5);
+    my $five_file = temp_dir() . '/five.ndjson';
+    spew($five_file, tx_line($five));
+    my %allowed = (
+        ''                 => [splice_events($big->{data_raw}, 0, 20), $five],
+        '?event_offset=3'  => [splice_events($big->{data_raw}, 3, 20), splice_events($five, 3, 20)],
+        '?event_offset=20' => [splice_events($big->{data_raw}, 20, 20), splice_events($five, 20, 20)],
+    );
+    pipe(my $rd, my $wr) or die "pipe: $!";
+    my $pid = fork;
+    die "fork: $!" unless defined $pid;
+    if ($pid == 0) {
+        close $rd;
+        my ($n, $bad, %seen) = (0, 0);
+        my $msg = '';
+        my $until = time + 4;
+        while (time < $until) {
+            for my $q (sort keys %allowed) {
+                my $r = eval { http_get($port, "$P$id$q") };
+                $n++;
+                my $body = $r ? $r->{body} : '';
+                my ($which) = grep { $body eq $allowed{$q}[$_] } 0, 1;
+                if (!$r || $r->{status} != 200 || !defined $which) {
+                    $bad++;
+                    $msg ||= "$q: " . ($r ? "status $r->{status}, body " . substr($body, 0, 300) : "error $@");
+                } else {
+                    $seen{$which}++;
+                }
+            }
+        }
+        print {$wr} join("\t", $n, $bad, $seen{0} || 0, $seen{1} || 0, $msg), "\n";
+        close $wr;
+        POSIX::_exit(0);
+    }
+    close $wr;
+    my ($loads, $load_fail) = (0, 0);
+    my $until = time + 3.5;
+    while (time < $until) {
+        my ($c1, undef, $e1) = load_index($db, $five_file);
+        my ($c2, undef, $e2) = load_index($db, $files[1]);
+        $loads += 2;
+        $load_fail++ if $c1 || $c2;
+    }
+    my $res = <$rd>;
+    waitpid($pid, 0);
+    chomp(my $line = defined $res ? $res : '');
+    my ($n, $bad, $s0, $s1, $msg) = split /\t/, $line, 5;
+    is($load_fail, 0, "concurrent writes: $loads loader runs succeeded");
+    cmp_ok($n || 0, '>', 10, 'concurrent reads: requests made');
+    is($bad, 0, "concurrent reads: every response is a consistent version ($s0 x 640-event, $s1 x 5-event)")
+        or diag($msg);
+    served_ok($id, $body0{$id}, 'after concurrent writes: the 640-event version');
 }
 
 # ---------------------------------------------------------------- delete and re-insert

@@ -55,7 +55,9 @@ sub fixture_path {
     return repo_root() . "/t/fixtures/$name";
 }
 
+our $SCHEMA_PATH;    # override (tests of the harness)
 sub schema_path {
+    return $SCHEMA_PATH if defined $SCHEMA_PATH;
     return File::Spec->canonpath(
         repo_root() . '/../shared/reference/stacks-tx.strict.schema.json');
 }
@@ -701,7 +703,7 @@ sub start {
     my $prefix = ChainData::Test::temp_dir();
     my $port = _free_port();
     my $conf = $class->_write_conf(%o, prefix => $prefix, port => $port);
-    my $self = bless { prefix => $prefix, port => $port, conf => $conf }, $class;
+    my $self = bless { prefix => $prefix, port => $port, conf => $conf, owner => $$ }, $class;
     my ($code, $out, $err) = ChainData::Test::run_cmd(
         [ChainData::Test::nginx_binary(), '-p', "$prefix/", '-c', $conf]);
     if ($code != 0) {
@@ -806,6 +808,7 @@ sub _alive { my ($pid) = @_; return kill(0, $pid) }
 sub stop {
     my ($self) = @_;
     my $pid = $self->{pid} or return;
+    return if $self->{owner} != $$;    # never from a forked child
     _stop_pid($pid, $self->{prefix});
     delete $RUNNING{$pid};
     delete $self->{pid};
@@ -829,7 +832,9 @@ sub _stop_pid {
     }
 }
 
+my $OWNER = $$;
 sub _stop_all {
+    return if $$ != $OWNER;
     for my $pid (keys %RUNNING) {
         _stop_pid($pid, $RUNNING{$pid});
         delete $RUNNING{$pid};
