@@ -92,3 +92,51 @@ run: all
 
 clean:
 	rm -rf $(BUILD)
+
+# The same tests with the module, the loader and the unit tests built with
+# AddressSanitizer and UndefinedBehaviorSanitizer.  Debian's nginx loads
+# the module with the sanitizer runtimes preloaded; the harness fails any
+# test whose error log, sanitizer log or loader stderr carries a report.
+ASAN        := $(BUILD)/asan
+SAN_FLAGS   := -fsanitize=address,undefined -fno-omit-frame-pointer \
+               -fno-sanitize-recover=undefined
+SAN_PRELOAD  = $(shell $(CC) -print-file-name=libasan.so) \
+               $(shell $(CC) -print-file-name=libubsan.so)
+
+.PHONY: asan test-asan
+
+asan: $(ASAN)/ngx_http_chaindata_module.so $(ASAN)/chaindata-load \
+      $(ASAN)/chaindata-unit
+
+$(ASAN)/nginx/Makefile: config | deps
+	rm -rf $(ASAN)/nginx-src $(ASAN)/nginx
+	mkdir -p $(ASAN)
+	cp -r $(NGX_SRC) $(ASAN)/nginx-src
+	cd $(ASAN)/nginx-src && bash -c '. ./conf_flags && ./configure \
+	    "$${NGX_CONF_FLAGS[@]}" --with-cc-opt="-g -O1 -fPIC $(SAN_FLAGS)" \
+	    --with-ld-opt="$(SAN_FLAGS)" \
+	    --add-dynamic-module=$(CURDIR) \
+	    --builddir=$(CURDIR)/$(ASAN)/nginx' \
+	    > $(CURDIR)/$(ASAN)/configure.log 2>&1 \
+	    || { tail -20 $(CURDIR)/$(ASAN)/configure.log; exit 1; }
+
+$(ASAN)/ngx_http_chaindata_module.so: $(ASAN)/nginx/Makefile $(MODULE_SRCS) \
+                                      $(SHARED_SRCS) $(HEADERS)
+	$(MAKE) -C $(ASAN)/nginx-src -f $(CURDIR)/$(ASAN)/nginx/Makefile modules
+	cp $(ASAN)/nginx/ngx_http_chaindata_module.so $@
+
+$(ASAN)/chaindata-load: src/ngx_http_chaindata_loader.c $(SHARED_SRCS) \
+                        $(HEADERS) | deps
+	@mkdir -p $(ASAN)
+	$(CC) -g -O1 $(SAN_FLAGS) $(WARNINGS) -o $@ \
+	    src/ngx_http_chaindata_loader.c $(SHARED_SRCS) $(LIBS)
+
+$(ASAN)/chaindata-unit: t/unit/chaindata_unit.c $(SHARED_SRCS) $(HEADERS) \
+                        | deps
+	@mkdir -p $(ASAN)
+	$(CC) -g -O1 $(SAN_FLAGS) $(WARNINGS) -Isrc -o $@ \
+	    t/unit/chaindata_unit.c $(SHARED_SRCS) $(LIBS)
+
+test-asan: deps-test asan
+	CHAINDATA_BUILD=$(ASAN) CHAINDATA_PRELOAD="$(SAN_PRELOAD)" \
+	    $(PROVE) -I t/lib -r t/

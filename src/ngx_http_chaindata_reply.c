@@ -107,7 +107,10 @@ ngx_http_chaindata_json_print(void *ctx, const char *s, size_t len)
             return;
         }
 
-        ngx_memcpy(buf, j->buf, j->len);
+        if (j->len) {
+            ngx_memcpy(buf, j->buf, j->len);
+        }
+
         j->buf = buf;
         j->cap = cap;
     }

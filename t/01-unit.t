@@ -4,7 +4,9 @@ use strict;
 use warnings;
 use FindBin;
 
-my $unit = "$FindBin::Bin/../build/chaindata-unit";
+my $build = $ENV{CHAINDATA_BUILD} || "$FindBin::Bin/../build";
+$build = "$FindBin::Bin/../$build" unless $build =~ m{^/};
+my $unit = "$build/chaindata-unit";
 
 if (!-x $unit) {
     print "1..1\nnot ok 1 - build/chaindata-unit is missing: run make\n";

@@ -30,6 +30,9 @@ my $ng = ChainData::Test::Nginx->start(
 );
 my $P = '/extended/v1/tx/';
 
+# this test kills workers and hides the index on purpose
+$ng->expect_log(qr/exited on signal 9|chaindata_db .* cannot open the index/);
+
 sub get { return http_get($ng->port, @_) }
 
 sub map_size {

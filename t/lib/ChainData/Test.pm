@@ -45,9 +45,28 @@ sub repo_root {
     return abs_path("$here/../../..");
 }
 
+# CHAINDATA_BUILD names another build directory, e.g. build/asan for
+# `make test-asan`; relative to the repository root.
+sub build_dir {
+    my $dir = $ENV{CHAINDATA_BUILD} || 'build';
+    return $dir =~ m{^/} ? $dir : repo_root() . "/$dir";
+}
+
 sub build_path {
     my ($name) = @_;
-    return repo_root() . "/build/$name";
+    return build_dir() . "/$name";
+}
+
+# What a sanitizer prints when it finds something.
+our $SANITIZER_REPORT = qr/AddressSanitizer|LeakSanitizer|runtime error:|UndefinedBehaviorSanitizer/;
+
+# Reports a failure through Test::More (no extra test when all is well).
+sub fail_quietly {
+    my ($name, $detail) = @_;
+    return unless Test::More->can('builder');
+    my $tb = Test::More->builder;
+    $tb->ok(0, $name);
+    $tb->diag($detail) if defined $detail;
 }
 
 sub fixture_path {
@@ -151,6 +170,7 @@ sub run_cmd {
         open STDIN,  '<', $in  or POSIX::_exit(126);
         open STDOUT, '>', $out or POSIX::_exit(126);
         open STDERR, '>', $err or POSIX::_exit(126);
+        @ENV{ keys %{ $opt{env} } } = values %{ $opt{env} } if $opt{env};
         { no warnings "exec"; exec { $argv->[0] } @$argv; }
         print STDERR "exec $argv->[0]: $!\n";
         POSIX::_exit(127);
@@ -169,7 +189,11 @@ sub run_cmd {
         sleep 0.01;
     }
     my $code = ($status & 127) ? 128 + ($status & 127) : $status >> 8;
-    return ($code, slurp($out), slurp($err));
+    my ($stdout, $stderr) = (slurp($out), slurp($err));
+    if ($stderr =~ $SANITIZER_REPORT) {
+        fail_quietly("no sanitizer report from $argv->[0]", $stderr);
+    }
+    return ($code, $stdout, $stderr);
 }
 
 # Make an index usable by nginx workers when the tests run as root: the
@@ -631,9 +655,10 @@ use warnings;
 
 use IO::Socket::INET;
 use POSIX qw(:sys_wait_h);
+use Scalar::Util ();
 use Time::HiRes qw(sleep time);
 
-my %RUNNING;    # master pid => prefix
+my %RUNNING;    # master pid => { prefix, obj (weak) }
 
 sub _free_port {
     my $s = IO::Socket::INET->new(
@@ -694,7 +719,8 @@ sub test_config {
     my $port = $o{port} || _free_port();
     my $conf = $class->_write_conf(%o, prefix => $prefix, port => $port);
     my ($code, $out, $err) = ChainData::Test::run_cmd(
-        [ChainData::Test::nginx_binary(), '-t', '-p', "$prefix/", '-c', $conf]);
+        [ChainData::Test::nginx_binary(), '-t', '-p', "$prefix/", '-c', $conf],
+        env => _sanitizer_env($prefix));
     return ($code, $out . $err, $prefix);
 }
 
@@ -704,8 +730,10 @@ sub start {
     my $port = _free_port();
     my $conf = $class->_write_conf(%o, prefix => $prefix, port => $port);
     my $self = bless { prefix => $prefix, port => $port, conf => $conf, owner => $$ }, $class;
+    $self->{expect} = $o{expect_log} ? [ $o{expect_log} ] : [];
     my ($code, $out, $err) = ChainData::Test::run_cmd(
-        [ChainData::Test::nginx_binary(), '-p', "$prefix/", '-c', $conf]);
+        [ChainData::Test::nginx_binary(), '-p', "$prefix/", '-c', $conf],
+        env => _sanitizer_env($prefix));
     if ($code != 0) {
         die "nginx failed to start (exit $code):\n$out$err\n--- error.log:\n"
             . $self->error_log . "\n";
@@ -718,7 +746,8 @@ sub start {
             $pid =~ s/\s+//g;
             if ($pid =~ /^\d+$/) {
                 $self->{pid} = $pid;
-                $RUNNING{$pid} = $prefix;
+                $RUNNING{$pid} = { prefix => $prefix, obj => $self };
+                Scalar::Util::weaken($RUNNING{$pid}{obj});
             }
         }
         if ($self->{pid}) {
@@ -743,6 +772,45 @@ sub start {
     return $self;
 }
 
+# Under `make test-asan` the module is built with ASan and UBSan and
+# Debian's nginx gets their runtimes preloaded (CHAINDATA_PRELOAD); reports
+# go to files in the prefix, which stop() reads.  nginx frees little at
+# exit by design, so leak detection is for the loader, not for nginx.
+sub _sanitizer_env {
+    my ($prefix) = @_;
+    return {} unless $ENV{CHAINDATA_PRELOAD};
+    return {
+        LD_PRELOAD => $ENV{CHAINDATA_PRELOAD},
+        ASAN_OPTIONS => "detect_leaks=0:log_path=$prefix/sanitizer",
+        UBSAN_OPTIONS => "print_stacktrace=1:log_path=$prefix/sanitizer",
+    };
+}
+
+# error log lines a test expects (a deliberate SIGKILL, an index made
+# unreadable on purpose): not reported by stop()
+sub expect_log {
+    my ($self, $re) = @_;
+    push @{ $self->{expect} }, $re;
+}
+
+# After the server stopped: alerts, crashes and sanitizer reports that no
+# test expected fail the test file.
+sub _check_logs {
+    my ($self) = @_;
+    my @bad = grep {
+        my $line = $_;
+        !grep { $line =~ $_ } @{ $self->{expect} || [] }
+    } $self->bad_log_lines;
+    if (@bad) {
+        ChainData::Test::fail_quietly(
+            'no unexpected alerts or crashes in the error log', join("\n", @bad));
+    }
+    for my $f (glob "$self->{prefix}/sanitizer*") {
+        ChainData::Test::fail_quietly('no sanitizer report from nginx',
+            ChainData::Test::slurp($f));
+    }
+}
+
 sub port   { $_[0]{port} }
 sub prefix { $_[0]{prefix} }
 sub pid    { $_[0]{pid} }
@@ -756,8 +824,10 @@ sub error_log {
 # error log lines that indicate a server problem (crashes, alerts)
 sub bad_log_lines {
     my ($self) = @_;
-    return grep { /\[(?:alert|crit|emerg)\]/ || /exited on signal/ }
-        split /\n/, $self->error_log;
+    return grep {
+        /\[(?:alert|crit|emerg)\]/ || /exited on signal/
+            || $_ =~ $ChainData::Test::SANITIZER_REPORT
+    } split /\n/, $self->error_log;
 }
 
 sub _children_of {
@@ -812,6 +882,7 @@ sub stop {
     _stop_pid($pid, $self->{prefix});
     delete $RUNNING{$pid};
     delete $self->{pid};
+    $self->_check_logs;
     return 1;
 }
 
@@ -836,8 +907,12 @@ my $OWNER = $$;
 sub _stop_all {
     return if $$ != $OWNER;
     for my $pid (keys %RUNNING) {
-        _stop_pid($pid, $RUNNING{$pid});
-        delete $RUNNING{$pid};
+        my $r = delete $RUNNING{$pid};
+        if ($r->{obj}) {
+            $r->{obj}->stop;    # also reports what the error log holds
+        } else {
+            _stop_pid($pid, $r->{prefix});
+        }
     }
 }
 
