@@ -140,3 +140,19 @@ $(ASAN)/chaindata-unit: t/unit/chaindata_unit.c $(SHARED_SRCS) $(HEADERS) \
 test-asan: deps-test asan
 	CHAINDATA_BUILD=$(ASAN) CHAINDATA_PRELOAD="$(SAN_PRELOAD)" \
 	    $(PROVE) -I t/lib -r t/
+
+# The loader and the unit tests under valgrind (memcheck, leaks included):
+# the loader tests run with every loader call wrapped, and any report fails.
+VALGRIND    := valgrind -q --error-exitcode=99 --leak-check=full \
+               --show-leak-kinds=definite,indirect,possible \
+               --errors-for-leak-kinds=definite,indirect,possible
+
+.PHONY: test-valgrind
+
+test-valgrind: deps-test all unit
+	@command -v valgrind >/dev/null || { \
+	    echo "chaindata: valgrind is missing (apt-get install valgrind)"; \
+	    exit 1; }
+	$(VALGRIND) $(UNIT) > /dev/null
+	CHAINDATA_LOADER_WRAPPER="$(VALGRIND)" \
+	    $(PROVE) -I t/lib t/12-loader.t t/11-tx-live-update.t

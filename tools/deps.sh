@@ -9,7 +9,7 @@ need="gcc make nginx nginx-dev libyajl-dev liblmdb-dev libssl-dev"
 
 case "${1:-build}" in
     build) ;;
-    test)  need="$need perl lmdb-utils python3-jsonschema" ;;
+    test)  need="$need perl lmdb-utils python3-jsonschema valgrind" ;;
     bench) need="$need perl lmdb-utils wrk" ;;
     *)     echo "usage: $0 [build|test|bench]" >&2; exit 2 ;;
 esac
