@@ -264,6 +264,48 @@ ngx_http_chaindata_parse_int(const unsigned char *s, size_t len,
 
 
 /*
+ * Finds name=value in a raw query string (name&name=value&...): returns how
+ * many times name occurs and points value at the raw (still
+ * percent-encoded) value of the first occurrence.  A bare "name" has an
+ * empty value.
+ */
+
+size_t
+ngx_http_chaindata_query_find(const unsigned char *args, size_t len,
+    const char *name, const unsigned char **value, size_t *value_len)
+{
+    size_t                n, name_len, key_len;
+    const unsigned char  *p, *end, *amp, *eq;
+
+    name_len = strlen(name);
+    p = args;
+    end = args + len;
+    n = 0;
+
+    while (p < end) {
+        amp = memchr(p, '&', end - p);
+        if (amp == NULL) {
+            amp = end;
+        }
+
+        eq = memchr(p, '=', amp - p);
+        key_len = (eq ? eq : amp) - p;
+
+        if (key_len == name_len && memcmp(p, name, name_len) == 0) {
+            if (n++ == 0) {
+                *value = eq ? eq + 1 : amp;
+                *value_len = amp - *value;
+            }
+        }
+
+        p = amp + 1;
+    }
+
+    return n;
+}
+
+
+/*
  * JSON string escaping as JSON.stringify does it (the upstream services are
  * Node): the two-character escapes where they exist, \u00xx (lowercase) for
  * the other control characters, everything else (UTF-8 included) as is.

@@ -95,6 +95,9 @@ int ngx_http_chaindata_txh_decode(ngx_http_chaindata_txh_t *h,
 ngx_http_chaindata_int_rc_e ngx_http_chaindata_parse_int(
     const unsigned char *s, size_t len, uint64_t cap, uint64_t *out);
 
+size_t ngx_http_chaindata_query_find(const unsigned char *args, size_t len,
+    const char *name, const unsigned char **value, size_t *value_len);
+
 size_t ngx_http_chaindata_json_escape_len(const unsigned char *s, size_t len);
 unsigned char *ngx_http_chaindata_json_escape(unsigned char *dst,
     const unsigned char *s, size_t len);

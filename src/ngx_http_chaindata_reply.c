@@ -508,41 +508,19 @@ ngx_int_t
 ngx_http_chaindata_arg(ngx_http_request_t *r, const char *name,
     ngx_str_t *value)
 {
-    u_char      *p, *end, *amp, *eq, *dst, *src;
-    size_t       len;
-    ngx_str_t    raw;
-    ngx_uint_t   found;
+    u_char       *dst, *src;
+    size_t        n;
+    ngx_str_t     raw;
 
-    len = ngx_strlen(name);
-    p = r->args.data;
-    end = p + r->args.len;
-    found = 0;
-    ngx_str_null(&raw);
+    n = ngx_http_chaindata_query_find(r->args.data, r->args.len, name,
+                                      (const u_char **) &raw.data, &raw.len);
 
-    while (p < end) {
-        amp = ngx_strlchr(p, end, '&');
-        if (amp == NULL) {
-            amp = end;
-        }
-
-        eq = ngx_strlchr(p, amp, '=');
-
-        if ((size_t) ((eq ? eq : amp) - p) == len
-            && ngx_strncmp(p, name, len) == 0)
-        {
-            if (found++) {
-                return NGX_BUSY;
-            }
-
-            raw.data = eq ? eq + 1 : amp;
-            raw.len = amp - raw.data;
-        }
-
-        p = amp + 1;
+    if (n == 0) {
+        return NGX_DECLINED;
     }
 
-    if (!found) {
-        return NGX_DECLINED;
+    if (n > 1) {
+        return NGX_BUSY;
     }
 
     dst = ngx_pnalloc(r->pool, raw.len + 1);
