@@ -29,7 +29,7 @@ SHARED_SRCS := src/ngx_http_chaindata_codec.c \
 HEADERS     := $(wildcard src/*.h)
 LIBS        := -llmdb -lyajl -lcrypto
 
-.PHONY: all deps deps-test module loader unit test run clean
+.PHONY: all deps deps-test deps-fuzz module loader unit test run clean
 
 all: module loader
 
@@ -38,6 +38,9 @@ deps:
 
 deps-test:
 	@sh tools/deps.sh test
+
+deps-fuzz:
+	@sh tools/deps.sh fuzz
 
 module: $(MODULE)
 loader: $(LOADER)
@@ -137,9 +140,10 @@ $(ASAN)/chaindata-unit: t/unit/chaindata_unit.c $(SHARED_SRCS) $(HEADERS) \
 	$(CC) -g -O1 $(SAN_FLAGS) $(WARNINGS) -Isrc -o $@ \
 	    t/unit/chaindata_unit.c $(SHARED_SRCS) $(LIBS)
 
-test-asan: deps-test asan
+test-asan: deps-test asan fuzzers
 	CHAINDATA_BUILD=$(ASAN) CHAINDATA_PRELOAD="$(SAN_PRELOAD)" \
 	    $(PROVE) -I t/lib -r t/
+	t/fuzz/run --seconds $(FUZZ_SMOKE)
 
 # The loader and the unit tests under valgrind (memcheck, leaks included):
 # the loader tests run with every loader call wrapped, and any report fails.
@@ -156,3 +160,24 @@ test-valgrind: deps-test all unit
 	$(VALGRIND) $(UNIT) > /dev/null
 	CHAINDATA_LOADER_WRAPPER="$(VALGRIND)" \
 	    $(PROVE) -I t/lib t/12-loader.t t/11-tx-live-update.t
+
+# libFuzzer targets (clang) for every parser that takes outside input:
+# ingest records and NDJSON streams, the codecs and query lookup.  `make
+# fuzz` runs each for FUZZ_SECONDS; test-asan runs each for FUZZ_SMOKE.
+FUZZ_CC      ?= clang
+FUZZ_FLAGS   := -g -O1 -fsanitize=fuzzer,address,undefined \
+                -fno-sanitize-recover=undefined
+FUZZ_SECONDS ?= 60
+FUZZ_SMOKE   ?= 10
+FUZZERS      := $(patsubst t/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard t/fuzz/fuzz_*.c))
+
+.PHONY: fuzzers fuzz
+
+fuzzers: $(FUZZERS)
+
+$(BUILD)/fuzz/fuzz_%: t/fuzz/fuzz_%.c $(SHARED_SRCS) $(HEADERS) | deps-fuzz
+	@mkdir -p $(BUILD)/fuzz
+	$(FUZZ_CC) $(FUZZ_FLAGS) -Isrc -o $@ $< $(SHARED_SRCS) -lyajl -lcrypto
+
+fuzz: fuzzers
+	t/fuzz/run --seconds $(FUZZ_SECONDS)

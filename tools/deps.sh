@@ -1,7 +1,7 @@
 #!/bin/sh
 # Installs the Debian packages chaindata needs to build, test and run,
 # when they are missing.  As root it runs apt-get; otherwise it prints the
-# exact command and fails.  Usage: tools/deps.sh [build|test|bench]
+# exact command and fails.  Usage: tools/deps.sh [build|test|fuzz|bench]
 
 set -eu
 
@@ -10,8 +10,9 @@ need="gcc make nginx nginx-dev libyajl-dev liblmdb-dev libssl-dev"
 case "${1:-build}" in
     build) ;;
     test)  need="$need perl lmdb-utils python3-jsonschema valgrind" ;;
+    fuzz)  need="$need clang libclang-rt-14-dev" ;;
     bench) need="$need perl lmdb-utils wrk" ;;
-    *)     echo "usage: $0 [build|test|bench]" >&2; exit 2 ;;
+    *)     echo "usage: $0 [build|test|fuzz|bench]" >&2; exit 2 ;;
 esac
 
 missing=

@@ -1,0 +1,76 @@
+
+/*
+ * libFuzzer target: the key codecs and small parsers of the codec: tx ids,
+ * query integers, query lookup, the stored tx header, JSON escaping.
+ */
+
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ngx_http_chaindata_codec.h"
+
+
+static const char  *names[] = {
+    "event_limit", "event_offset", "exclude_function_args", "unanchored",
+    "limit", "offset", ""
+};
+
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    int                        prefixed;
+    size_t                     i, vlen, n;
+    uint64_t                   v;
+    unsigned char              txid[NGX_HTTP_CHAINDATA_TXID_LEN];
+    unsigned char             *esc, *end;
+    const unsigned char       *val;
+    ngx_http_chaindata_txh_t   h;
+
+    if (ngx_http_chaindata_txid_parse(data, size, txid, &prefixed) == 0
+        && size != 64 && size != 66)
+    {
+        abort();
+    }
+
+    if (ngx_http_chaindata_parse_int(data, size, 101, &v)
+        == NGX_HTTP_CHAINDATA_INT_OK && v > 101)
+    {
+        abort();
+    }
+
+    for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        n = ngx_http_chaindata_query_find(data, size, names[i], &val, &vlen);
+
+        if (n && (val < data || val + vlen > data + size)) {
+            abort();
+        }
+    }
+
+    if (ngx_http_chaindata_txh_decode(&h, data, size) == 0) {
+        if (h.events_at > h.doc_len
+            || ((h.flags & NGX_HTTP_CHAINDATA_TXH_FARGS)
+                && h.fargs_start + h.fargs_len > h.doc_len))
+        {
+            abort();
+        }
+    }
+
+    esc = malloc(ngx_http_chaindata_json_escape_len(data, size) + 1);
+    if (esc) {
+        end = ngx_http_chaindata_json_escape(esc, data, size);
+
+        if ((size_t) (end - esc)
+            != ngx_http_chaindata_json_escape_len(data, size))
+        {
+            abort();
+        }
+
+        free(esc);
+    }
+
+    return 0;
+}
