@@ -29,7 +29,7 @@ SHARED_SRCS := src/ngx_http_chaindata_codec.c \
 HEADERS     := $(wildcard src/*.h)
 LIBS        := -llmdb -lyajl -lcrypto
 
-.PHONY: all deps deps-test deps-fuzz module loader unit test run clean
+.PHONY: all deps deps-test deps-fuzz module loader unit test run bench clean
 
 all: module loader
 
@@ -92,6 +92,13 @@ run: all
 	@echo "chaindata: try curl -i http://127.0.0.1:8080/extended/v1/tx/$$(sed -n '1s/.*"tx_id":"\(0x[0-9a-f]*\)".*/\1/p' t/fixtures/tx-many-events.ndjson)"
 	$(NGINX) -p $(CURDIR)/$(BUILD)/demo -c $(CURDIR)/$(BUILD)/demo/nginx.conf \
 	    -g 'daemon off; pid $(CURDIR)/$(BUILD)/demo/nginx.pid;'
+
+# the benchmarks: chaindata against a Node.js baseline serving the same
+# documents, figures printed and written to build/bench/results.txt
+# (bench/run; BENCH_* variables make it longer or larger)
+bench: all
+	@sh tools/deps.sh bench
+	bench/run
 
 clean:
 	rm -rf $(BUILD)

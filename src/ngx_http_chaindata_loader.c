@@ -409,8 +409,12 @@ ngx_http_chaindata_commit_batch(ngx_http_chaindata_loader_t *ld)
     }
 
     if (rc != 0) {
+        /* LMDB reports a failed write, a full disk included, as EIO */
         fprintf(stderr, "chaindata-load: %s: batch from line %zu not "
-                "applied: %s\n", ld->file, ld->first_line, mdb_strerror(rc));
+                "applied: %s%s\n", ld->file, ld->first_line,
+                mdb_strerror(rc),
+                rc == EIO || rc == ENOSPC
+                ? " (writing the index failed: is its disk full?)" : "");
         return NGX_HTTP_CHAINDATA_EXIT_SYSTEM;
     }
 

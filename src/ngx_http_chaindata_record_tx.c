@@ -30,6 +30,14 @@
 #define NGX_HTTP_CHAINDATA_T_OBJ     0x20
 #define NGX_HTTP_CHAINDATA_T_ARR     0x40
 
+/*
+ * What one request may have to copy: the document without its events, and
+ * one event (a page holds at most 100).  Larger ones are refused at ingest
+ * rather than served.
+ */
+#define NGX_HTTP_CHAINDATA_MAX_DOC      (8 * 1024 * 1024)
+#define NGX_HTTP_CHAINDATA_MAX_EVENT    (1024 * 1024)
+
 /* where a field is required: confirmed documents, mempool ones, or both */
 #define NGX_HTTP_CHAINDATA_OPTIONAL  0
 #define NGX_HTTP_CHAINDATA_CONFIRMED 1
@@ -177,6 +185,8 @@ static const char  *ngx_http_chaindata_tx_delete_members[] = {
 static int
 ngx_http_chaindata_has_type(const ngx_http_chaindata_jv_t *v, unsigned types)
 {
+    uint64_t  n;
+
     switch (v->type) {
 
     case NGX_HTTP_CHAINDATA_JV_STRING:
@@ -185,7 +195,7 @@ ngx_http_chaindata_has_type(const ngx_http_chaindata_jv_t *v, unsigned types)
     case NGX_HTTP_CHAINDATA_JV_NUMBER:
         return (types & NGX_HTTP_CHAINDATA_T_NUM)
                || ((types & NGX_HTTP_CHAINDATA_T_INT)
-                   && ngx_http_chaindata_jv_is_integer(v));
+                   && ngx_http_chaindata_jv_to_u64(v, &n) == 0);
 
     case NGX_HTTP_CHAINDATA_JV_TRUE:
     case NGX_HTTP_CHAINDATA_JV_FALSE:
@@ -208,7 +218,7 @@ ngx_http_chaindata_type_name(unsigned types)
 {
     switch (types) {
     case NGX_HTTP_CHAINDATA_T_STR:  return "a string";
-    case NGX_HTTP_CHAINDATA_T_INT:  return "an integer";
+    case NGX_HTTP_CHAINDATA_T_INT:  return "an integer from 0 to 2^64-1";
     case NGX_HTTP_CHAINDATA_T_NUM:  return "a number";
     case NGX_HTTP_CHAINDATA_T_BOOL: return "a boolean";
     case NGX_HTTP_CHAINDATA_T_OBJ:  return "an object";
@@ -338,6 +348,12 @@ ngx_http_chaindata_check_event(ngx_http_chaindata_record_t *rec,
     out->index = (uint32_t) index;
     out->event = ev;
     out->size = ngx_http_chaindata_jv_size(ev);
+
+    if (out->size > NGX_HTTP_CHAINDATA_MAX_EVENT) {
+        return ngx_http_chaindata_record_fail(rec,
+                   "data.events[%zu] is %zu bytes; an event may have at "
+                   "most %d", i, out->size, NGX_HTTP_CHAINDATA_MAX_EVENT);
+    }
 
     return 0;
 }
@@ -613,8 +629,11 @@ ngx_http_chaindata_tx_put(ngx_http_chaindata_record_t *rec,
         doc_size -= ngx_http_chaindata_jv_size(events) - 2;
     }
 
-    if (doc_size > UINT32_MAX) {
-        return ngx_http_chaindata_record_fail(rec, "document too large");
+    if (doc_size > NGX_HTTP_CHAINDATA_MAX_DOC) {
+        return ngx_http_chaindata_record_fail(rec,
+                   "data is %zu bytes without its events; a transaction "
+                   "may have at most %d", doc_size,
+                   NGX_HTTP_CHAINDATA_MAX_DOC);
     }
 
     if (ngx_http_chaindata_writeset_add(ws, NGX_HTTP_CHAINDATA_WRITE_DEL_PREFIX,

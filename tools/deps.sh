@@ -11,7 +11,7 @@ case "${1:-build}" in
     build) ;;
     test)  need="$need perl lmdb-utils python3-jsonschema valgrind" ;;
     fuzz)  need="$need clang libclang-rt-14-dev" ;;
-    bench) need="$need perl lmdb-utils wrk" ;;
+    bench) need="$need perl lmdb-utils wrk nodejs" ;;
     *)     echo "usage: $0 [build|test|fuzz|bench]" >&2; exit 2 ;;
 esac
 
