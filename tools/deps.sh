@@ -9,7 +9,7 @@ need="gcc make nginx nginx-dev libyajl-dev liblmdb-dev libssl-dev"
 
 case "${1:-build}" in
     build) ;;
-    test)  need="$need perl lmdb-utils python3-jsonschema valgrind" ;;
+    test)  need="$need perl lmdb-utils python3-jsonschema valgrind wrk" ;;
     fuzz)  need="$need clang libclang-rt-14-dev" ;;
     bench) need="$need perl lmdb-utils wrk nodejs" ;;
     *)     echo "usage: $0 [build|test|fuzz|bench]" >&2; exit 2 ;;
