@@ -589,6 +589,8 @@ my @HOSTILE = (
     ['question mark and hash', 'a%3Fb%23c', 'a?b#c', 'a%3Fb%23c'],
     ['percent', 'a%25b', 'a%b', 'a%25b'],
     ['UTF-8', '%CF%80%E2%80%A2', "\x{3c0}\x{2022}", '%CF%80%E2%80%A2'],
+    ['4-byte UTF-8', '%F0%9F%90%B8%F4%8F%BF%BF', "\x{1f438}\x{10ffff}",
+     '%F0%9F%90%B8%F4%8F%BF%BF'],
     ['dots', 'a..', 'a..', 'a..'],
 );
 
@@ -654,6 +656,8 @@ for my $case (
     ['0xFF', 'brc-20/tokens/%FF', 'ticker'],
     ['overlong "/"', 'collections/%C0%AF', 'collectionId'],
     ['surrogate', 'brc-20/balances/%ED%A0%80', 'address'],
+    ['above U+10FFFF', 'brc-20/tokens/%F4%90%80%80', 'ticker'],
+    ['overlong 4-byte', 'brc-20/tokens/%F0%8F%BF%BF', 'ticker'],
     ['truncated sequence', 'inscriptions/block-hash/ab%E2%80', 'blockHash'],
 ) {
     my ($what, $path, $pname) = @$case;
