@@ -21,7 +21,8 @@ MODULE_SRCS := $(wildcard src/ngx_http_chaindata_module.c \
                           src/ngx_http_chaindata_store.c \
                           src/ngx_http_chaindata_reply.c \
                           src/ngx_http_chaindata_tx.c \
-                          src/ngx_http_chaindata_deprecation.c)
+                          src/ngx_http_chaindata_deprecation.c \
+                          src/ngx_http_chaindata_migration.c)
 SHARED_SRCS := src/ngx_http_chaindata_codec.c \
                src/ngx_http_chaindata_jdoc.c \
                src/ngx_http_chaindata_record.c \

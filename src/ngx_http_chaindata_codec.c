@@ -378,3 +378,66 @@ ngx_http_chaindata_json_escape(unsigned char *dst, const unsigned char *s,
 
     return dst;
 }
+
+
+/*
+ * The length of the longest prefix of s that is well-formed UTF-8
+ * (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF);
+ * len when all of s is.
+ */
+
+size_t
+ngx_http_chaindata_utf8_valid_len(const unsigned char *s, size_t len)
+{
+    size_t         i, n, k;
+    unsigned char  c, lo, hi;
+
+    i = 0;
+
+    while (i < len) {
+        c = s[i];
+
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+
+        lo = 0x80;
+        hi = 0xbf;
+
+        if (c >= 0xc2 && c <= 0xdf) {
+            n = 1;
+
+        } else if (c >= 0xe0 && c <= 0xef) {
+            n = 2;
+            lo = (c == 0xe0) ? 0xa0 : 0x80;
+            hi = (c == 0xed) ? 0x9f : 0xbf;
+
+        } else if (c >= 0xf0 && c <= 0xf4) {
+            n = 3;
+            lo = (c == 0xf0) ? 0x90 : 0x80;
+            hi = (c == 0xf4) ? 0x8f : 0xbf;
+
+        } else {
+            return i;
+        }
+
+        if (len - i <= n) {
+            return i;
+        }
+
+        if (s[i + 1] < lo || s[i + 1] > hi) {
+            return i;
+        }
+
+        for (k = 2; k <= n; k++) {
+            if (s[i + k] < 0x80 || s[i + k] > 0xbf) {
+                return i;
+            }
+        }
+
+        i += n + 1;
+    }
+
+    return len;
+}

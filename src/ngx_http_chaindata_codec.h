@@ -102,5 +102,7 @@ size_t ngx_http_chaindata_json_escape_len(const unsigned char *s, size_t len);
 unsigned char *ngx_http_chaindata_json_escape(unsigned char *dst,
     const unsigned char *s, size_t len);
 
+size_t ngx_http_chaindata_utf8_valid_len(const unsigned char *s, size_t len);
+
 
 #endif /* _NGX_HTTP_CHAINDATA_CODEC_H_INCLUDED_ */

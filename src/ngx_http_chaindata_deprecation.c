@@ -182,10 +182,27 @@ ngx_http_chaindata_add_link(ngx_http_request_t *r, ngx_str_t *url,
 ngx_int_t
 ngx_http_chaindata_deprecation_headers(ngx_http_request_t *r)
 {
+    return ngx_http_chaindata_deprecation_headers_with(r, NULL);
+}
+
+
+/*
+ * The same, with the successor-version link of this very response (a URL
+ * safe for a header) in place of chaindata_successor_link when it is set.
+ */
+
+ngx_int_t
+ngx_http_chaindata_deprecation_headers_with(ngx_http_request_t *r,
+    ngx_str_t *successor)
+{
     ngx_str_t                       value;
     ngx_http_chaindata_loc_conf_t  *lcf;
 
     lcf = ngx_http_get_module_loc_conf(r, ngx_http_chaindata_module);
+
+    if (successor == NULL || successor->len == 0) {
+        successor = &lcf->successor_link;
+    }
 
     if (lcf->deprecation != NGX_HTTP_CHAINDATA_NO_DATE) {
         value.data = ngx_pnalloc(r->pool, 1 + NGX_TIME_T_LEN);
@@ -211,9 +228,8 @@ ngx_http_chaindata_deprecation_headers(ngx_http_request_t *r)
         return NGX_ERROR;
     }
 
-    if (lcf->successor_link.len
-        && ngx_http_chaindata_add_link(r, &lcf->successor_link,
-                                       "successor-version")
+    if (successor->len
+        && ngx_http_chaindata_add_link(r, successor, "successor-version")
            != NGX_OK)
     {
         return NGX_ERROR;

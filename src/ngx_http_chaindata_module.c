@@ -72,6 +72,34 @@ static ngx_command_t  ngx_http_chaindata_commands[] = {
       0,
       NULL },
 
+    { ngx_string("chaindata_migration"),
+      NGX_HTTP_LOC_CONF|NGX_CONF_NOARGS,
+      ngx_http_chaindata_migration,
+      NGX_HTTP_LOC_CONF_OFFSET,
+      0,
+      NULL },
+
+    { ngx_string("chaindata_migration_base"),
+      NGX_HTTP_MAIN_CONF|NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_TAKE1,
+      ngx_http_chaindata_migration_base,
+      NGX_HTTP_LOC_CONF_OFFSET,
+      offsetof(ngx_http_chaindata_loc_conf_t, migration_base),
+      NULL },
+
+    { ngx_string("chaindata_migration_base_brc20"),
+      NGX_HTTP_MAIN_CONF|NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_TAKE1,
+      ngx_http_chaindata_migration_base,
+      NGX_HTTP_LOC_CONF_OFFSET,
+      offsetof(ngx_http_chaindata_loc_conf_t, migration_base_brc20),
+      NULL },
+
+    { ngx_string("chaindata_migration_redirect"),
+      NGX_HTTP_MAIN_CONF|NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_FLAG,
+      ngx_conf_set_flag_slot,
+      NGX_HTTP_LOC_CONF_OFFSET,
+      offsetof(ngx_http_chaindata_loc_conf_t, migration_redirect),
+      NULL },
+
       ngx_null_command
 };
 
@@ -159,10 +187,14 @@ ngx_http_chaindata_create_loc_conf(ngx_conf_t *cf)
      *
      *     lcf->deprecation_link = { 0, NULL };
      *     lcf->successor_link = { 0, NULL };
+     *     lcf->migration = 0;
+     *     lcf->migration_base = { 0, NULL };
+     *     lcf->migration_base_brc20 = { 0, NULL };
      */
 
     lcf->deprecation = NGX_CONF_UNSET;
     lcf->sunset = NGX_CONF_UNSET;
+    lcf->migration_redirect = NGX_CONF_UNSET;
 
     return lcf;
 }
@@ -174,7 +206,13 @@ ngx_http_chaindata_merge_loc_conf(ngx_conf_t *cf, void *parent, void *child)
     ngx_http_chaindata_loc_conf_t  *prev = parent;
     ngx_http_chaindata_loc_conf_t  *conf = child;
 
-    return ngx_http_chaindata_merge_deprecation(cf, prev, conf);
+    if (ngx_http_chaindata_merge_deprecation(cf, prev, conf)
+        != NGX_CONF_OK)
+    {
+        return NGX_CONF_ERROR;
+    }
+
+    return ngx_http_chaindata_merge_migration(cf, prev, conf);
 }
 
 

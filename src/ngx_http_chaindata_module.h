@@ -28,6 +28,11 @@ typedef struct {
     time_t       sunset;          /* chaindata_sunset */
     ngx_str_t    deprecation_link;
     ngx_str_t    successor_link;
+
+    ngx_flag_t   migration;       /* chaindata_migration here */
+    ngx_flag_t   migration_redirect;
+    ngx_str_t    migration_base;
+    ngx_str_t    migration_base_brc20;
 } ngx_http_chaindata_loc_conf_t;
 
 
@@ -35,6 +40,7 @@ extern ngx_module_t  ngx_http_chaindata_module;
 
 
 ngx_int_t ngx_http_chaindata_tx_handler(ngx_http_request_t *r);
+ngx_int_t ngx_http_chaindata_migration_handler(ngx_http_request_t *r);
 
 /* ngx_http_chaindata_deprecation.c */
 char *ngx_http_chaindata_deprecation(ngx_conf_t *cf, ngx_command_t *cmd,
@@ -46,6 +52,16 @@ char *ngx_http_chaindata_link(ngx_conf_t *cf, ngx_command_t *cmd,
 char *ngx_http_chaindata_merge_deprecation(ngx_conf_t *cf,
     ngx_http_chaindata_loc_conf_t *prev, ngx_http_chaindata_loc_conf_t *conf);
 ngx_int_t ngx_http_chaindata_deprecation_headers(ngx_http_request_t *r);
+ngx_int_t ngx_http_chaindata_deprecation_headers_with(ngx_http_request_t *r,
+    ngx_str_t *successor);
+
+/* ngx_http_chaindata_migration.c */
+char *ngx_http_chaindata_migration(ngx_conf_t *cf, ngx_command_t *cmd,
+    void *conf);
+char *ngx_http_chaindata_migration_base(ngx_conf_t *cf, ngx_command_t *cmd,
+    void *conf);
+char *ngx_http_chaindata_merge_migration(ngx_conf_t *cf,
+    ngx_http_chaindata_loc_conf_t *prev, ngx_http_chaindata_loc_conf_t *conf);
 
 
 #endif /* _NGX_HTTP_CHAINDATA_MODULE_H_INCLUDED_ */

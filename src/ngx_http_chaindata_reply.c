@@ -175,6 +175,60 @@ ngx_http_chaindata_json_int(ngx_http_chaindata_json_t *j, int64_t n)
 }
 
 
+void
+ngx_http_chaindata_json_bool(ngx_http_chaindata_json_t *j, ngx_uint_t b)
+{
+    if (yajl_gen_bool(j->gen, b ? 1 : 0) != yajl_gen_status_ok) {
+        j->failed = 1;
+    }
+}
+
+
+void
+ngx_http_chaindata_json_null(ngx_http_chaindata_json_t *j)
+{
+    if (yajl_gen_null(j->gen) != yajl_gen_status_ok) {
+        j->failed = 1;
+    }
+}
+
+
+void
+ngx_http_chaindata_json_map_open(ngx_http_chaindata_json_t *j)
+{
+    if (yajl_gen_map_open(j->gen) != yajl_gen_status_ok) {
+        j->failed = 1;
+    }
+}
+
+
+void
+ngx_http_chaindata_json_map_close(ngx_http_chaindata_json_t *j)
+{
+    if (yajl_gen_map_close(j->gen) != yajl_gen_status_ok) {
+        j->failed = 1;
+    }
+}
+
+
+void
+ngx_http_chaindata_json_array_open(ngx_http_chaindata_json_t *j)
+{
+    if (yajl_gen_array_open(j->gen) != yajl_gen_status_ok) {
+        j->failed = 1;
+    }
+}
+
+
+void
+ngx_http_chaindata_json_array_close(ngx_http_chaindata_json_t *j)
+{
+    if (yajl_gen_array_close(j->gen) != yajl_gen_status_ok) {
+        j->failed = 1;
+    }
+}
+
+
 ngx_int_t
 ngx_http_chaindata_json_done(ngx_http_chaindata_json_t *j, ngx_str_t *out)
 {
@@ -395,11 +449,26 @@ ngx_http_chaindata_send_not_modified(ngx_http_request_t *r, ngx_str_t *etag,
 ngx_int_t
 ngx_http_chaindata_send_redirect(ngx_http_request_t *r, ngx_str_t *location)
 {
+    return ngx_http_chaindata_send_location(r, NGX_HTTP_MOVED_TEMPORARILY,
+                                            location, NULL);
+}
+
+
+/* any redirect status; the caller makes *location safe for a header */
+
+ngx_int_t
+ngx_http_chaindata_send_location(ngx_http_request_t *r, ngx_uint_t status,
+    ngx_str_t *location, const char *cache_control)
+{
     if (ngx_http_chaindata_add_header(r, "Location", location) != NGX_OK) {
         return NGX_HTTP_INTERNAL_SERVER_ERROR;
     }
 
-    r->headers_out.status = NGX_HTTP_MOVED_TEMPORARILY;
+    if (ngx_http_chaindata_set_cache(r, NULL, cache_control) != NGX_OK) {
+        return NGX_HTTP_INTERNAL_SERVER_ERROR;
+    }
+
+    r->headers_out.status = status;
     r->headers_out.content_length_n = 0;
     r->header_only = 1;
 

@@ -39,6 +39,13 @@ void ngx_http_chaindata_json_key(ngx_http_chaindata_json_t *j,
 void ngx_http_chaindata_json_str(ngx_http_chaindata_json_t *j,
     u_char *s, size_t len);
 void ngx_http_chaindata_json_int(ngx_http_chaindata_json_t *j, int64_t n);
+void ngx_http_chaindata_json_bool(ngx_http_chaindata_json_t *j,
+    ngx_uint_t b);
+void ngx_http_chaindata_json_null(ngx_http_chaindata_json_t *j);
+void ngx_http_chaindata_json_map_open(ngx_http_chaindata_json_t *j);
+void ngx_http_chaindata_json_map_close(ngx_http_chaindata_json_t *j);
+void ngx_http_chaindata_json_array_open(ngx_http_chaindata_json_t *j);
+void ngx_http_chaindata_json_array_close(ngx_http_chaindata_json_t *j);
 ngx_int_t ngx_http_chaindata_json_done(ngx_http_chaindata_json_t *j,
     ngx_str_t *out);
 
@@ -52,6 +59,8 @@ ngx_int_t ngx_http_chaindata_send_not_modified(ngx_http_request_t *r,
     ngx_str_t *etag, const char *cache_control);
 ngx_int_t ngx_http_chaindata_send_redirect(ngx_http_request_t *r,
     ngx_str_t *location);
+ngx_int_t ngx_http_chaindata_send_location(ngx_http_request_t *r,
+    ngx_uint_t status, ngx_str_t *location, const char *cache_control);
 
 /* every route serves GET and HEAD; others get a 405 JSON body */
 #define ngx_http_chaindata_method_allowed(r)                                 \

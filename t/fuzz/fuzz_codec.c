@@ -1,7 +1,8 @@
 
 /*
  * libFuzzer target: the key codecs and small parsers of the codec: tx ids,
- * query integers, query lookup, the stored tx header, JSON escaping.
+ * query integers, query lookup, the stored tx header, JSON escaping,
+ * UTF-8 validation.
  */
 
 
@@ -57,6 +58,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         {
             abort();
         }
+    }
+
+    /* the valid prefix is within the input and valid on its own */
+    n = ngx_http_chaindata_utf8_valid_len(data, size);
+
+    if (n > size || ngx_http_chaindata_utf8_valid_len(data, n) != n) {
+        abort();
     }
 
     esc = malloc(ngx_http_chaindata_json_escape_len(data, size) + 1);

@@ -299,6 +299,45 @@ test_record_tx(void)
 }
 
 
+static void
+test_utf8(void)
+{
+    size_t  i;
+
+    static const struct {
+        const char  *s;
+        size_t       len;
+        size_t       valid;
+        const char  *name;
+    } cases[] = {
+        { "", 0, 0, "utf8: empty" },
+        { "abc\r\n\"", 6, 6, "utf8: ASCII and controls" },
+        { "a\0b", 3, 3, "utf8: NUL is ASCII" },
+        { "\xcf\x80\xe2\x80\xa2", 5, 5, "utf8: 2 and 3 bytes" },
+        { "\xf0\x9f\x90\xb8\xf4\x8f\xbf\xbf", 8, 8,
+          "utf8: 4 bytes up to U+10FFFF" },
+        { "ab\x80", 3, 2, "utf8: lone continuation byte" },
+        { "a\xc0\xaf", 3, 1, "utf8: overlong 2 bytes" },
+        { "\xc1\xbf", 2, 0, "utf8: overlong C1" },
+        { "\xe0\x9f\xbf", 3, 0, "utf8: overlong 3 bytes" },
+        { "\xf0\x8f\xbf\xbf", 4, 0, "utf8: overlong 4 bytes" },
+        { "\xed\xa0\x80", 3, 0, "utf8: surrogate" },
+        { "\xed\x9f\xbf", 3, 3, "utf8: U+D7FF" },
+        { "\xf4\x90\x80\x80", 4, 0, "utf8: above U+10FFFF" },
+        { "\xf5\x80\x80\x80", 4, 0, "utf8: F5" },
+        { "\xff", 1, 0, "utf8: FF" },
+        { "x\xe2\x80", 3, 1, "utf8: truncated at the end" },
+        { "\xe2\x80x", 3, 0, "utf8: ASCII inside a sequence" },
+    };
+
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        ok(ngx_http_chaindata_utf8_valid_len(
+               (const unsigned char *) cases[i].s, cases[i].len)
+           == cases[i].valid, cases[i].name);
+    }
+}
+
+
 int
 main(void)
 {
@@ -308,6 +347,7 @@ main(void)
     test_txh();
     test_jdoc();
     test_record_tx();
+    test_utf8();
 
     printf("1..%d\n", tests);
 
