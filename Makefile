@@ -63,7 +63,8 @@ $(BUILD)/nginx/Makefile: config | deps
 $(MODULE): $(BUILD)/nginx/Makefile $(MODULE_SRCS) $(SHARED_SRCS) $(HEADERS)
 	$(MAKE) -C $(BUILD)/nginx-src -f $(CURDIR)/$(BUILD)/nginx/Makefile \
 	    modules
-	cp $(BUILD)/nginx/ngx_http_chaindata_module.so $@
+	@# a new file renamed over the old: a running nginx keeps its mapping
+	cp $(BUILD)/nginx/ngx_http_chaindata_module.so $@.tmp && mv -f $@.tmp $@
 
 $(LOADER): src/ngx_http_chaindata_loader.c $(SHARED_SRCS) $(HEADERS) | deps
 	@mkdir -p $(BUILD)
@@ -134,7 +135,7 @@ $(ASAN)/nginx/Makefile: config | deps
 $(ASAN)/ngx_http_chaindata_module.so: $(ASAN)/nginx/Makefile $(MODULE_SRCS) \
                                       $(SHARED_SRCS) $(HEADERS)
 	$(MAKE) -C $(ASAN)/nginx-src -f $(CURDIR)/$(ASAN)/nginx/Makefile modules
-	cp $(ASAN)/nginx/ngx_http_chaindata_module.so $@
+	cp $(ASAN)/nginx/ngx_http_chaindata_module.so $@.tmp && mv -f $@.tmp $@
 
 $(ASAN)/chaindata-load: src/ngx_http_chaindata_loader.c $(SHARED_SRCS) \
                         $(HEADERS) | deps

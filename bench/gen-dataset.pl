@@ -2,7 +2,7 @@
 # chaindata bench: deterministic synthetic dataset generator (core Perl).
 #
 # Writes NDJSON ingest records ({"kind":"tx","data":{...}}, the format of
-# lmdb-schema/README.md) built from the documents of t/fixtures/*.ndjson
+# lmdb-schema/README.md) built from the documents of t/fixtures/tx*.ndjson
 # with new tx_ids, new nonces/heights/indexes and new event lists:
 #
 #   - N transactions of mixed types (contract calls, token transfers,
@@ -12,9 +12,9 @@
 #   - one "genesis-like" smart_contract transaction with G events
 #     (STX mints with a stx_lock every 16th), as the chain's first block has.
 #
-# The same --seed gives the same bytes on every machine (the choices come
-# from a counter-mode SHA-256 stream, not from rand()).  With --paths-dir it
-# also writes the request lists the benchmark walks:
+# The same --seed and fixtures give the same bytes on every machine: the
+# choices come from a counter-mode SHA-256 stream, not from rand().  With
+# --paths-dir it also writes the request lists the benchmark walks:
 #   typical.paths         every generated transaction, default page, shuffled
 #   notfound.paths        ids that are not in the dataset (404)
 #   genesis-first.paths   the genesis transaction, first page
@@ -141,15 +141,15 @@ sub object {
 # templates from the fixtures
 
 my (@tx_templates, %event_templates);
-for my $file (sort glob "$opt{fixtures}/*.ndjson") {
+for my $file (sort glob "$opt{fixtures}/tx*.ndjson") {
     open my $fh, '<:raw', $file or die "open $file: $!";
     while (my $line = <$fh>) {
         chomp $line;
-        next unless $line =~ /\S/;
+        next unless $line =~ /^\{"kind":"tx","data":\{/;    # upserts only
         my %rec = map { $_->[0] => $_->[1] } members($line);
-        next unless defined $rec{data};
         my @m = members($rec{data});
         my %d = map { $_->[0] => $_->[1] } @m;
+        next unless defined $d{tx_id} && defined $d{tx_status} && defined $d{tx_type};
         my $status = $JSON->decode($d{tx_status});
         my $type = $JSON->decode($d{tx_type});
         my @events = defined $d{events} ? elements($d{events}) : ();
