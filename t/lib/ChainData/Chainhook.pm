@@ -1,6 +1,6 @@
 package ChainData::Chainhook;
 
-# Helpers for the chainhook status tests (t/40-*.t, t/41-*.t): the
+# Helpers for the chainhook status tests (t/50-chainhook.t, t/51-chainhook-logs.t): the
 # chainhooks a fixture leaves, request paths, comparing responses.
 
 use strict;
