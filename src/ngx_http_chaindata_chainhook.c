@@ -60,7 +60,7 @@ static ngx_int_t ngx_http_chaindata_variable_api_key_digest(
 
 static ngx_http_variable_t  ngx_http_chaindata_chainhook_vars[] = {
 
-    /* it depends on the location (see redact_whole), so not cached */
+    /* not cached: in the route's locations it also depends on the location */
     { ngx_string("chaindata_redacted_uri"), NULL,
       ngx_http_chaindata_variable_redacted_uri, 0,
       NGX_HTTP_VAR_NOCACHEABLE, 0 },
@@ -72,7 +72,7 @@ static ngx_http_variable_t  ngx_http_chaindata_chainhook_vars[] = {
 };
 
 
-/* never equal to a key's digest: what an unknown chainhook compares with */
+/* all zero, no key's digest: what an unknown chainhook is compared with */
 static u_char  ngx_http_chaindata_no_digest[NGX_HTTP_CHAINDATA_KEY_DIGEST_LEN];
 
 static ngx_http_output_header_filter_pt  ngx_http_chaindata_next_header_filter;

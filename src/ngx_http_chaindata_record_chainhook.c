@@ -304,13 +304,11 @@ ngx_http_chaindata_chh_put(ngx_http_chaindata_record_t *rec,
     unsigned char                  *value;
     unsigned char                   uuid[NGX_HTTP_CHAINDATA_UUID_LEN];
     unsigned char                   digest[NGX_HTTP_CHAINDATA_KEY_DIGEST_LEN];
-    const ngx_http_chaindata_jv_t  *key;
+    const ngx_http_chaindata_jv_t  *key, *id;
 
-    if (ngx_http_chaindata_chh_uuid(rec,
-                                    ngx_http_chaindata_jv_get(envelope, "uuid"),
-                                    "uuid", uuid)
-        != 0)
-    {
+    id = ngx_http_chaindata_jv_get(envelope, "uuid");
+
+    if (ngx_http_chaindata_chh_uuid(rec, id, "uuid", uuid) != 0) {
         return -1;
     }
 
