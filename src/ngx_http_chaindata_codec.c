@@ -6,13 +6,25 @@
 
 #include <string.h>
 
+/*
+ * SHA256_Init() and friends are deprecated in OpenSSL 3 but are the only
+ * interface that hashes on the stack: EVP and the one-shot SHA256() of
+ * OpenSSL 3 allocate (and fetch the algorithm) on every call, which the
+ * request path must not do.  nginx itself suppresses the warnings so.
+ */
+#define OPENSSL_SUPPRESS_DEPRECATED
+
+#include <openssl/crypto.h>
+#include <openssl/sha.h>
+
 #include "ngx_http_chaindata_codec.h"
 
 
 const char *ngx_http_chaindata_db_names[NGX_HTTP_CHAINDATA_DBI_COUNT] = {
     NGX_HTTP_CHAINDATA_DB_META,
     NGX_HTTP_CHAINDATA_DB_TX,
-    NGX_HTTP_CHAINDATA_DB_TX_EVENT
+    NGX_HTTP_CHAINDATA_DB_TX_EVENT,
+    NGX_HTTP_CHAINDATA_DB_CHAINHOOK
 };
 
 
@@ -209,6 +221,95 @@ ngx_http_chaindata_txh_decode(ngx_http_chaindata_txh_t *h,
     {
         return -1;
     }
+
+    return 0;
+}
+
+
+/*
+ * A UUID as 8-4-4-4-12 hex digits, any case, into its 16 bytes: the
+ * "chainhook" key.  Returns 0, or -1 for anything else (no braces, no
+ * "urn:uuid:", no missing dashes).
+ */
+
+int
+ngx_http_chaindata_uuid_parse(const unsigned char *s, size_t len,
+    unsigned char *uuid)
+{
+    size_t  i, n;
+
+    if (len != NGX_HTTP_CHAINDATA_UUID_TEXT_LEN) {
+        return -1;
+    }
+
+    n = 0;
+
+    for (i = 0; i < len; /* void */ ) {
+        if (i == 8 || i == 13 || i == 18 || i == 23) {
+            if (s[i] != '-') {
+                return -1;
+            }
+
+            i++;
+            continue;
+        }
+
+        if (ngx_http_chaindata_hex_decode(uuid + n++, s + i, 2) != 0) {
+            return -1;
+        }
+
+        i += 2;
+    }
+
+    return 0;
+}
+
+
+/*
+ * The digest under which an API key is stored and looked up: plain
+ * SHA-256 of the key's bytes (lmdb-schema/chainhook.md says why).
+ */
+
+void
+ngx_http_chaindata_key_digest(const unsigned char *key, size_t len,
+    unsigned char *digest)
+{
+    SHA256_CTX  ctx;
+
+    SHA256_Init(&ctx);
+    SHA256_Update(&ctx, key, len);
+    SHA256_Final(digest, &ctx);
+
+    OPENSSL_cleanse(&ctx, sizeof(ctx));
+}
+
+
+void
+ngx_http_chaindata_chh_encode(unsigned char *out,
+    const unsigned char *key_digest)
+{
+    out[0] = NGX_HTTP_CHAINDATA_CHH_FORMAT;
+    out[1] = 0;
+    out[2] = 0;
+    out[3] = 0;
+    memcpy(out + 4, key_digest, NGX_HTTP_CHAINDATA_KEY_DIGEST_LEN);
+}
+
+
+int
+ngx_http_chaindata_chh_decode(ngx_http_chaindata_chh_t *h,
+    const unsigned char *v, size_t len)
+{
+    if (len < NGX_HTTP_CHAINDATA_CHH_SIZE + 2
+        || v[0] != NGX_HTTP_CHAINDATA_CHH_FORMAT
+        || v[1] != 0)
+    {
+        return -1;
+    }
+
+    h->key_digest = v + 4;
+    h->doc = v + NGX_HTTP_CHAINDATA_CHH_SIZE;
+    h->doc_len = len - NGX_HTTP_CHAINDATA_CHH_SIZE;
 
     return 0;
 }

@@ -25,6 +25,7 @@
 #define NGX_HTTP_CHAINDATA_DB_META             "meta"
 #define NGX_HTTP_CHAINDATA_DB_TX               "tx"
 #define NGX_HTTP_CHAINDATA_DB_TX_EVENT         "tx_event"
+#define NGX_HTTP_CHAINDATA_DB_CHAINHOOK        "chainhook"
 
 #define NGX_HTTP_CHAINDATA_META_SCHEMA         "schema_version"
 
@@ -40,12 +41,23 @@
 #define NGX_HTTP_CHAINDATA_TXH_EVENTS          0x01
 #define NGX_HTTP_CHAINDATA_TXH_FARGS           0x02
 
+/* chainhooks: a UUID names one, its API key is kept only as a digest */
+#define NGX_HTTP_CHAINDATA_UUID_LEN            16
+#define NGX_HTTP_CHAINDATA_UUID_TEXT_LEN       36
+#define NGX_HTTP_CHAINDATA_API_KEY_MAX         128
+#define NGX_HTTP_CHAINDATA_KEY_DIGEST_LEN      32
+
+/* the value of a "chainhook" record: a fixed header, then the document */
+#define NGX_HTTP_CHAINDATA_CHH_FORMAT          1
+#define NGX_HTTP_CHAINDATA_CHH_SIZE            36
+
 
 /* the named databases, in the order ngx_http_chaindata_db_names lists */
 typedef enum {
     NGX_HTTP_CHAINDATA_DBI_META = 0,
     NGX_HTTP_CHAINDATA_DBI_TX,
     NGX_HTTP_CHAINDATA_DBI_TX_EVENT,
+    NGX_HTTP_CHAINDATA_DBI_CHAINHOOK,
     NGX_HTTP_CHAINDATA_DBI_COUNT
 } ngx_http_chaindata_dbi_e;
 
@@ -62,6 +74,13 @@ typedef struct {
     const unsigned char  *doc;
     size_t          doc_len;
 } ngx_http_chaindata_txh_t;
+
+
+typedef struct {
+    const unsigned char  *key_digest;   /* KEY_DIGEST_LEN bytes */
+    const unsigned char  *doc;
+    size_t                doc_len;
+} ngx_http_chaindata_chh_t;
 
 
 typedef enum {
@@ -97,6 +116,15 @@ ngx_http_chaindata_int_rc_e ngx_http_chaindata_parse_int(
 
 size_t ngx_http_chaindata_query_find(const unsigned char *args, size_t len,
     const char *name, const unsigned char **value, size_t *value_len);
+
+int ngx_http_chaindata_uuid_parse(const unsigned char *s, size_t len,
+    unsigned char *uuid);
+void ngx_http_chaindata_key_digest(const unsigned char *key, size_t len,
+    unsigned char *digest);
+void ngx_http_chaindata_chh_encode(unsigned char *out,
+    const unsigned char *key_digest);
+int ngx_http_chaindata_chh_decode(ngx_http_chaindata_chh_t *h,
+    const unsigned char *v, size_t len);
 
 size_t ngx_http_chaindata_json_escape_len(const unsigned char *s, size_t len);
 unsigned char *ngx_http_chaindata_json_escape(unsigned char *dst,

@@ -459,7 +459,7 @@ ngx_http_chaindata_jv_to_u64(const ngx_http_chaindata_jv_t *v,
     uint64_t *out)
 {
     size_t    i;
-    uint64_t  n;
+    uint64_t  n, d;
 
     if (!ngx_http_chaindata_jv_is_integer(v) || v->str[0] == '-') {
         return -1;
@@ -468,11 +468,16 @@ ngx_http_chaindata_jv_to_u64(const ngx_http_chaindata_jv_t *v,
     n = 0;
 
     for (i = 0; i < v->len; i++) {
-        if (n > (UINT64_MAX - 9) / 10) {
+        d = v->str[i] - '0';
+
+        /* up to 18446744073709551615 exactly */
+        if (n > UINT64_MAX / 10
+            || (n == UINT64_MAX / 10 && d > UINT64_MAX % 10))
+        {
             return -1;
         }
 
-        n = n * 10 + (v->str[i] - '0');
+        n = n * 10 + d;
     }
 
     *out = n;

@@ -63,7 +63,9 @@ typedef struct {
 
 static const char  *ngx_http_chaindata_rec_names[] = {
     "tx upserts",
-    "tx deletes"
+    "tx deletes",
+    "chainhook upserts",
+    "chainhook deletes"
 };
 
 

@@ -14,6 +14,8 @@
 #include "ngx_http_chaindata_store.h"
 
 
+static ngx_int_t ngx_http_chaindata_preconfiguration(ngx_conf_t *cf);
+static ngx_int_t ngx_http_chaindata_postconfiguration(ngx_conf_t *cf);
 static void *ngx_http_chaindata_create_main_conf(ngx_conf_t *cf);
 static char *ngx_http_chaindata_init_main_conf(ngx_conf_t *cf, void *conf);
 static void *ngx_http_chaindata_create_loc_conf(ngx_conf_t *cf);
@@ -43,6 +45,13 @@ static ngx_command_t  ngx_http_chaindata_commands[] = {
       NGX_HTTP_LOC_CONF_OFFSET,
       0,
       ngx_http_chaindata_tx_handler },
+
+    { ngx_string("chaindata_chainhook_status"),
+      NGX_HTTP_LOC_CONF|NGX_CONF_NOARGS,
+      ngx_http_chaindata_handler_slot,
+      NGX_HTTP_LOC_CONF_OFFSET,
+      0,
+      ngx_http_chaindata_chainhook_handler },
 
     { ngx_string("chaindata_deprecation"),
       NGX_HTTP_MAIN_CONF|NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_TAKE1,
@@ -105,8 +114,8 @@ static ngx_command_t  ngx_http_chaindata_commands[] = {
 
 
 static ngx_http_module_t  ngx_http_chaindata_module_ctx = {
-    NULL,                                  /* preconfiguration */
-    NULL,                                  /* postconfiguration */
+    ngx_http_chaindata_preconfiguration,   /* preconfiguration */
+    ngx_http_chaindata_postconfiguration,  /* postconfiguration */
 
     ngx_http_chaindata_create_main_conf,   /* create main configuration */
     ngx_http_chaindata_init_main_conf,     /* init main configuration */
@@ -133,6 +142,22 @@ ngx_module_t  ngx_http_chaindata_module = {
     NULL,                                  /* exit master */
     NGX_MODULE_V1_PADDING
 };
+
+
+/* variables exist before the configuration that uses them is read */
+
+static ngx_int_t
+ngx_http_chaindata_preconfiguration(ngx_conf_t *cf)
+{
+    return ngx_http_chaindata_chainhook_add_variables(cf);
+}
+
+
+static ngx_int_t
+ngx_http_chaindata_postconfiguration(ngx_conf_t *cf)
+{
+    return ngx_http_chaindata_chainhook_init(cf);
+}
 
 
 static void *

@@ -42,6 +42,11 @@ extern ngx_module_t  ngx_http_chaindata_module;
 ngx_int_t ngx_http_chaindata_tx_handler(ngx_http_request_t *r);
 ngx_int_t ngx_http_chaindata_migration_handler(ngx_http_request_t *r);
 
+/* ngx_http_chaindata_chainhook.c */
+ngx_int_t ngx_http_chaindata_chainhook_handler(ngx_http_request_t *r);
+ngx_int_t ngx_http_chaindata_chainhook_add_variables(ngx_conf_t *cf);
+ngx_int_t ngx_http_chaindata_chainhook_init(ngx_conf_t *cf);
+
 /* ngx_http_chaindata_deprecation.c */
 char *ngx_http_chaindata_deprecation(ngx_conf_t *cf, ngx_command_t *cmd,
     void *conf);

@@ -27,7 +27,7 @@ static const ngx_http_chaindata_kind_t  ngx_http_chaindata_kinds[] = {
     { "tx", ngx_http_chaindata_record_tx },
     { "rune_activity", NULL },
     { "rune_balances", NULL },
-    { "chainhook", NULL },
+    { "chainhook", ngx_http_chaindata_record_chainhook },
     { NULL, NULL }
 };
 

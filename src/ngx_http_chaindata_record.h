@@ -50,6 +50,8 @@ typedef struct {
 typedef enum {
     NGX_HTTP_CHAINDATA_REC_TX_PUT = 0,
     NGX_HTTP_CHAINDATA_REC_TX_DELETE,
+    NGX_HTTP_CHAINDATA_REC_CHAINHOOK_PUT,
+    NGX_HTTP_CHAINDATA_REC_CHAINHOOK_DELETE,
     NGX_HTTP_CHAINDATA_REC_KINDS
 } ngx_http_chaindata_rec_e;
 
@@ -93,6 +95,10 @@ unsigned char *ngx_http_chaindata_writeset_add(
     size_t val_len);
 
 int ngx_http_chaindata_record_tx(ngx_http_chaindata_record_t *rec,
+    const struct ngx_http_chaindata_jv_s *envelope,
+    ngx_http_chaindata_writeset_t *ws);
+
+int ngx_http_chaindata_record_chainhook(ngx_http_chaindata_record_t *rec,
     const struct ngx_http_chaindata_jv_s *envelope,
     ngx_http_chaindata_writeset_t *ws);
 
