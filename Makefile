@@ -22,13 +22,16 @@ MODULE_SRCS := $(wildcard src/ngx_http_chaindata_module.c \
                           src/ngx_http_chaindata_reply.c \
                           src/ngx_http_chaindata_tx.c \
                           src/ngx_http_chaindata_chainhook.c \
+                          src/ngx_http_chaindata_runes.c \
                           src/ngx_http_chaindata_deprecation.c \
                           src/ngx_http_chaindata_migration.c)
 SHARED_SRCS := src/ngx_http_chaindata_codec.c \
+               src/ngx_http_chaindata_address.c \
                src/ngx_http_chaindata_jdoc.c \
                src/ngx_http_chaindata_record.c \
                src/ngx_http_chaindata_record_tx.c \
-               src/ngx_http_chaindata_record_chainhook.c
+               src/ngx_http_chaindata_record_chainhook.c \
+               src/ngx_http_chaindata_record_runes.c
 HEADERS     := $(wildcard src/*.h)
 LIBS        := -llmdb -lyajl -lcrypto
 

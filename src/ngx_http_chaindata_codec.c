@@ -24,7 +24,11 @@ const char *ngx_http_chaindata_db_names[NGX_HTTP_CHAINDATA_DBI_COUNT] = {
     NGX_HTTP_CHAINDATA_DB_META,
     NGX_HTTP_CHAINDATA_DB_TX,
     NGX_HTTP_CHAINDATA_DB_TX_EVENT,
-    NGX_HTTP_CHAINDATA_DB_CHAINHOOK
+    NGX_HTTP_CHAINDATA_DB_CHAINHOOK,
+    NGX_HTTP_CHAINDATA_DB_RUNE_ACTIVITY,
+    NGX_HTTP_CHAINDATA_DB_RUNE_ACTIVITY_ENTRY,
+    NGX_HTTP_CHAINDATA_DB_RUNE_BALANCES,
+    NGX_HTTP_CHAINDATA_DB_RUNE_BALANCE_ENTRY
 };
 
 
@@ -312,6 +316,55 @@ ngx_http_chaindata_chh_decode(ngx_http_chaindata_chh_t *h,
     h->doc_len = len - NGX_HTTP_CHAINDATA_CHH_SIZE;
 
     return 0;
+}
+
+
+/*
+ * A list header: format, three zero bytes, the number of entries (u32
+ * little-endian), the digest of the entries.
+ */
+
+void
+ngx_http_chaindata_listh_encode(unsigned char *out,
+    const ngx_http_chaindata_listh_t *h)
+{
+    out[0] = NGX_HTTP_CHAINDATA_LISTH_FORMAT;
+    out[1] = 0;
+    out[2] = 0;
+    out[3] = 0;
+    ngx_http_chaindata_put_u32le(out + 4, h->count);
+    memcpy(out + 8, h->digest, NGX_HTTP_CHAINDATA_DIGEST_LEN);
+}
+
+
+int
+ngx_http_chaindata_listh_decode(ngx_http_chaindata_listh_t *h,
+    const unsigned char *v, size_t len)
+{
+    if (len != NGX_HTTP_CHAINDATA_LISTH_SIZE
+        || v[0] != NGX_HTTP_CHAINDATA_LISTH_FORMAT
+        || v[1] || v[2] || v[3])
+    {
+        return -1;
+    }
+
+    h->count = ngx_http_chaindata_get_u32le(v + 4);
+    memcpy(h->digest, v + 8, NGX_HTTP_CHAINDATA_DIGEST_LEN);
+
+    return 0;
+}
+
+
+/* an entry's key: the list's key, then the position, big-endian */
+
+size_t
+ngx_http_chaindata_list_entry_key(unsigned char *key,
+    const unsigned char *list_key, size_t list_key_len, uint32_t pos)
+{
+    memcpy(key, list_key, list_key_len);
+    ngx_http_chaindata_put_u32be(key + list_key_len, pos);
+
+    return list_key_len + 4;
 }
 
 

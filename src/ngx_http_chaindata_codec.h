@@ -26,6 +26,12 @@
 #define NGX_HTTP_CHAINDATA_DB_TX               "tx"
 #define NGX_HTTP_CHAINDATA_DB_TX_EVENT         "tx_event"
 #define NGX_HTTP_CHAINDATA_DB_CHAINHOOK        "chainhook"
+#define NGX_HTTP_CHAINDATA_DB_RUNE_ACTIVITY    "rune_activity"
+#define NGX_HTTP_CHAINDATA_DB_RUNE_ACTIVITY_ENTRY                           \
+    "rune_activity_entry"
+#define NGX_HTTP_CHAINDATA_DB_RUNE_BALANCES    "rune_balances"
+#define NGX_HTTP_CHAINDATA_DB_RUNE_BALANCE_ENTRY                            \
+    "rune_balance_entry"
 
 #define NGX_HTTP_CHAINDATA_META_SCHEMA         "schema_version"
 
@@ -51,6 +57,23 @@
 #define NGX_HTTP_CHAINDATA_CHH_FORMAT          1
 #define NGX_HTTP_CHAINDATA_CHH_SIZE            36
 
+/*
+ * A list (rune activity of a transaction, rune balances of an address):
+ * a header record under the list's key, one record per entry under the
+ * key and the entry's position (u32 big-endian).  lmdb-schema/runes.md.
+ */
+#define NGX_HTTP_CHAINDATA_LISTH_FORMAT        1
+#define NGX_HTTP_CHAINDATA_LISTH_SIZE          24
+
+/* the longest list key: a length byte and a 90-character address */
+#define NGX_HTTP_CHAINDATA_LIST_KEY_MAX        (1 + 90)
+#define NGX_HTTP_CHAINDATA_LIST_ENTRY_KEY_MAX                                \
+    (NGX_HTTP_CHAINDATA_LIST_KEY_MAX + 4)
+
+/* the digest of an empty list: SHA-256 of no bytes, its first 16 */
+#define NGX_HTTP_CHAINDATA_EMPTY_DIGEST                                      \
+    "\xe3\xb0\xc4\x42\x98\xfc\x1c\x14\x9a\xfb\xf4\xc8\x99\x6f\xb9\x24"
+
 
 /* the named databases, in the order ngx_http_chaindata_db_names lists */
 typedef enum {
@@ -58,6 +81,10 @@ typedef enum {
     NGX_HTTP_CHAINDATA_DBI_TX,
     NGX_HTTP_CHAINDATA_DBI_TX_EVENT,
     NGX_HTTP_CHAINDATA_DBI_CHAINHOOK,
+    NGX_HTTP_CHAINDATA_DBI_RUNE_ACTIVITY,
+    NGX_HTTP_CHAINDATA_DBI_RUNE_ACTIVITY_ENTRY,
+    NGX_HTTP_CHAINDATA_DBI_RUNE_BALANCES,
+    NGX_HTTP_CHAINDATA_DBI_RUNE_BALANCE_ENTRY,
     NGX_HTTP_CHAINDATA_DBI_COUNT
 } ngx_http_chaindata_dbi_e;
 
@@ -81,6 +108,12 @@ typedef struct {
     const unsigned char  *doc;
     size_t                doc_len;
 } ngx_http_chaindata_chh_t;
+
+
+typedef struct {
+    uint32_t        count;
+    unsigned char   digest[NGX_HTTP_CHAINDATA_DIGEST_LEN];
+} ngx_http_chaindata_listh_t;
 
 
 typedef enum {
@@ -110,6 +143,13 @@ void ngx_http_chaindata_txh_encode(unsigned char *out,
     const ngx_http_chaindata_txh_t *h);
 int ngx_http_chaindata_txh_decode(ngx_http_chaindata_txh_t *h,
     const unsigned char *v, size_t len);
+
+void ngx_http_chaindata_listh_encode(unsigned char *out,
+    const ngx_http_chaindata_listh_t *h);
+int ngx_http_chaindata_listh_decode(ngx_http_chaindata_listh_t *h,
+    const unsigned char *v, size_t len);
+size_t ngx_http_chaindata_list_entry_key(unsigned char *key,
+    const unsigned char *list_key, size_t list_key_len, uint32_t pos);
 
 ngx_http_chaindata_int_rc_e ngx_http_chaindata_parse_int(
     const unsigned char *s, size_t len, uint64_t cap, uint64_t *out);

@@ -65,7 +65,11 @@ static const char  *ngx_http_chaindata_rec_names[] = {
     "tx upserts",
     "tx deletes",
     "chainhook upserts",
-    "chainhook deletes"
+    "chainhook deletes",
+    "rune activity lists",
+    "rune activity deletes",
+    "rune balance lists",
+    "rune balance deletes"
 };
 
 

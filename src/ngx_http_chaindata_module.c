@@ -53,6 +53,20 @@ static ngx_command_t  ngx_http_chaindata_commands[] = {
       0,
       ngx_http_chaindata_chainhook_handler },
 
+    { ngx_string("chaindata_rune_activity"),
+      NGX_HTTP_LOC_CONF|NGX_CONF_NOARGS,
+      ngx_http_chaindata_handler_slot,
+      NGX_HTTP_LOC_CONF_OFFSET,
+      0,
+      ngx_http_chaindata_rune_activity_handler },
+
+    { ngx_string("chaindata_rune_balances"),
+      NGX_HTTP_LOC_CONF|NGX_CONF_NOARGS,
+      ngx_http_chaindata_handler_slot,
+      NGX_HTTP_LOC_CONF_OFFSET,
+      0,
+      ngx_http_chaindata_rune_balances_handler },
+
     { ngx_string("chaindata_deprecation"),
       NGX_HTTP_MAIN_CONF|NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_TAKE1,
       ngx_http_chaindata_deprecation,

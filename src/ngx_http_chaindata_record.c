@@ -25,8 +25,8 @@ typedef struct {
 
 static const ngx_http_chaindata_kind_t  ngx_http_chaindata_kinds[] = {
     { "tx", ngx_http_chaindata_record_tx },
-    { "rune_activity", NULL },
-    { "rune_balances", NULL },
+    { "rune_activity", ngx_http_chaindata_record_rune_activity },
+    { "rune_balances", ngx_http_chaindata_record_rune_balances },
     { "chainhook", ngx_http_chaindata_record_chainhook },
     { NULL, NULL }
 };

@@ -52,6 +52,10 @@ typedef enum {
     NGX_HTTP_CHAINDATA_REC_TX_DELETE,
     NGX_HTTP_CHAINDATA_REC_CHAINHOOK_PUT,
     NGX_HTTP_CHAINDATA_REC_CHAINHOOK_DELETE,
+    NGX_HTTP_CHAINDATA_REC_RUNE_ACTIVITY_PUT,
+    NGX_HTTP_CHAINDATA_REC_RUNE_ACTIVITY_DELETE,
+    NGX_HTTP_CHAINDATA_REC_RUNE_BALANCES_PUT,
+    NGX_HTTP_CHAINDATA_REC_RUNE_BALANCES_DELETE,
     NGX_HTTP_CHAINDATA_REC_KINDS
 } ngx_http_chaindata_rec_e;
 
@@ -99,6 +103,13 @@ int ngx_http_chaindata_record_tx(ngx_http_chaindata_record_t *rec,
     ngx_http_chaindata_writeset_t *ws);
 
 int ngx_http_chaindata_record_chainhook(ngx_http_chaindata_record_t *rec,
+    const struct ngx_http_chaindata_jv_s *envelope,
+    ngx_http_chaindata_writeset_t *ws);
+
+int ngx_http_chaindata_record_rune_activity(ngx_http_chaindata_record_t *rec,
+    const struct ngx_http_chaindata_jv_s *envelope,
+    ngx_http_chaindata_writeset_t *ws);
+int ngx_http_chaindata_record_rune_balances(ngx_http_chaindata_record_t *rec,
     const struct ngx_http_chaindata_jv_s *envelope,
     ngx_http_chaindata_writeset_t *ws);
 

@@ -1,0 +1,440 @@
+
+/*
+ * chaindata: the rune queries, GET {prefix}/{tx_id}/activity and
+ * GET {prefix}/{address}/balances: a page of a stored list in the envelope
+ * {"limit":L,"offset":O,"total":T,"results":[...]} (upstream-behaviour.md,
+ * sections 2 to 4).  Both are deprecated Bitcoin-layer routes: every
+ * response carries the deprecation headers (specification 9.1).
+ */
+
+
+#include <ngx_config.h>
+#include <ngx_core.h>
+#include <ngx_http.h>
+
+#include "ngx_http_chaindata_address.h"
+#include "ngx_http_chaindata_codec.h"
+#include "ngx_http_chaindata_module.h"
+#include "ngx_http_chaindata_reply.h"
+#include "ngx_http_chaindata_store.h"
+
+
+#define NGX_HTTP_CHAINDATA_PAGE_LIMIT      20
+#define NGX_HTTP_CHAINDATA_PAGE_LIMIT_MAX  60
+
+
+typedef struct {
+    u_char       key[NGX_HTTP_CHAINDATA_LIST_KEY_MAX];
+    size_t       key_len;
+    uint64_t     offset;          /* saturated at 2^64 - 1 */
+    ngx_str_t    offset_text;     /* the offset as given, normalised */
+    uint64_t     limit;
+} ngx_http_chaindata_page_query_t;
+
+
+typedef struct {
+    ngx_uint_t   status;
+    ngx_str_t    body;
+    ngx_str_t    etag;
+} ngx_http_chaindata_page_reply_t;
+
+
+/* what tells the two routes apart */
+typedef struct {
+    ngx_str_t                  segment;
+    ngx_http_chaindata_dbi_e   head_db;
+    ngx_http_chaindata_dbi_e   entry_db;
+    size_t                   (*key)(u_char *key, ngx_str_t *param);
+    const char                *invalid;
+    const char                *no_route;
+    const char                *unreadable;
+} ngx_http_chaindata_rune_route_t;
+
+
+static size_t ngx_http_chaindata_txid_key(u_char *key, ngx_str_t *param);
+static size_t ngx_http_chaindata_holder_key(u_char *key, ngx_str_t *param);
+
+
+static const ngx_http_chaindata_rune_route_t
+    ngx_http_chaindata_activity_route =
+{
+    ngx_string("activity"),
+    NGX_HTTP_CHAINDATA_DBI_RUNE_ACTIVITY,
+    NGX_HTTP_CHAINDATA_DBI_RUNE_ACTIVITY_ENTRY,
+    ngx_http_chaindata_txid_key,
+    "params/tx_id must match pattern \"^[a-fA-F0-9]{64}$\"",
+    "Route not found: the path must end in /{tx_id}/activity",
+    "the rune activity could not be read from the index"
+};
+
+
+static const ngx_http_chaindata_rune_route_t
+    ngx_http_chaindata_balances_route =
+{
+    ngx_string("balances"),
+    NGX_HTTP_CHAINDATA_DBI_RUNE_BALANCES,
+    NGX_HTTP_CHAINDATA_DBI_RUNE_BALANCE_ENTRY,
+    ngx_http_chaindata_holder_key,
+    "params/address must be a Bitcoin address (base58, or bech32 in one "
+    "case)",
+    "Route not found: the path must end in /{address}/balances",
+    "the rune balances could not be read from the index"
+};
+
+
+/* 64 hex digits in any case, no "0x": the binary id is the key */
+
+static size_t
+ngx_http_chaindata_txid_key(u_char *key, ngx_str_t *param)
+{
+    if (param->len != NGX_HTTP_CHAINDATA_TXID_HEX_LEN
+        || ngx_http_chaindata_hex_decode(key, param->data, param->len) != 0)
+    {
+        return 0;
+    }
+
+    return NGX_HTTP_CHAINDATA_TXID_LEN;
+}
+
+
+static size_t
+ngx_http_chaindata_holder_key(u_char *key, ngx_str_t *param)
+{
+    return ngx_http_chaindata_address_key(key, param->data, param->len);
+}
+
+
+/*
+ * The path parameter: the segment before the last one, which must be the
+ * route's own ("…/{param}/activity").  NGX_DECLINED for any other shape.
+ */
+
+static ngx_int_t
+ngx_http_chaindata_rune_param(ngx_http_request_t *r, const ngx_str_t *segment,
+    ngx_str_t *param)
+{
+    u_char     *slash, *start;
+    ngx_str_t   last;
+
+    ngx_http_chaindata_last_segment(r, &last);
+
+    if (last.len != segment->len
+        || ngx_strncmp(last.data, segment->data, segment->len) != 0)
+    {
+        return NGX_DECLINED;
+    }
+
+    slash = last.data - 1;
+
+    if (slash <= r->uri.data) {
+        return NGX_DECLINED;
+    }
+
+    for (start = slash; start > r->uri.data && start[-1] != '/'; start--) {
+        /* void */
+    }
+
+    param->data = start;
+    param->len = slash - start;
+
+    return NGX_OK;
+}
+
+
+/*
+ * offset, then limit, as upstream validates them.  A huge offset is valid
+ * (its page is empty) and echoed as given, without leading zeros; "-0" is
+ * zero.
+ */
+
+static ngx_int_t
+ngx_http_chaindata_page_parse(ngx_http_request_t *r,
+    ngx_http_chaindata_page_query_t *q, const char **msg)
+{
+    ngx_int_t  rc;
+    ngx_str_t  value;
+
+    rc = ngx_http_chaindata_arg_uint(r, "offset", 0, UINT64_MAX, 0,
+                                     &q->offset, msg);
+    if (rc != NGX_OK) {
+        return rc;
+    }
+
+    rc = ngx_http_chaindata_arg(r, "offset", &value);
+
+    if (rc == NGX_ERROR) {
+        return NGX_ERROR;
+    }
+
+    ngx_str_set(&q->offset_text, "0");
+
+    if (rc == NGX_OK) {
+        /* arg_uint let it pass: digits, or "-" and zeros */
+        while (value.len && (value.data[0] == '-' || value.data[0] == '0')) {
+            value.data++;
+            value.len--;
+        }
+
+        if (value.len) {
+            q->offset_text = value;
+        }
+    }
+
+    return ngx_http_chaindata_arg_uint(r, "limit", 1,
+                                       NGX_HTTP_CHAINDATA_PAGE_LIMIT_MAX,
+                                       NGX_HTTP_CHAINDATA_PAGE_LIMIT,
+                                       &q->limit, msg);
+}
+
+
+/*
+ * The ETag names the stored list (the digest of all its entries, taken at
+ * ingest) and the page of it, so it changes whenever the body would.
+ */
+
+static ngx_int_t
+ngx_http_chaindata_page_etag(ngx_http_request_t *r,
+    ngx_http_chaindata_listh_t *h, ngx_http_chaindata_page_query_t *q,
+    ngx_str_t *etag)
+{
+    u_char  *p;
+
+    etag->data = ngx_pnalloc(r->pool, 2 + 2 * NGX_HTTP_CHAINDATA_DIGEST_LEN
+                                      + 1 + q->offset_text.len
+                                      + 1 + NGX_INT64_LEN);
+    if (etag->data == NULL) {
+        return NGX_ERROR;
+    }
+
+    p = etag->data;
+    *p++ = '"';
+    p = ngx_http_chaindata_hex_encode(p, h->digest,
+                                      NGX_HTTP_CHAINDATA_DIGEST_LEN);
+    p = ngx_sprintf(p, "-%V-%uL\"", &q->offset_text, q->limit);
+    etag->len = p - etag->data;
+
+    return NGX_OK;
+}
+
+
+/*
+ * Reads the page's entries and writes the body into the pool: nothing may
+ * point into the map once the read transaction is reset.
+ */
+
+static ngx_int_t
+ngx_http_chaindata_page_body(ngx_http_request_t *r,
+    const ngx_http_chaindata_rune_route_t *route,
+    ngx_http_chaindata_listh_t *h, ngx_http_chaindata_page_query_t *q,
+    ngx_str_t *body)
+{
+    u_char      *p;
+    size_t       size, key_len;
+    MDB_val      entries[NGX_HTTP_CHAINDATA_PAGE_LIMIT_MAX];
+    ngx_uint_t   i, n, got;
+    u_char       key[NGX_HTTP_CHAINDATA_LIST_ENTRY_KEY_MAX];
+
+    n = 0;
+
+    if (q->offset < h->count) {
+        n = (ngx_uint_t) ngx_min(q->limit, h->count - q->offset);
+
+        key_len = ngx_http_chaindata_list_entry_key(key, q->key, q->key_len,
+                                                    (uint32_t) q->offset);
+
+        if (ngx_http_chaindata_store_range(r->connection->log,
+                                           route->entry_db,
+                                           q->key, q->key_len, key, key_len,
+                                           entries, n, &got)
+            != NGX_OK)
+        {
+            return NGX_ERROR;
+        }
+
+        if (got != n) {
+            ngx_log_error(NGX_LOG_ALERT, r->connection->log, 0,
+                          "chaindata: a rune list header counts %uD entries "
+                          "but \"%s\" holds fewer", h->count,
+                          ngx_http_chaindata_db_names[route->entry_db]);
+            return NGX_ERROR;
+        }
+    }
+
+    size = sizeof("{\"limit\":,\"offset\":,\"total\":,\"results\":[]}") - 1
+           + NGX_INT64_LEN + q->offset_text.len + NGX_INT32_LEN
+           + (n ? n - 1 : 0);
+
+    for (i = 0; i < n; i++) {
+        size += entries[i].mv_size;
+    }
+
+    body->data = ngx_pnalloc(r->pool, size);
+    if (body->data == NULL) {
+        return NGX_ERROR;
+    }
+
+    p = ngx_sprintf(body->data, "{\"limit\":%uL,\"offset\":%V,\"total\":%uD,"
+                    "\"results\":[", q->limit, &q->offset_text, h->count);
+
+    for (i = 0; i < n; i++) {
+        if (i) {
+            *p++ = ',';
+        }
+
+        p = ngx_cpymem(p, entries[i].mv_data, entries[i].mv_size);
+    }
+
+    *p++ = ']';
+    *p++ = '}';
+
+    body->len = p - body->data;
+
+    return NGX_OK;
+}
+
+
+/* everything that needs the read transaction; the reply is in the pool */
+
+static ngx_int_t
+ngx_http_chaindata_page_read(ngx_http_request_t *r,
+    const ngx_http_chaindata_rune_route_t *route,
+    ngx_http_chaindata_page_query_t *q, ngx_http_chaindata_page_reply_t *reply)
+{
+    ngx_int_t                   rc;
+    MDB_val                     val;
+    ngx_http_chaindata_listh_t  h;
+
+    rc = ngx_http_chaindata_store_get(r->connection->log, route->head_db,
+                                      q->key, q->key_len, &val);
+
+    if (rc == NGX_DECLINED) {
+        /* unknown: the empty list */
+        h.count = 0;
+        ngx_memcpy(h.digest, NGX_HTTP_CHAINDATA_EMPTY_DIGEST,
+                   NGX_HTTP_CHAINDATA_DIGEST_LEN);
+
+    } else if (rc != NGX_OK) {
+        return NGX_ERROR;
+
+    } else if (ngx_http_chaindata_listh_decode(&h, val.mv_data, val.mv_size)
+               != 0)
+    {
+        ngx_log_error(NGX_LOG_ALERT, r->connection->log, 0,
+                      "chaindata: a \"%s\" record is damaged "
+                      "(format %d, %uz bytes)",
+                      ngx_http_chaindata_db_names[route->head_db],
+                      val.mv_size ? *(u_char *) val.mv_data : -1,
+                      val.mv_size);
+        return NGX_ERROR;
+    }
+
+    if (ngx_http_chaindata_page_etag(r, &h, q, &reply->etag) != NGX_OK) {
+        return NGX_ERROR;
+    }
+
+    if (ngx_http_chaindata_etag_matches(r, &reply->etag)) {
+        reply->status = NGX_HTTP_NOT_MODIFIED;
+        return NGX_OK;
+    }
+
+    if (ngx_http_chaindata_page_body(r, route, &h, q, &reply->body)
+        != NGX_OK)
+    {
+        return NGX_ERROR;
+    }
+
+    reply->status = NGX_HTTP_OK;
+
+    return NGX_OK;
+}
+
+
+static ngx_int_t
+ngx_http_chaindata_rune_handler(ngx_http_request_t *r,
+    const ngx_http_chaindata_rune_route_t *route)
+{
+    ngx_int_t                        rc;
+    ngx_str_t                        param;
+    const char                      *msg;
+    ngx_http_chaindata_page_query_t  q;
+    ngx_http_chaindata_page_reply_t  reply;
+
+    /* first: every response of a deprecated route says so, errors too */
+    if (ngx_http_chaindata_deprecation_headers(r) != NGX_OK) {
+        return NGX_HTTP_INTERNAL_SERVER_ERROR;
+    }
+
+    if (!(r->method & (NGX_HTTP_GET|NGX_HTTP_HEAD))) {
+        return ngx_http_chaindata_check_method(r);
+    }
+
+    rc = ngx_http_discard_request_body(r);
+    if (rc != NGX_OK) {
+        return rc;
+    }
+
+    if (ngx_http_chaindata_rune_param(r, &route->segment, &param) != NGX_OK) {
+        return ngx_http_chaindata_send_error(r, NGX_HTTP_NOT_FOUND, NULL,
+                                             route->no_route);
+    }
+
+    ngx_memzero(&q, sizeof(q));
+
+    q.key_len = route->key(q.key, &param);
+
+    if (q.key_len == 0) {
+        return ngx_http_chaindata_send_error(r, NGX_HTTP_BAD_REQUEST, NULL,
+                                             route->invalid);
+    }
+
+    rc = ngx_http_chaindata_page_parse(r, &q, &msg);
+
+    if (rc == NGX_DECLINED) {
+        return ngx_http_chaindata_send_error(r, NGX_HTTP_BAD_REQUEST, NULL,
+                                             msg);
+    }
+
+    if (rc != NGX_OK) {
+        return NGX_HTTP_INTERNAL_SERVER_ERROR;
+    }
+
+    if (ngx_http_chaindata_store_begin(r->connection->log) != NGX_OK) {
+        return ngx_http_chaindata_send_unavailable(r);
+    }
+
+    ngx_memzero(&reply, sizeof(reply));
+
+    rc = ngx_http_chaindata_page_read(r, route, &q, &reply);
+
+    ngx_http_chaindata_store_end();
+
+    if (rc != NGX_OK) {
+        return ngx_http_chaindata_send_error(r,
+                   NGX_HTTP_INTERNAL_SERVER_ERROR, NULL, route->unreadable);
+    }
+
+    if (reply.status == NGX_HTTP_NOT_MODIFIED) {
+        return ngx_http_chaindata_send_not_modified(r, &reply.etag,
+                   NGX_HTTP_CHAINDATA_CACHE_PUBLIC);
+    }
+
+    return ngx_http_chaindata_send_json(r, NGX_HTTP_OK, &reply.body,
+                                        &reply.etag,
+                                        NGX_HTTP_CHAINDATA_CACHE_PUBLIC);
+}
+
+
+ngx_int_t
+ngx_http_chaindata_rune_activity_handler(ngx_http_request_t *r)
+{
+    return ngx_http_chaindata_rune_handler(r,
+                                           &ngx_http_chaindata_activity_route);
+}
+
+
+ngx_int_t
+ngx_http_chaindata_rune_balances_handler(ngx_http_request_t *r)
+{
+    return ngx_http_chaindata_rune_handler(r,
+                                           &ngx_http_chaindata_balances_route);
+}
