@@ -26,13 +26,14 @@
 #include "ngx_http_chaindata_record.h"
 
 
-#define NGX_HTTP_CHAINDATA_PATH_LEN     64
+#define NGX_HTTP_CHAINDATA_PATH_LEN         64
 
 /* u128: the largest rune amount, before its divisibility is applied */
 #define NGX_HTTP_CHAINDATA_U128_MAX                                          \
     "340282366920938463463374607431768211455"
-#define NGX_HTTP_CHAINDATA_RUNE_NAME_MAX  28
-#define NGX_HTTP_CHAINDATA_BULLET       "\xe2\x80\xa2"      /* U+2022 */
+#define NGX_HTTP_CHAINDATA_DIVISIBILITY_MAX  38
+#define NGX_HTTP_CHAINDATA_RUNE_NAME_MAX     28
+#define NGX_HTTP_CHAINDATA_BULLET           "\xe2\x80\xa2"      /* U+2022 */
 
 
 /* what a value must be: NULL when it is that, else the description */
@@ -406,7 +407,8 @@ ngx_http_chaindata_check_address(const ngx_http_chaindata_jv_t *v)
 
 /*
  * A decimal amount as upstream prints it, its divisibility applied:
- * "2100", "5000.00000", "0.001"; the digits, point removed, at most u128.
+ * "2100", "5000.00000", "0.001"; the digits, point removed, at most u128,
+ * and at most 38 after the point (the largest divisibility).
  */
 
 static const char *
@@ -439,7 +441,10 @@ ngx_http_chaindata_check_amount(const ngx_http_chaindata_jv_t *v)
         }
     }
 
-    if (v->len == 0 || (point > 1 && s[0] == '0')) {
+    if (v->len == 0 || (point > 1 && s[0] == '0')
+        || (point < v->len
+            && v->len - point - 1 > NGX_HTTP_CHAINDATA_DIVISIBILITY_MAX))
+    {
         goto bad;
     }
 

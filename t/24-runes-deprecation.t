@@ -1,0 +1,219 @@
+#!/usr/bin/perl
+# Deprecation signalling of the rune routes (specification 9.1,
+# upstream-behaviour.md section 4): Deprecation (RFC 9745), Link
+# rel="deprecation" and rel="successor-version", Sunset (RFC 8594), on
+# every response, with and without the optional directives; nginx -t
+# refuses a sunset before the deprecation.
+
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+
+use POSIX qw(strftime);
+use Test::More;
+use ChainData::Test qw(:all);
+use ChainData::Runes qw(:all);
+
+require_build();
+
+my $fx = fixture_path('runes.ndjson');
+my $L = rune_lists($fx);
+my ($tx) = grep { @{ $L->{activity}{$_} } == 150 } keys %{ $L->{activity} };
+my ($addr_key) = grep { @{ $L->{balances}{$_} } == 130 } keys %{ $L->{balances} };
+my $addr = $L->{address}{$addr_key};
+my $db = new_index($fx);
+
+my $DOC = 'https://docs.example.com/runes-deprecation';
+my $NEXT = 'https://replacement.example.com/runes/v1/';
+
+sub http_date { return strftime('%a, %d %b %Y %H:%M:%S GMT', gmtime $_[0]) }
+
+# every kind of response of both routes, as [name, method, path, headers]
+sub requests {
+    my ($port) = @_;
+    my $a = "/runes/v1/transactions/$tx/activity";
+    my $b = "/runes/v1/addresses/$addr/balances";
+    my $etag_a = http_get($port, $a)->{headers}{etag};
+    return (
+        ['activity 200', 'GET', $a],
+        ['activity page 2', 'GET', "$a?offset=60&limit=60"],
+        ['activity unknown 200', 'GET', '/runes/v1/transactions/' . ('0' x 64) . '/activity'],
+        ['activity 304', 'GET', $a, 'If-None-Match' => $etag_a],
+        ['activity HEAD', 'HEAD', $a],
+        ['activity 400 tx_id', 'GET', '/runes/v1/transactions/xyz/activity'],
+        ['activity 400 limit', 'GET', "$a?limit=0"],
+        ['activity 404', 'GET', "/runes/v1/transactions/$tx"],
+        ['activity 405', 'POST', $a, _body => 'x'],
+        ['balances 200', 'GET', $b],
+        ['balances 400 address', 'GET', '/runes/v1/addresses/nope/balances'],
+        ['balances 400 offset', 'GET', "$b?offset=-1"],
+        ['balances 404', 'GET', "/runes/v1/addresses/$addr/x"],
+        ['balances 405', 'DELETE', $b],
+    );
+}
+
+sub statuses_ok {
+    my ($port, $name) = @_;
+    my %want = ('200' => qr/200$|page 2|HEAD/, '304' => qr/304/, '400' => qr/400/, '404' => qr/404/,
+        '405' => qr/405/);
+    for my $q (requests($port)) {
+        my ($rname, $method, $path, %h) = @$q;
+        my $r = http_request($port, $method, $path, %h);
+        my ($st) = grep { $rname =~ $want{$_} } sort keys %want;
+        is($r->{status}, $st, "$name, $rname: status $st");
+    }
+}
+
+# headers_ok($port, $name, deprecation => '@…' | undef, links => [...], sunset => '…' | undef)
+sub headers_ok {
+    my ($port, $name, %w) = @_;
+    for my $q (requests($port)) {
+        my ($rname, $method, $path, %h) = @$q;
+        my $r = http_request($port, $method, $path, %h);
+        my @dep = map { $_->[1] } grep { lc $_->[0] eq 'deprecation' } @{ $r->{header_list} };
+        my @link = map { $_->[1] } grep { lc $_->[0] eq 'link' } @{ $r->{header_list} };
+        my @sun = map { $_->[1] } grep { lc $_->[0] eq 'sunset' } @{ $r->{header_list} };
+        is_deeply(\@dep, defined $w{deprecation} ? [$w{deprecation}] : [], "$name, $rname: Deprecation");
+        is_deeply(\@link, $w{links} || [], "$name, $rname: Link headers");
+        is_deeply(\@sun, defined $w{sunset} ? [$w{sunset}] : [], "$name, $rname: Sunset");
+    }
+}
+
+sub with_server {
+    my ($name, %conf) = @_;
+    my $ng = ChainData::Test::Nginx->start(db => $db, locations => rune_locations($conf{location}),
+        http => $conf{http});
+    my $port = $ng->port;
+    statuses_ok($port, $name);
+    $conf{check}->($port, $name);
+    is(join("\n", $ng->bad_log_lines), '', "$name: no alerts in the error log");
+    $ng->stop;
+}
+
+# ---------------------------------------------------------------- defaults
+
+with_server('defaults', check => sub {
+    my ($port, $name) = @_;
+    headers_ok($port, $name, deprecation => '@1773014400');
+    my $r = http_get($port, "/runes/v1/transactions/$tx/activity");
+    is($r->{headers}{deprecation}, '@1773014400', 'default: 9 March 2026 00:00:00 UTC');
+    is(1773014400, 1773014400 - 1773014400 % 86400, 'the default is a midnight UTC');
+    is(http_date(1773014400), 'Mon, 09 Mar 2026 00:00:00 GMT', 'the default is 9 March 2026');
+});
+
+# ---------------------------------------------------------------- everything configured at the location
+
+with_server('all directives in the locations',
+    location => qq(            chaindata_deprecation \@1773014400;\n)
+        . qq(            chaindata_deprecation_link $DOC;\n)
+        . qq(            chaindata_successor_link $NEXT;\n)
+        . qq(            chaindata_sunset "Tue, 01 Sep 2026 00:00:00 GMT";\n),
+    check => sub {
+        my ($port, $name) = @_;
+        headers_ok($port, $name, deprecation => '@1773014400',
+            links => [qq(<$DOC>; rel="deprecation"), qq(<$NEXT>; rel="successor-version")],
+            sunset => 'Tue, 01 Sep 2026 00:00:00 GMT');
+    });
+
+# ---------------------------------------------------------------- inherited from http, one link only, @-dates
+
+with_server('directives at the http level',
+    http => qq(    chaindata_deprecation \@1700000000;\n)
+        . qq(    chaindata_successor_link $NEXT;\n)
+        . qq(    chaindata_sunset \@1800000000;\n),
+    check => sub {
+        my ($port, $name) = @_;
+        headers_ok($port, $name, deprecation => '@1700000000',
+            links => [qq(<$NEXT>; rel="successor-version")], sunset => http_date(1800000000));
+    });
+
+with_server('only the documentation link',
+    location => qq(            chaindata_deprecation_link $DOC;\n),
+    check => sub {
+        my ($port, $name) = @_;
+        headers_ok($port, $name, deprecation => '@1773014400', links => [qq(<$DOC>; rel="deprecation")]);
+    });
+
+with_server('location overrides http',
+    http => qq(    chaindata_deprecation_link https://old.example.com/;\n    chaindata_sunset \@1900000000;\n),
+    location => qq(            chaindata_deprecation_link $DOC;\n            chaindata_deprecation \@1773100800;\n),
+    check => sub {
+        my ($port, $name) = @_;
+        headers_ok($port, $name, deprecation => '@1773100800', links => [qq(<$DOC>; rel="deprecation")],
+            sunset => http_date(1900000000));
+    });
+
+with_server('deprecation off',
+    location => qq(            chaindata_deprecation off;\n            chaindata_sunset \@1000000000;\n),
+    check => sub {
+        my ($port, $name) = @_;
+        headers_ok($port, $name, sunset => http_date(1000000000));
+    });
+
+with_server('sunset equal to the deprecation',
+    location => qq(            chaindata_sunset \@1773014400;\n),
+    check => sub {
+        my ($port, $name) = @_;
+        headers_ok($port, $name, deprecation => '@1773014400', sunset => 'Mon, 09 Mar 2026 00:00:00 GMT');
+    });
+
+# the transaction route is not deprecated: none of these headers
+{
+    my $ng = ChainData::Test::Nginx->start(db => $db,
+        http => qq(    chaindata_deprecation_link $DOC;\n    chaindata_sunset \@1800000000;\n),
+        locations => "        location /extended/v1/tx/ { chaindata_tx; }\n" . rune_locations());
+    my $r = http_get($ng->port, '/extended/v1/tx/0x' . ('0' x 64));
+    is($r->{status}, 404, 'tx route: 404 for an unknown transaction');
+    ok(!grep({ $_->[0] =~ /^(deprecation|link|sunset)$/i } @{ $r->{header_list} }),
+        'tx route: no deprecation headers');
+    is(http_get($ng->port, "/runes/v1/transactions/$tx/activity")->{headers}{sunset}, http_date(1800000000),
+        'the rune route of the same server has them');
+    $ng->stop;
+}
+
+# ---------------------------------------------------------------- nginx -t
+
+sub config {
+    my ($name, %o) = @_;
+    my ($code, $out) = ChainData::Test::Nginx->test_config(db => $db, locations => rune_locations($o{location}),
+        http => $o{http});
+    if ($o{ok}) {
+        is($code, 0, "nginx -t, $name: succeeds") or diag($out);
+        like($out, qr/test is successful/, "nginx -t, $name: successful");
+    } else {
+        isnt($code, 0, "nginx -t, $name: fails");
+        like($out, qr/\[emerg\]/, "nginx -t, $name: emerg");
+        like($out, $o{mention}, "nginx -t, $name: says why") or diag($out);
+    }
+}
+
+my $EARLY = qr/"chaindata_sunset" is earlier than the deprecation date/;
+config('sunset a second before the default deprecation',
+    location => qq(            chaindata_sunset \@1773014399;\n), mention => $EARLY);
+config('sunset as an HTTP-date before the deprecation',
+    location => qq(            chaindata_sunset "Sun, 08 Mar 2026 23:59:59 GMT";\n), mention => qr/$EARLY \(\@1773014400\)/);
+config('sunset at http level before a location deprecation',
+    http => qq(    chaindata_sunset \@1800000000;\n),
+    location => qq(            chaindata_deprecation \@1800000001;\n), mention => qr/$EARLY \(\@1800000001\)/);
+config('sunset at http level before the http deprecation',
+    http => qq(    chaindata_deprecation \@1800000000;\n    chaindata_sunset \@1799999999;\n), mention => $EARLY);
+config('sunset equal to the deprecation', ok => 1, location => qq(            chaindata_sunset \@1773014400;\n));
+config('sunset after the deprecation', ok => 1,
+    location => qq(            chaindata_sunset "Tue, 01 Sep 2026 00:00:00 GMT";\n));
+config('an early sunset with the deprecation off', ok => 1,
+    location => qq(            chaindata_deprecation off;\n            chaindata_sunset \@1;\n));
+config('deprecation without @', location => qq(            chaindata_deprecation 1773014400;\n),
+    mention => qr/chaindata_deprecation.*takes "\@" and Unix seconds/);
+config('deprecation @ and garbage', location => qq(            chaindata_deprecation \@soon;\n),
+    mention => qr/takes "\@" and Unix seconds/);
+config('sunset garbage', location => qq(            chaindata_sunset tomorrow;\n),
+    mention => qr/chaindata_sunset.*takes an HTTP-date/);
+config('link with a space', location => qq(            chaindata_successor_link "https://a.example/ b";\n),
+    mention => qr/takes a URL/);
+config('link with angle brackets', location => qq(            chaindata_deprecation_link "<https://a.example/>";\n),
+    mention => qr/takes a URL/);
+config('deprecation twice', location => qq(            chaindata_deprecation \@1;\n            chaindata_deprecation \@2;\n),
+    mention => qr/is duplicate/);
+
+done_testing;
