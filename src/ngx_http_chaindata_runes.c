@@ -364,8 +364,8 @@ ngx_http_chaindata_rune_handler(ngx_http_request_t *r,
         return NGX_HTTP_INTERNAL_SERVER_ERROR;
     }
 
-    if (!(r->method & (NGX_HTTP_GET|NGX_HTTP_HEAD))) {
-        return ngx_http_chaindata_check_method(r);
+    if (!ngx_http_chaindata_method_allowed(r)) {
+        return ngx_http_chaindata_send_not_allowed(r);
     }
 
     rc = ngx_http_discard_request_body(r);
