@@ -11,6 +11,7 @@ use FindBin;
 use lib "$FindBin::Bin/lib";
 
 use POSIX qw(strftime);
+use Time::HiRes qw(sleep time);
 use Test::More;
 use ChainData::Test qw(:all);
 use ChainData::Runes qw(:all);
@@ -169,6 +170,70 @@ with_server('sunset equal to the deprecation',
         'tx route: no deprecation headers');
     is(http_get($ng->port, "/runes/v1/transactions/$tx/activity")->{headers}{sunset}, http_date(1800000000),
         'the rune route of the same server has them');
+    $ng->stop;
+}
+
+# ---------------------------------------------------------------- 503 and 500 carry them too
+
+{
+    my $own = temp_dir() . '/index';
+    my ($code, $out, $err) = load_index($own, $fx);
+    is($code, 0, 'a private index for the 503 test') or diag($err);
+    fixup_index_perms($own);
+    my $ng = ChainData::Test::Nginx->start(db => $own,
+        locations => rune_locations(qq(            chaindata_sunset \@1800000000;\n)));
+    $ng->expect_log(qr/exited on signal 9|chaindata_db .* cannot open the index/);
+    my @paths = ("/runes/v1/transactions/$tx/activity", "/runes/v1/addresses/$addr/balances");
+
+    rename $own, "$own.away" or die "rename: $!";
+    mkdir $own or die "mkdir: $!";
+    chmod 0755, $own;
+    my %old = map { $_ => 1 } $ng->worker_pids;
+    kill 'KILL', keys %old;
+    my $deadline = time + 10;
+    sleep 0.05 while time < $deadline && !grep { !$old{$_} } $ng->worker_pids;
+
+    for my $p (@paths) {
+        my $r = http_get($ng->port, $p);
+        is($r->{status}, 503, "index unreadable, $p: 503");
+        is($r->{headers}{deprecation}, '@1773014400', "503 $p: Deprecation");
+        is($r->{headers}{sunset}, http_date(1800000000), "503 $p: Sunset");
+        is($r->{headers}{'retry-after'}, '1', "503 $p: Retry-After");
+        like($r->{body}, qr/^\{"statusCode":503,"error":"Service Unavailable"/, "503 $p: JSON body");
+    }
+
+    rmdir $own or die "rmdir: $!";
+    rename "$own.away", $own or die "rename back: $!";
+    sleep 1.2;
+    is(http_get($ng->port, $paths[0])->{status}, 200, 'the index is back: 200 without a reload');
+
+    # damaged lists (written with mdb_load, not the loader): a header that
+    # counts entries the index lacks, and a header of the wrong size
+    my $hex = sub { join '', map { sprintf '\\%02x', ord } split //, $_[0] };
+    my $promising = 'ab' x 32;
+    my $short = 'cd' x 32;
+    my $dump = "VERSION=3\nformat=print\ntype=btree\nHEADER=END\n"
+        . ' ' . $hex->(pack 'H*', $promising) . "\n"
+        . ' ' . $hex->("\x01\0\0\0" . pack('V', 5) . ("\0" x 16)) . "\n"
+        . ' ' . $hex->(pack 'H*', $short) . "\n"
+        . ' ' . $hex->("\x01\0\0") . "\nDATA=END\n";
+    my ($mc, $mout, $merr) = run_cmd(['mdb_load', '-s', 'rune_activity', $own], stdin => $dump);
+    SKIP: {
+        skip "mdb_load failed: $merr", 10 if $mc != 0;
+        $ng->expect_log(qr/rune list header counts 5 entries|"rune_activity" record is damaged/);
+        for my $c ([$promising, 'a header promising absent entries'], [$short, 'a 3-byte header']) {
+            my $r = http_get($ng->port, "/runes/v1/transactions/$c->[0]/activity");
+            is($r->{status}, 500, "$c->[1]: 500");
+            is($r->{body}, '{"statusCode":500,"error":"Internal Server Error","message":'
+                . '"the rune activity could not be read from the index"}', "$c->[1]: JSON body");
+            is($r->{headers}{deprecation}, '@1773014400', "$c->[1]: Deprecation");
+            is($r->{headers}{sunset}, http_date(1800000000), "$c->[1]: Sunset");
+        }
+        like($ng->error_log, qr/\[alert\].*a rune list header counts 5 entries but "rune_activity_entry" holds fewer/,
+            'the missing entries are logged');
+        like($ng->error_log, qr/\[alert\].*a "rune_activity" record is damaged \(format 1, 3 bytes\)/,
+            'the damaged header is logged');
+    }
     $ng->stop;
 }
 
