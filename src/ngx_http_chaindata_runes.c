@@ -55,9 +55,7 @@ static size_t ngx_http_chaindata_txid_key(u_char *key, ngx_str_t *param);
 static size_t ngx_http_chaindata_holder_key(u_char *key, ngx_str_t *param);
 
 
-static const ngx_http_chaindata_rune_route_t
-    ngx_http_chaindata_activity_route =
-{
+static ngx_http_chaindata_rune_route_t  ngx_http_chaindata_activity_route = {
     ngx_string("activity"),
     NGX_HTTP_CHAINDATA_DBI_RUNE_ACTIVITY,
     NGX_HTTP_CHAINDATA_DBI_RUNE_ACTIVITY_ENTRY,
@@ -68,9 +66,7 @@ static const ngx_http_chaindata_rune_route_t
 };
 
 
-static const ngx_http_chaindata_rune_route_t
-    ngx_http_chaindata_balances_route =
-{
+static ngx_http_chaindata_rune_route_t  ngx_http_chaindata_balances_route = {
     ngx_string("balances"),
     NGX_HTTP_CHAINDATA_DBI_RUNE_BALANCES,
     NGX_HTTP_CHAINDATA_DBI_RUNE_BALANCE_ENTRY,
