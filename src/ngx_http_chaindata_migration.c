@@ -125,8 +125,8 @@ typedef struct {
 /*
  * The mapping of specification 9.2 and 9.3, the one place it is held.
  * Paths are the part after /ordinals/v1/ or /ordinals/, as the tables give
- * them; query parameters are the tables' and section 8's.  docs/migration.md
- * writes the same table down.
+ * them; query parameters are the tables' and section 8's.  The README
+ * ("Deprecated Bitcoin-layer endpoints") writes the same table down.
  */
 
 static const ngx_http_chaindata_mig_row_t  ngx_http_chaindata_mig_rows[] = {
@@ -1101,7 +1101,7 @@ ngx_http_chaindata_mig_drops_query(const ngx_http_chaindata_mig_row_t *row)
 
 
 /*
- * The differences as data: "changes" lists codes (docs/migration.md), the
+ * The differences as data: "changes" lists codes (see the README), the
  * query lists name the parameters, "text" is the table's own words.
  */
 
