@@ -159,6 +159,36 @@ ngx_http_chaindata_record_members(ngx_http_chaindata_record_t *rec,
 }
 
 
+/* {"kind":K,"data":{…}} upserts, {"kind":K,"delete":ID} removes */
+
+int
+ngx_http_chaindata_record_upsert(ngx_http_chaindata_record_t *rec,
+    const ngx_http_chaindata_upsert_t *u,
+    const ngx_http_chaindata_jv_t *envelope, ngx_http_chaindata_writeset_t *ws)
+{
+    const ngx_http_chaindata_jv_t  *data, *id;
+
+    data = ngx_http_chaindata_jv_get(envelope, "data");
+    id = ngx_http_chaindata_jv_get(envelope, "delete");
+
+    if ((data == NULL) == (id == NULL)) {
+        return ngx_http_chaindata_record_fail(rec,
+                   "a %s record has either \"data\" or \"delete\"",
+                   u->kind);
+    }
+
+    if (ngx_http_chaindata_record_members(rec, envelope, u->kind,
+                                          data ? u->put_members
+                                               : u->delete_members)
+        != 0)
+    {
+        return -1;
+    }
+
+    return data ? u->put(rec, envelope, data, ws) : u->remove(rec, id, ws);
+}
+
+
 static int
 ngx_http_chaindata_writeset_grow(ngx_http_chaindata_writeset_t *ws,
     size_t bytes)

@@ -93,6 +93,24 @@ int ngx_http_chaindata_record_fail(ngx_http_chaindata_record_t *rec,
 int ngx_http_chaindata_record_members(ngx_http_chaindata_record_t *rec,
     const struct ngx_http_chaindata_jv_s *envelope, const char *kind,
     const char **allowed);
+/* a kind whose records carry either "data" (upsert) or "delete" */
+typedef struct {
+    const char   *kind;
+    const char  **put_members;
+    const char  **delete_members;
+    int         (*put)(ngx_http_chaindata_record_t *rec,
+                       const struct ngx_http_chaindata_jv_s *envelope,
+                       const struct ngx_http_chaindata_jv_s *data,
+                       ngx_http_chaindata_writeset_t *ws);
+    int         (*remove)(ngx_http_chaindata_record_t *rec,
+                          const struct ngx_http_chaindata_jv_s *id,
+                          ngx_http_chaindata_writeset_t *ws);
+} ngx_http_chaindata_upsert_t;
+
+int ngx_http_chaindata_record_upsert(ngx_http_chaindata_record_t *rec,
+    const ngx_http_chaindata_upsert_t *u,
+    const struct ngx_http_chaindata_jv_s *envelope,
+    ngx_http_chaindata_writeset_t *ws);
 unsigned char *ngx_http_chaindata_writeset_add(
     ngx_http_chaindata_writeset_t *ws, ngx_http_chaindata_write_e action,
     ngx_http_chaindata_dbi_e db, const unsigned char *key, size_t key_len,

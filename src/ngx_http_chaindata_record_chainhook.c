@@ -391,33 +391,13 @@ int
 ngx_http_chaindata_record_chainhook(ngx_http_chaindata_record_t *rec,
     const ngx_http_chaindata_jv_t *envelope, ngx_http_chaindata_writeset_t *ws)
 {
-    const ngx_http_chaindata_jv_t  *data, *id;
+    static const ngx_http_chaindata_upsert_t  upsert = {
+        "chainhook",
+        ngx_http_chaindata_chh_put_members,
+        ngx_http_chaindata_chh_delete_members,
+        ngx_http_chaindata_chh_put,
+        ngx_http_chaindata_chh_delete
+    };
 
-    data = ngx_http_chaindata_jv_get(envelope, "data");
-    id = ngx_http_chaindata_jv_get(envelope, "delete");
-
-    if ((data == NULL) == (id == NULL)) {
-        return ngx_http_chaindata_record_fail(rec,
-                   "a chainhook record has either \"data\" or \"delete\"");
-    }
-
-    if (data) {
-        if (ngx_http_chaindata_record_members(rec, envelope, "chainhook",
-                                        ngx_http_chaindata_chh_put_members)
-            != 0)
-        {
-            return -1;
-        }
-
-        return ngx_http_chaindata_chh_put(rec, envelope, data, ws);
-    }
-
-    if (ngx_http_chaindata_record_members(rec, envelope, "chainhook",
-                                    ngx_http_chaindata_chh_delete_members)
-        != 0)
-    {
-        return -1;
-    }
-
-    return ngx_http_chaindata_chh_delete(rec, id, ws);
+    return ngx_http_chaindata_record_upsert(rec, &upsert, envelope, ws);
 }

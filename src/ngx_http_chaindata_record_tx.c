@@ -589,6 +589,7 @@ ngx_http_chaindata_write_doc(unsigned char *doc,
 
 static int
 ngx_http_chaindata_tx_put(ngx_http_chaindata_record_t *rec,
+    const ngx_http_chaindata_jv_t *envelope,
     const ngx_http_chaindata_jv_t *data, ngx_http_chaindata_writeset_t *ws)
 {
     int                              is_call;
@@ -764,33 +765,13 @@ int
 ngx_http_chaindata_record_tx(ngx_http_chaindata_record_t *rec,
     const ngx_http_chaindata_jv_t *envelope, ngx_http_chaindata_writeset_t *ws)
 {
-    const ngx_http_chaindata_jv_t  *data, *id;
+    static const ngx_http_chaindata_upsert_t  upsert = {
+        "tx",
+        ngx_http_chaindata_tx_put_members,
+        ngx_http_chaindata_tx_delete_members,
+        ngx_http_chaindata_tx_put,
+        ngx_http_chaindata_tx_delete
+    };
 
-    data = ngx_http_chaindata_jv_get(envelope, "data");
-    id = ngx_http_chaindata_jv_get(envelope, "delete");
-
-    if ((data == NULL) == (id == NULL)) {
-        return ngx_http_chaindata_record_fail(rec,
-                   "a tx record has either \"data\" or \"delete\"");
-    }
-
-    if (data) {
-        if (ngx_http_chaindata_record_members(rec, envelope, "tx",
-                                        ngx_http_chaindata_tx_put_members)
-            != 0)
-        {
-            return -1;
-        }
-
-        return ngx_http_chaindata_tx_put(rec, data, ws);
-    }
-
-    if (ngx_http_chaindata_record_members(rec, envelope, "tx",
-                                          ngx_http_chaindata_tx_delete_members)
-        != 0)
-    {
-        return -1;
-    }
-
-    return ngx_http_chaindata_tx_delete(rec, id, ws);
+    return ngx_http_chaindata_record_upsert(rec, &upsert, envelope, ws);
 }
