@@ -167,9 +167,22 @@ ngx_http_chaindata_preconfiguration(ngx_conf_t *cf)
 }
 
 
+/*
+ * The key redaction of the chainhook route looks at every request of
+ * every server: installed only where a location serves that route.
+ */
+
 static ngx_int_t
 ngx_http_chaindata_postconfiguration(ngx_conf_t *cf)
 {
+    ngx_http_chaindata_main_conf_t  *mcf;
+
+    mcf = ngx_http_conf_get_module_main_conf(cf, ngx_http_chaindata_module);
+
+    if (mcf->chainhook == 0) {
+        return NGX_OK;
+    }
+
     return ngx_http_chaindata_chainhook_init(cf);
 }
 
@@ -189,6 +202,7 @@ ngx_http_chaindata_create_main_conf(ngx_conf_t *cf)
      *
      *     mcf->db = { 0, NULL };
      *     mcf->handlers = 0;
+     *     mcf->chainhook = 0;
      */
 
     return mcf;
@@ -305,6 +319,10 @@ ngx_http_chaindata_handler_slot(ngx_conf_t *cf, ngx_command_t *cmd,
 
     mcf = ngx_http_conf_get_module_main_conf(cf, ngx_http_chaindata_module);
     mcf->handlers++;
+
+    if (clcf->handler == ngx_http_chaindata_chainhook_handler) {
+        mcf->chainhook++;
+    }
 
     return NGX_CONF_OK;
 }

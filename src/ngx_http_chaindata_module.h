@@ -16,6 +16,7 @@
 typedef struct {
     ngx_str_t    db;              /* chaindata_db */
     ngx_uint_t   handlers;        /* locations that read the index */
+    ngx_uint_t   chainhook;       /* of them, chainhook status locations */
 } ngx_http_chaindata_main_conf_t;
 
 
