@@ -102,6 +102,20 @@ config_ok($good, 'good index');
     }
 }
 
+# an index of another schema version: nginx -t and the loader refuse it
+{
+    my $db = new_index($fx);
+    my ($code, $out, $err) = run_cmd(['mdb_load', '-T', '-s', 'meta', $db],
+                                     stdin => "schema_version\n2\n");
+    is($code, 0, 'schema version set to 2 with mdb_load') or diag($err);
+    config_fails($db, 'schema version 2',
+                 qr/another schema version than this module reads \(1\)/);
+    ($code, $out, $err) = load_index($db, $fx);
+    is($code, 3, 'the loader refuses it too');
+    like($err, qr/has schema version 2, this loader writes version 1/,
+         'and says why');
+}
+
 # the good index also starts and serves
 {
     my $ng = ChainData::Test::Nginx->start(db => $good, locations => $LOC);
