@@ -41,9 +41,12 @@ sub under_load {
     if ($pid == 0) {
         open STDOUT, '>', $out or POSIX::_exit(1);
         open STDERR, '>&', \*STDOUT;
-        exec $wrk, '-t', '2', '-c', '8', '-d', "${seconds}s", '--timeout', '5s',
-            '-s', "$FindBin::Bin/tools/wrk-statuses.lua",
-            'http://127.0.0.1:' . $ng->port, '--', $paths;
+        {
+            no warnings 'exec';
+            exec $wrk, '-t', '2', '-c', '8', '-d', "${seconds}s",
+                '--timeout', '5s', '-s', "$FindBin::Bin/tools/wrk-statuses.lua",
+                'http://127.0.0.1:' . $ng->port, '--', $paths;
+        }
         POSIX::_exit(127);
     }
     $during->();
