@@ -29,6 +29,7 @@ SHARED_SRCS := src/ngx_http_chaindata_codec.c \
                src/ngx_http_chaindata_address.c \
                src/ngx_http_chaindata_paths.c \
                src/ngx_http_chaindata_chainhook_path.c \
+               src/ngx_http_chaindata_migration_map.c \
                src/ngx_http_chaindata_jdoc.c \
                src/ngx_http_chaindata_record.c \
                src/ngx_http_chaindata_record_tx.c \

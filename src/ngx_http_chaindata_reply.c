@@ -157,7 +157,7 @@ ngx_http_chaindata_json_key(ngx_http_chaindata_json_t *j, const char *key)
 
 
 void
-ngx_http_chaindata_json_str(ngx_http_chaindata_json_t *j, u_char *s,
+ngx_http_chaindata_json_str(ngx_http_chaindata_json_t *j, const u_char *s,
     size_t len)
 {
     if (yajl_gen_string(j->gen, s, len) != yajl_gen_status_ok) {

@@ -39,7 +39,7 @@ ngx_int_t ngx_http_chaindata_json_init(ngx_http_chaindata_json_t *j,
 void ngx_http_chaindata_json_key(ngx_http_chaindata_json_t *j,
     const char *key);
 void ngx_http_chaindata_json_str(ngx_http_chaindata_json_t *j,
-    u_char *s, size_t len);
+    const u_char *s, size_t len);
 void ngx_http_chaindata_json_int(ngx_http_chaindata_json_t *j, int64_t n);
 void ngx_http_chaindata_json_bool(ngx_http_chaindata_json_t *j,
     ngx_uint_t b);
