@@ -179,8 +179,9 @@ test-valgrind: deps-test all unit
 	    $(PROVE) -I t/lib t/12-loader.t t/11-tx-live-update.t
 
 # libFuzzer targets (clang) for every parser that takes outside input:
-# ingest records and NDJSON streams, the codecs and query lookup.  `make
-# fuzz` runs each for FUZZ_SECONDS; test-asan runs each for FUZZ_SMOKE.
+# ingest records and NDJSON streams, the codecs and query lookup, and the
+# request target (path and query) of every route.  `make fuzz` runs each
+# for FUZZ_SECONDS; test-asan runs each for FUZZ_SMOKE.
 FUZZ_CC      ?= clang
 FUZZ_FLAGS   := -g -O1 -fsanitize=fuzzer,address,undefined \
                 -fno-sanitize-recover=undefined
