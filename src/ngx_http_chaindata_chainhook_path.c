@@ -358,6 +358,11 @@ ngx_http_chaindata_chh_target(const unsigned char *path, size_t len, int raw,
 
     ngx_http_chaindata_chh_unescape(&piece[0], raw, p->keybuf, &p->key);
 
+    /* "%" or "%4" alone decode to nothing (found by fuzz_chainhook) */
+    if (p->key.len == 0) {
+        return NGX_HTTP_CHAINDATA_CHH_KEY_EMPTY;
+    }
+
     if (p->key.len > NGX_HTTP_CHAINDATA_API_KEY_MAX) {
         return NGX_HTTP_CHAINDATA_CHH_KEY_LONG;
     }
