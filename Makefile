@@ -24,7 +24,8 @@ MODULE_SRCS := $(wildcard src/ngx_http_chaindata_module.c \
                           src/ngx_http_chaindata_chainhook.c \
                           src/ngx_http_chaindata_runes.c \
                           src/ngx_http_chaindata_deprecation.c \
-                          src/ngx_http_chaindata_migration.c)
+                          src/ngx_http_chaindata_migration.c \
+                          src/ngx_http_chaindata_error.c)
 SHARED_SRCS := src/ngx_http_chaindata_codec.c \
                src/ngx_http_chaindata_address.c \
                src/ngx_http_chaindata_paths.c \

@@ -326,6 +326,16 @@ ngx_http_chaindata_send_json(ngx_http_request_t *r, ngx_uint_t status,
         r->header_only = 1;
     }
 
+    /*
+     * No response has a modification date, so If-Unmodified-Since cannot
+     * be evaluated and is ignored (RFC 9110, 13.1.4), where nginx's
+     * not-modified filter would answer 412.  If-Match is evaluated there
+     * against the ETag.
+     */
+    if (r->headers_out.last_modified_time == -1) {
+        r->headers_in.if_unmodified_since = NULL;
+    }
+
     rc = ngx_http_send_header(r);
 
     if (rc == NGX_ERROR || rc > NGX_OK || r->header_only) {
@@ -350,15 +360,35 @@ ngx_http_chaindata_send_json(ngx_http_request_t *r, ngx_uint_t status,
 }
 
 
-static const char *
+/* the reason phrases of Node's http.STATUS_CODES, as fastify sends them */
+
+const char *
 ngx_http_chaindata_reason(ngx_uint_t status)
 {
     switch (status) {
-    case NGX_HTTP_BAD_REQUEST:         return "Bad Request";
-    case NGX_HTTP_NOT_FOUND:           return "Not Found";
-    case NGX_HTTP_NOT_ALLOWED:         return "Method Not Allowed";
-    case NGX_HTTP_SERVICE_UNAVAILABLE: return "Service Unavailable";
-    default:                           return "Internal Server Error";
+    case NGX_HTTP_BAD_REQUEST:              return "Bad Request";
+    case NGX_HTTP_UNAUTHORIZED:             return "Unauthorized";
+    case NGX_HTTP_FORBIDDEN:                return "Forbidden";
+    case NGX_HTTP_NOT_FOUND:                return "Not Found";
+    case NGX_HTTP_NOT_ALLOWED:              return "Method Not Allowed";
+    case NGX_HTTP_REQUEST_TIME_OUT:         return "Request Timeout";
+    case NGX_HTTP_LENGTH_REQUIRED:          return "Length Required";
+    case NGX_HTTP_PRECONDITION_FAILED:      return "Precondition Failed";
+    case NGX_HTTP_REQUEST_ENTITY_TOO_LARGE: return "Payload Too Large";
+    case NGX_HTTP_REQUEST_URI_TOO_LARGE:    return "URI Too Long";
+    case NGX_HTTP_RANGE_NOT_SATISFIABLE:    return "Range Not Satisfiable";
+    case NGX_HTTP_TOO_MANY_REQUESTS:        return "Too Many Requests";
+    case NGX_HTTP_CHAINDATA_HEADER_TOO_LARGE:
+        return "Request Header Fields Too Large";
+    case NGX_HTTP_INTERNAL_SERVER_ERROR:    return "Internal Server Error";
+    case NGX_HTTP_NOT_IMPLEMENTED:          return "Not Implemented";
+    case NGX_HTTP_BAD_GATEWAY:              return "Bad Gateway";
+    case NGX_HTTP_SERVICE_UNAVAILABLE:      return "Service Unavailable";
+    case NGX_HTTP_GATEWAY_TIME_OUT:         return "Gateway Timeout";
+    case NGX_HTTP_VERSION_NOT_SUPPORTED:    return "HTTP Version Not Supported";
+    default:
+        return status < NGX_HTTP_INTERNAL_SERVER_ERROR ? "Client Error"
+                                                       : "Server Error";
     }
 }
 

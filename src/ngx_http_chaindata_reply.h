@@ -22,6 +22,9 @@
 #define NGX_HTTP_CHAINDATA_CACHE_PUBLIC  "public, no-cache, must-revalidate"
 #define NGX_HTTP_CHAINDATA_CACHE_NONE    "no-store"
 
+/* RFC 6585; nginx has none, it says 400 for its own 494 */
+#define NGX_HTTP_CHAINDATA_HEADER_TOO_LARGE  431
+
 
 /* a yajl generator whose memory and output come from a pool */
 typedef struct {
@@ -54,6 +57,7 @@ ngx_int_t ngx_http_chaindata_json_done(ngx_http_chaindata_json_t *j,
 ngx_int_t ngx_http_chaindata_send_json(ngx_http_request_t *r,
     ngx_uint_t status, ngx_str_t *body, ngx_str_t *etag,
     const char *cache_control);
+const char *ngx_http_chaindata_reason(ngx_uint_t status);
 ngx_int_t ngx_http_chaindata_send_error(ngx_http_request_t *r,
     ngx_uint_t status, const char *code, const char *message);
 ngx_int_t ngx_http_chaindata_send_unavailable(ngx_http_request_t *r);
