@@ -813,6 +813,23 @@ same_worker('slow clients');
     is(scalar(keys %msgs), scalar(keys %FIXED), 'a message of its own per status');
 }
 
+# ---------------------------------------------------------------- configuration
+
+{
+    my ($code, $out) = ChainData::Test::Nginx->test_config(db => $db,
+        locations => "        location /x { chaindata_tx; chaindata_error; }\n");
+    isnt($code, 0, 'chaindata_error beside another handler: refused');
+    like($out, qr/conflicts with another content handler/, '... saying so');
+
+    # it reads no index: no chaindata_db needed
+    my $e = ChainData::Test::Nginx->start(locations => <<'EOF');
+        error_page 404 /_e;
+        location = /_e { internal; chaindata_error; }
+EOF
+    error_page(get('/anything', _port => $e->port), 404, 'without chaindata_db');
+    $e->stop;
+}
+
 my $master = $ng->pid;
 same_worker('the end');
 ok(kill(0, $master), 'the master is running');
