@@ -33,9 +33,9 @@ typedef struct {
     ngx_http_chaindata_dbi_e         head_db;
     ngx_http_chaindata_dbi_e         entry_db;
     ngx_http_chaindata_list_key_pt   key;
-    const char                *invalid;
-    const char                *no_route;
-    const char                *unreadable;
+    const char                      *invalid;
+    const char                      *no_route;
+    const char                      *unreadable;
 } ngx_http_chaindata_rune_route_t;
 
 
