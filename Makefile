@@ -24,9 +24,13 @@ MODULE_SRCS := $(wildcard src/ngx_http_chaindata_module.c \
                           src/ngx_http_chaindata_chainhook.c \
                           src/ngx_http_chaindata_runes.c \
                           src/ngx_http_chaindata_deprecation.c \
-                          src/ngx_http_chaindata_migration.c)
+                          src/ngx_http_chaindata_migration.c \
+                          src/ngx_http_chaindata_error.c)
 SHARED_SRCS := src/ngx_http_chaindata_codec.c \
                src/ngx_http_chaindata_address.c \
+               src/ngx_http_chaindata_paths.c \
+               src/ngx_http_chaindata_chainhook_path.c \
+               src/ngx_http_chaindata_migration_map.c \
                src/ngx_http_chaindata_jdoc.c \
                src/ngx_http_chaindata_record.c \
                src/ngx_http_chaindata_record_tx.c \
@@ -176,8 +180,9 @@ test-valgrind: deps-test all unit
 	    $(PROVE) -I t/lib t/12-loader.t t/11-tx-live-update.t
 
 # libFuzzer targets (clang) for every parser that takes outside input:
-# ingest records and NDJSON streams, the codecs and query lookup.  `make
-# fuzz` runs each for FUZZ_SECONDS; test-asan runs each for FUZZ_SMOKE.
+# ingest records and NDJSON streams, the codecs and query lookup, and the
+# request target (path and query) of every route.  `make fuzz` runs each
+# for FUZZ_SECONDS; test-asan runs each for FUZZ_SMOKE.
 FUZZ_CC      ?= clang
 FUZZ_FLAGS   := -g -O1 -fsanitize=fuzzer,address,undefined \
                 -fno-sanitize-recover=undefined

@@ -19,20 +19,14 @@
 
 #include <openssl/crypto.h>
 
+#include "ngx_http_chaindata_chainhook_path.h"
 #include "ngx_http_chaindata_codec.h"
 #include "ngx_http_chaindata_module.h"
 #include "ngx_http_chaindata_reply.h"
 #include "ngx_http_chaindata_store.h"
 
 
-#define NGX_HTTP_CHAINDATA_REDACTED         "***"
 #define NGX_HTTP_CHAINDATA_LOG_DIGEST_LEN   8
-
-/* how a path piece is compared with a literal */
-#define NGX_HTTP_CHAINDATA_PIECE_DECODE     0x01
-#define NGX_HTTP_CHAINDATA_PIECE_CASELESS   0x02
-#define NGX_HTTP_CHAINDATA_PIECE_LOOSE                                       \
-    (NGX_HTTP_CHAINDATA_PIECE_DECODE|NGX_HTTP_CHAINDATA_PIECE_CASELESS)
 
 #define NGX_HTTP_CHAINDATA_KEY_SHORT                                         \
     "params/apiKey must NOT have fewer than 1 characters"
@@ -43,13 +37,6 @@
 #define NGX_HTTP_CHAINDATA_ROUTE_SHAPE                                       \
     "Route not found: the path ends in "                                     \
     "/{apiKey}/chainhooks/{chainhookUuid}/status"
-
-
-typedef struct {
-    ngx_str_t    key;
-    u_char       uuid[NGX_HTTP_CHAINDATA_UUID_LEN];
-    u_char       digest[NGX_HTTP_CHAINDATA_KEY_DIGEST_LEN];
-} ngx_http_chaindata_chh_query_t;
 
 
 static ngx_int_t ngx_http_chaindata_variable_redacted_uri(
@@ -79,265 +66,30 @@ static ngx_http_output_header_filter_pt  ngx_http_chaindata_next_header_filter;
 
 
 /*
- * Path pieces.  A request target as the client sent it is scanned in
- * place: its path ends at "?" (or a "#" a broken client sent), pieces are
- * what lies between slashes after the first one.
- */
-
-static u_char *
-ngx_http_chaindata_path_end(u_char *p, u_char *end)
-{
-    while (p < end && *p != '?' && *p != '#') {
-        p++;
-    }
-
-    return p;
-}
-
-
-static u_char *
-ngx_http_chaindata_piece_end(u_char *p, u_char *end)
-{
-    while (p < end && *p != '/') {
-        p++;
-    }
-
-    return p;
-}
-
-
-/* the piece that ends at e, which lies after the path's first slash */
-
-static u_char *
-ngx_http_chaindata_piece_start(u_char *e)
-{
-    while (e[-1] != '/') {
-        e--;
-    }
-
-    return e;
-}
-
-
-static ngx_int_t
-ngx_http_chaindata_hex_digit(u_char c)
-{
-    if (c >= '0' && c <= '9') {
-        return c - '0';
-    }
-
-    c |= 0x20;
-
-    if (c >= 'a' && c <= 'f') {
-        return c - 'a' + 10;
-    }
-
-    return -1;
-}
-
-
-/* whether the piece [p, q) is the literal, percent-decoded if asked */
-
-static ngx_uint_t
-ngx_http_chaindata_piece_is(u_char *p, u_char *q, const char *lit,
-    ngx_uint_t how)
-{
-    u_char     c;
-    ngx_int_t  hi, lo;
-
-    for ( /* void */ ; p < q; lit++) {
-        c = *p++;
-
-        if (c == '%' && (how & NGX_HTTP_CHAINDATA_PIECE_DECODE)
-            && q - p >= 2)
-        {
-            hi = ngx_http_chaindata_hex_digit(p[0]);
-            lo = ngx_http_chaindata_hex_digit(p[1]);
-
-            if (hi >= 0 && lo >= 0) {
-                c = (u_char) (hi << 4 | lo);
-                p += 2;
-            }
-        }
-
-        if (how & NGX_HTTP_CHAINDATA_PIECE_CASELESS) {
-            c = ngx_tolower(c);
-        }
-
-        if (*lit == '\0' || c != (u_char) *lit) {
-            return 0;
-        }
-    }
-
-    return *lit == '\0';
-}
-
-
-/* the piece [p, q) comes right before a "chainhooks" piece */
-
-static ngx_uint_t
-ngx_http_chaindata_before_chainhooks(u_char *q, u_char *end)
-{
-    if (q == end) {
-        return 0;
-    }
-
-    return ngx_http_chaindata_piece_is(q + 1,
-                                       ngx_http_chaindata_piece_end(q + 1,
-                                                                    end),
-                                       "chainhooks",
-                                       NGX_HTTP_CHAINDATA_PIECE_LOOSE);
-}
-
-
-/* the piece starting at p comes right after the pieces "v1" and "ext" */
-
-static ngx_uint_t
-ngx_http_chaindata_after_v1_ext(u_char *first, u_char *p)
-{
-    u_char  *s1, *s2;
-
-    if (p - 1 == first) {
-        return 0;
-    }
-
-    s1 = ngx_http_chaindata_piece_start(p - 1);
-
-    if (s1 - 1 == first
-        || !ngx_http_chaindata_piece_is(s1, p - 1, "ext",
-                                        NGX_HTTP_CHAINDATA_PIECE_LOOSE))
-    {
-        return 0;
-    }
-
-    s2 = ngx_http_chaindata_piece_start(s1 - 1);
-
-    return ngx_http_chaindata_piece_is(s2, s1 - 1, "v1",
-                                       NGX_HTTP_CHAINDATA_PIECE_LOOSE);
-}
-
-
-/*
- * The pieces of a request target that hold an API key: the one after
- * "v1/ext" and the one before "chainhooks" (compared percent-decoded and
- * in any case, so that no spelling of the route escapes).  Writes into
- * *key the one the route would authenticate with (before the last
- * "chainhooks", else the first after "v1/ext") and returns how many.
- */
-
-static ngx_uint_t
-ngx_http_chaindata_key_pieces(ngx_str_t *uri, ngx_str_t *key)
-{
-    u_char      *p, *q, *first, *end;
-    ngx_str_t    last_before, first_after;
-    ngx_uint_t   n;
-
-    end = ngx_http_chaindata_path_end(uri->data, uri->data + uri->len);
-    first = ngx_strlchr(uri->data, end, '/');
-
-    if (first == NULL) {
-        return 0;
-    }
-
-    n = 0;
-    ngx_str_null(&last_before);
-    ngx_str_null(&first_after);
-
-    for (p = first + 1; /* void */; p = q + 1) {
-        q = ngx_http_chaindata_piece_end(p, end);
-
-        if (ngx_http_chaindata_before_chainhooks(q, end)) {
-            last_before.data = p;
-            last_before.len = q - p;
-            n++;
-
-        } else if (ngx_http_chaindata_after_v1_ext(first, p)) {
-            if (first_after.data == NULL) {
-                first_after.data = p;
-                first_after.len = q - p;
-            }
-
-            n++;
-        }
-
-        if (q == end) {
-            break;
-        }
-    }
-
-    if (key) {
-        *key = last_before.data ? last_before : first_after;
-    }
-
-    return n;
-}
-
-
-/*
  * A copy of the request target with every key piece replaced by "***";
  * with "whole" set and no key piece found, the whole path is replaced.
  * NGX_DECLINED when there is nothing to replace.
  */
 
 static ngx_int_t
-ngx_http_chaindata_redact(ngx_pool_t *pool, ngx_str_t *uri,
+ngx_http_chaindata_redact_uri(ngx_pool_t *pool, ngx_str_t *uri,
     ngx_uint_t whole, ngx_str_t *out)
 {
-    u_char      *p, *q, *first, *end, *o;
-    ngx_uint_t   n;
+    size_t  n;
 
-    n = ngx_http_chaindata_key_pieces(uri, NULL);
+    n = ngx_http_chaindata_key_pieces(uri->data, uri->len, NULL);
 
     if (n == 0 && !whole) {
         return NGX_DECLINED;
     }
 
-    out->data = ngx_pnalloc(pool, uri->len + (n + 1)
-                                  * (sizeof(NGX_HTTP_CHAINDATA_REDACTED) - 1));
+    out->data = ngx_pnalloc(pool, NGX_HTTP_CHAINDATA_REDACTED_SIZE(uri->len,
+                                                                   n));
     if (out->data == NULL) {
         return NGX_ERROR;
     }
 
-    end = ngx_http_chaindata_path_end(uri->data, uri->data + uri->len);
-    first = ngx_strlchr(uri->data, end, '/');
-    o = out->data;
-
-    if (n == 0) {
-        if (first) {
-            o = ngx_cpymem(o, uri->data, first + 1 - uri->data);
-        }
-
-        o = ngx_cpymem(o, NGX_HTTP_CHAINDATA_REDACTED,
-                       sizeof(NGX_HTTP_CHAINDATA_REDACTED) - 1);
-        goto done;
-    }
-
-    o = ngx_cpymem(o, uri->data, first + 1 - uri->data);
-
-    for (p = first + 1; /* void */; p = q + 1) {
-        q = ngx_http_chaindata_piece_end(p, end);
-
-        if (ngx_http_chaindata_before_chainhooks(q, end)
-            || ngx_http_chaindata_after_v1_ext(first, p))
-        {
-            o = ngx_cpymem(o, NGX_HTTP_CHAINDATA_REDACTED,
-                           sizeof(NGX_HTTP_CHAINDATA_REDACTED) - 1);
-
-        } else {
-            o = ngx_cpymem(o, p, q - p);
-        }
-
-        if (q == end) {
-            break;
-        }
-
-        *o++ = '/';
-    }
-
-done:
-
-    o = ngx_cpymem(o, end, uri->data + uri->len - end);
-    out->len = o - out->data;
+    out->len = ngx_http_chaindata_redact(out->data, uri->data, uri->len, n);
 
     return NGX_OK;
 }
@@ -367,8 +119,8 @@ ngx_http_chaindata_variable_redacted_uri(ngx_http_request_t *r,
         return NGX_OK;
     }
 
-    rc = ngx_http_chaindata_redact(r->pool, &r->unparsed_uri,
-                                   ngx_http_chaindata_in_route(r), &out);
+    rc = ngx_http_chaindata_redact_uri(r->pool, &r->unparsed_uri,
+                                       ngx_http_chaindata_in_route(r), &out);
 
     if (rc == NGX_ERROR) {
         return NGX_ERROR;
@@ -392,12 +144,13 @@ static ngx_int_t
 ngx_http_chaindata_variable_api_key_digest(ngx_http_request_t *r,
     ngx_http_variable_value_t *v, uintptr_t data)
 {
-    u_char     *dst, *src;
-    ngx_str_t   raw, key;
-    u_char      digest[NGX_HTTP_CHAINDATA_KEY_DIGEST_LEN];
+    ngx_str_t                  key;
+    ngx_http_chaindata_span_t  raw;
+    u_char                     digest[NGX_HTTP_CHAINDATA_KEY_DIGEST_LEN];
 
     if (r->unparsed_uri.len == 0
-        || ngx_http_chaindata_key_pieces(&r->unparsed_uri, &raw) == 0
+        || ngx_http_chaindata_key_pieces(r->unparsed_uri.data,
+                                         r->unparsed_uri.len, &raw) == 0
         || raw.len == 0)
     {
         v->not_found = 1;
@@ -409,10 +162,7 @@ ngx_http_chaindata_variable_api_key_digest(ngx_http_request_t *r,
         return NGX_ERROR;
     }
 
-    dst = key.data;
-    src = raw.data;
-    ngx_unescape_uri(&dst, &src, raw.len, 0);
-    key.len = dst - key.data;
+    key.len = ngx_http_chaindata_unescape(key.data, raw.data, raw.len);
 
     v->data = ngx_pnalloc(r->pool, 2 * NGX_HTTP_CHAINDATA_LOG_DIGEST_LEN);
     if (v->data == NULL) {
@@ -471,7 +221,7 @@ ngx_http_chaindata_redact_request_line(ngx_http_request_t *r,
         return NGX_DECLINED;
     }
 
-    rc = ngx_http_chaindata_redact(r->pool, &r->unparsed_uri, whole, &uri);
+    rc = ngx_http_chaindata_redact_uri(r->pool, &r->unparsed_uri, whole, &uri);
 
     if (rc == NGX_DECLINED) {
         return NGX_DECLINED;
@@ -549,7 +299,8 @@ ngx_http_chaindata_redact_line_in_route(ngx_http_request_t *r)
 {
     if (!ngx_http_chaindata_in_route(r)
         || r->unparsed_uri.len == 0
-        || ngx_http_chaindata_key_pieces(&r->unparsed_uri, NULL))
+        || ngx_http_chaindata_key_pieces(r->unparsed_uri.data,
+                                         r->unparsed_uri.len, NULL))
     {
         return NGX_DECLINED;
     }
@@ -621,7 +372,9 @@ ngx_http_chaindata_chainhook_header_filter(ngx_http_request_t *r)
     if (r == r->main
         && (ngx_http_chaindata_in_route(r)
             || (r->unparsed_uri.len
-                && ngx_http_chaindata_key_pieces(&r->unparsed_uri, NULL))))
+                && ngx_http_chaindata_key_pieces(r->unparsed_uri.data,
+                                                 r->unparsed_uri.len,
+                                                 NULL))))
     {
         if (ngx_http_chaindata_no_store(r) != NGX_OK) {
             return NGX_ERROR;
@@ -663,159 +416,52 @@ ngx_http_chaindata_chainhook_init(ngx_conf_t *cf)
 
 
 /*
- * The route's parameters: the last four pieces of the path must be
- * {apiKey}/chainhooks/{chainhookUuid}/status.  The path is the one the
- * client sent (so that "//" is an empty key even where nginx merges
- * slashes, and "%2F" stays inside the key), percent-decoded here; after
- * a rewrite or an internal redirect it is the (decoded) current URI.
- */
-
-static ngx_int_t
-ngx_http_chaindata_chh_pieces(ngx_http_request_t *r, ngx_str_t *piece,
-    ngx_uint_t *decode)
-{
-    u_char      *start, *end, *s, *e;
-    ngx_int_t    i;
-
-    *decode = r->valid_unparsed_uri && r->unparsed_uri.len;
-
-    if (*decode) {
-        start = r->unparsed_uri.data;
-        end = ngx_http_chaindata_path_end(start, start + r->unparsed_uri.len);
-
-    } else {
-        start = r->uri.data;
-        end = start + r->uri.len;
-    }
-
-    e = end;
-
-    for (i = 3; i >= 0; i--) {
-        for (s = e; s > start && s[-1] != '/'; s--) { /* void */ }
-
-        if (s == start) {
-            return NGX_DECLINED;
-        }
-
-        piece[i].data = s;
-        piece[i].len = e - s;
-        e = s - 1;
-    }
-
-    return NGX_OK;
-}
-
-
-static ngx_int_t
-ngx_http_chaindata_chh_unescape(ngx_http_request_t *r, ngx_str_t *piece,
-    ngx_uint_t decode, ngx_str_t *out)
-{
-    u_char  *dst, *src;
-
-    if (!decode) {
-        *out = *piece;
-        return NGX_OK;
-    }
-
-    out->data = ngx_pnalloc(r->pool, piece->len);
-    if (out->data == NULL) {
-        return NGX_ERROR;
-    }
-
-    dst = out->data;
-    src = piece->data;
-    ngx_unescape_uri(&dst, &src, piece->len, 0);
-    out->len = dst - out->data;
-
-    return NGX_OK;
-}
-
-
-/*
- * NGX_OK with q filled; NGX_DECLINED with the error already sent in *rc;
- * NGX_ERROR.
+ * The route's parameters (ngx_http_chaindata_chh_target): from the path
+ * as the client sent it, or after a rewrite or an internal redirect from
+ * the (decoded) current URI.  NGX_OK with p filled; NGX_DECLINED with the
+ * error already sent in *rc.
  */
 
 static ngx_int_t
 ngx_http_chaindata_chh_parse(ngx_http_request_t *r,
-    ngx_http_chaindata_chh_query_t *q, ngx_int_t *rc)
+    ngx_http_chaindata_chh_params_t *p, ngx_int_t *rc)
 {
-    ngx_str_t   piece[4], uuid;
-    ngx_uint_t  decode, how;
+    ngx_str_t   *path;
+    ngx_uint_t   raw;
+    const char  *msg;
 
-    if (ngx_http_chaindata_chh_pieces(r, piece, &decode) != NGX_OK) {
+    raw = r->valid_unparsed_uri && r->unparsed_uri.len;
+    path = raw ? &r->unparsed_uri : &r->uri;
+
+    switch (ngx_http_chaindata_chh_target(path->data, path->len, raw, p)) {
+
+    case NGX_HTTP_CHAINDATA_CHH_OK:
+        return NGX_OK;
+
+    case NGX_HTTP_CHAINDATA_CHH_KEY_EMPTY:
+        msg = NGX_HTTP_CHAINDATA_KEY_SHORT;
+        break;
+
+    case NGX_HTTP_CHAINDATA_CHH_KEY_LONG:
+        msg = NGX_HTTP_CHAINDATA_KEY_LONG;
+        break;
+
+    case NGX_HTTP_CHAINDATA_CHH_BAD_UUID:
+        msg = NGX_HTTP_CHAINDATA_UUID_FORMAT;
+        break;
+
+    default:
         goto no_route;
     }
 
-    how = decode ? NGX_HTTP_CHAINDATA_PIECE_DECODE : 0;
-
-    if (!ngx_http_chaindata_piece_is(piece[1].data,
-                                     piece[1].data + piece[1].len,
-                                     "chainhooks", how)
-        || !ngx_http_chaindata_piece_is(piece[3].data,
-                                        piece[3].data + piece[3].len,
-                                        "status", how))
-    {
-        goto no_route;
-    }
-
-    /* upstream validates apiKey, then chainhookUuid */
-
-    if (piece[0].len == 0) {
-        *rc = ngx_http_chaindata_send_error(r, NGX_HTTP_BAD_REQUEST,
-                                            "FST_ERR_VALIDATION",
-                                            NGX_HTTP_CHAINDATA_KEY_SHORT);
-        return NGX_DECLINED;
-    }
-
-    if (piece[0].len > 3 * NGX_HTTP_CHAINDATA_API_KEY_MAX) {
-        goto too_long;
-    }
-
-    if (ngx_http_chaindata_chh_unescape(r, &piece[0], decode, &q->key)
-        != NGX_OK)
-    {
-        return NGX_ERROR;
-    }
-
-    if (q->key.len > NGX_HTTP_CHAINDATA_API_KEY_MAX) {
-        goto too_long;
-    }
-
-    if (piece[2].len > 3 * NGX_HTTP_CHAINDATA_UUID_TEXT_LEN) {
-        goto bad_uuid;
-    }
-
-    if (ngx_http_chaindata_chh_unescape(r, &piece[2], decode, &uuid)
-        != NGX_OK)
-    {
-        return NGX_ERROR;
-    }
-
-    if (ngx_http_chaindata_uuid_parse(uuid.data, uuid.len, q->uuid) != 0) {
-        goto bad_uuid;
-    }
-
-    return NGX_OK;
+    *rc = ngx_http_chaindata_send_error(r, NGX_HTTP_BAD_REQUEST,
+                                        "FST_ERR_VALIDATION", msg);
+    return NGX_DECLINED;
 
 no_route:
 
     *rc = ngx_http_chaindata_send_error(r, NGX_HTTP_NOT_FOUND, NULL,
                                         NGX_HTTP_CHAINDATA_ROUTE_SHAPE);
-    return NGX_DECLINED;
-
-too_long:
-
-    *rc = ngx_http_chaindata_send_error(r, NGX_HTTP_BAD_REQUEST,
-                                        "FST_ERR_VALIDATION",
-                                        NGX_HTTP_CHAINDATA_KEY_LONG);
-    return NGX_DECLINED;
-
-bad_uuid:
-
-    *rc = ngx_http_chaindata_send_error(r, NGX_HTTP_BAD_REQUEST,
-                                        "FST_ERR_VALIDATION",
-                                        NGX_HTTP_CHAINDATA_UUID_FORMAT);
     return NGX_DECLINED;
 }
 
@@ -830,7 +476,7 @@ bad_uuid:
 
 static ngx_int_t
 ngx_http_chaindata_chh_read(ngx_http_request_t *r,
-    ngx_http_chaindata_chh_query_t *q, ngx_str_t *body)
+    ngx_http_chaindata_chh_params_t *q, u_char *digest, ngx_str_t *body)
 {
     ngx_int_t                 rc;
     MDB_val                   val;
@@ -861,7 +507,7 @@ ngx_http_chaindata_chh_read(ngx_http_request_t *r,
 
     stored = found ? h.key_digest : ngx_http_chaindata_no_digest;
 
-    match = (CRYPTO_memcmp(q->digest, stored,
+    match = (CRYPTO_memcmp(digest, stored,
                            NGX_HTTP_CHAINDATA_KEY_DIGEST_LEN) == 0);
 
     if (!(found & match)) {
@@ -883,9 +529,10 @@ ngx_http_chaindata_chh_read(ngx_http_request_t *r,
 ngx_int_t
 ngx_http_chaindata_chainhook_handler(ngx_http_request_t *r)
 {
-    ngx_int_t                       rc;
-    ngx_str_t                       body;
-    ngx_http_chaindata_chh_query_t  q;
+    ngx_int_t                        rc;
+    ngx_str_t                        body;
+    ngx_http_chaindata_chh_params_t  q;
+    u_char                           digest[NGX_HTTP_CHAINDATA_KEY_DIGEST_LEN];
 
     if (!ngx_http_chaindata_method_allowed(r)) {
         return ngx_http_chaindata_send_not_allowed(r);
@@ -896,21 +543,15 @@ ngx_http_chaindata_chainhook_handler(ngx_http_request_t *r)
         return rc;
     }
 
-    ngx_memzero(&q, sizeof(q));
-
-    switch (ngx_http_chaindata_chh_parse(r, &q, &rc)) {
-
-    case NGX_OK:
-        break;
-
-    case NGX_DECLINED:
+    if (ngx_http_chaindata_chh_parse(r, &q, &rc) != NGX_OK) {
+        ngx_explicit_memzero(q.keybuf, sizeof(q.keybuf));
         return rc;
-
-    default:
-        return NGX_HTTP_INTERNAL_SERVER_ERROR;
     }
 
-    ngx_http_chaindata_key_digest(q.key.data, q.key.len, q.digest);
+    ngx_http_chaindata_key_digest(q.key.data, q.key.len, digest);
+
+    /* the decoded key goes no further */
+    ngx_explicit_memzero(q.keybuf, sizeof(q.keybuf));
 
     if (ngx_http_chaindata_store_begin(r->connection->log) != NGX_OK) {
         return ngx_http_chaindata_send_unavailable(r);
@@ -918,7 +559,7 @@ ngx_http_chaindata_chainhook_handler(ngx_http_request_t *r)
 
     ngx_str_null(&body);
 
-    rc = ngx_http_chaindata_chh_read(r, &q, &body);
+    rc = ngx_http_chaindata_chh_read(r, &q, digest, &body);
 
     ngx_http_chaindata_store_end();
 

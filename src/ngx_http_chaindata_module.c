@@ -116,6 +116,13 @@ static ngx_command_t  ngx_http_chaindata_commands[] = {
       offsetof(ngx_http_chaindata_loc_conf_t, migration_base_brc20),
       NULL },
 
+    { ngx_string("chaindata_error"),
+      NGX_HTTP_LOC_CONF|NGX_CONF_NOARGS,
+      ngx_http_chaindata_error,
+      NGX_HTTP_LOC_CONF_OFFSET,
+      0,
+      NULL },
+
     { ngx_string("chaindata_migration_redirect"),
       NGX_HTTP_MAIN_CONF|NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_FLAG,
       ngx_conf_set_flag_slot,

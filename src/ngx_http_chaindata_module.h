@@ -65,6 +65,11 @@ ngx_int_t ngx_http_chaindata_deprecation_headers(ngx_http_request_t *r);
 ngx_int_t ngx_http_chaindata_deprecation_headers_with(ngx_http_request_t *r,
     ngx_str_t *successor);
 
+/* ngx_http_chaindata_error.c */
+ngx_int_t ngx_http_chaindata_error_handler(ngx_http_request_t *r);
+char *ngx_http_chaindata_error(ngx_conf_t *cf, ngx_command_t *cmd,
+    void *conf);
+
 /* ngx_http_chaindata_migration.c */
 char *ngx_http_chaindata_migration(ngx_conf_t *cf, ngx_command_t *cmd,
     void *conf);

@@ -157,7 +157,7 @@ ngx_http_chaindata_json_key(ngx_http_chaindata_json_t *j, const char *key)
 
 
 void
-ngx_http_chaindata_json_str(ngx_http_chaindata_json_t *j, u_char *s,
+ngx_http_chaindata_json_str(ngx_http_chaindata_json_t *j, const u_char *s,
     size_t len)
 {
     if (yajl_gen_string(j->gen, s, len) != yajl_gen_status_ok) {
@@ -326,6 +326,16 @@ ngx_http_chaindata_send_json(ngx_http_request_t *r, ngx_uint_t status,
         r->header_only = 1;
     }
 
+    /*
+     * No response has a modification date, so If-Unmodified-Since cannot
+     * be evaluated and is ignored (RFC 9110, 13.1.4), where nginx's
+     * not-modified filter would answer 412.  If-Match is evaluated there
+     * against the ETag.
+     */
+    if (r->headers_out.last_modified_time == -1) {
+        r->headers_in.if_unmodified_since = NULL;
+    }
+
     rc = ngx_http_send_header(r);
 
     if (rc == NGX_ERROR || rc > NGX_OK || r->header_only) {
@@ -350,15 +360,35 @@ ngx_http_chaindata_send_json(ngx_http_request_t *r, ngx_uint_t status,
 }
 
 
-static const char *
+/* the reason phrases of Node's http.STATUS_CODES, as fastify sends them */
+
+const char *
 ngx_http_chaindata_reason(ngx_uint_t status)
 {
     switch (status) {
-    case NGX_HTTP_BAD_REQUEST:         return "Bad Request";
-    case NGX_HTTP_NOT_FOUND:           return "Not Found";
-    case NGX_HTTP_NOT_ALLOWED:         return "Method Not Allowed";
-    case NGX_HTTP_SERVICE_UNAVAILABLE: return "Service Unavailable";
-    default:                           return "Internal Server Error";
+    case NGX_HTTP_BAD_REQUEST:              return "Bad Request";
+    case NGX_HTTP_UNAUTHORIZED:             return "Unauthorized";
+    case NGX_HTTP_FORBIDDEN:                return "Forbidden";
+    case NGX_HTTP_NOT_FOUND:                return "Not Found";
+    case NGX_HTTP_NOT_ALLOWED:              return "Method Not Allowed";
+    case NGX_HTTP_REQUEST_TIME_OUT:         return "Request Timeout";
+    case NGX_HTTP_LENGTH_REQUIRED:          return "Length Required";
+    case NGX_HTTP_PRECONDITION_FAILED:      return "Precondition Failed";
+    case NGX_HTTP_REQUEST_ENTITY_TOO_LARGE: return "Payload Too Large";
+    case NGX_HTTP_REQUEST_URI_TOO_LARGE:    return "URI Too Long";
+    case NGX_HTTP_RANGE_NOT_SATISFIABLE:    return "Range Not Satisfiable";
+    case NGX_HTTP_TOO_MANY_REQUESTS:        return "Too Many Requests";
+    case NGX_HTTP_CHAINDATA_HEADER_TOO_LARGE:
+        return "Request Header Fields Too Large";
+    case NGX_HTTP_INTERNAL_SERVER_ERROR:    return "Internal Server Error";
+    case NGX_HTTP_NOT_IMPLEMENTED:          return "Not Implemented";
+    case NGX_HTTP_BAD_GATEWAY:              return "Bad Gateway";
+    case NGX_HTTP_SERVICE_UNAVAILABLE:      return "Service Unavailable";
+    case NGX_HTTP_GATEWAY_TIME_OUT:         return "Gateway Timeout";
+    case NGX_HTTP_VERSION_NOT_SUPPORTED:    return "HTTP Version Not Supported";
+    default:
+        return status < NGX_HTTP_INTERNAL_SERVER_ERROR ? "Client Error"
+                                                       : "Server Error";
     }
 }
 
@@ -559,61 +589,57 @@ ngx_http_chaindata_etag_matches(ngx_http_request_t *r, ngx_str_t *etag)
 }
 
 
-void
-ngx_http_chaindata_last_segment(ngx_http_request_t *r, ngx_str_t *seg)
-{
-    u_char  *p, *end;
-
-    end = r->uri.data + r->uri.len;
-
-    for (p = end; p > r->uri.data && p[-1] != '/'; p--) { /* void */ }
-
-    seg->data = p;
-    seg->len = end - p;
-}
-
-
 ngx_int_t
-ngx_http_chaindata_arg(ngx_http_request_t *r, const char *name,
-    ngx_str_t *value)
+ngx_http_chaindata_request_query(ngx_http_request_t *r,
+    ngx_http_chaindata_query_t *q)
 {
-    u_char       *dst, *src;
-    size_t        n;
-    ngx_str_t     raw;
+    u_char  *buf;
 
-    n = ngx_http_chaindata_query_find(r->args.data, r->args.len, name,
-                                      (const u_char **) &raw.data, &raw.len);
+    buf = NULL;
 
-    if (n == 0) {
-        return NGX_DECLINED;
+    if (r->args.len) {
+        buf = ngx_pnalloc(r->pool, r->args.len);
+        if (buf == NULL) {
+            return NGX_ERROR;
+        }
     }
 
-    if (n > 1) {
-        return NGX_BUSY;
-    }
-
-    dst = ngx_pnalloc(r->pool, raw.len + 1);
-    if (dst == NULL) {
-        return NGX_ERROR;
-    }
-
-    value->data = dst;
-    src = raw.data;
-    ngx_unescape_uri(&dst, &src, raw.len, 0);
-    value->len = dst - value->data;
+    ngx_http_chaindata_query_init(q, r->args.data, r->args.len, buf);
 
     return NGX_OK;
 }
 
 
-static const char *
-ngx_http_chaindata_arg_message(ngx_http_request_t *r, const char *name,
-    const char *what, uint64_t bound, ngx_uint_t with_bound)
-{
-    u_char  *msg;
-    size_t   len;
+/* "querystring/NAME must be integer", "… must be >= N" and so on */
 
-    len = sizeof("querystring/") + ngx_strlen(name) + ngx_strlen(what)
+const char *
+ngx_http_chaindata_query_message(ngx_http_request_t *r,
+    ngx_http_chaindata_query_t *q)
+{
+    u_char      *msg;
+    size_t       len;
+    const char  *what;
+
+    switch (q->rc) {
+
+    case NGX_HTTP_CHAINDATA_ARG_TOO_SMALL:
+        what = "must be >=";
+        break;
+
+    case NGX_HTTP_CHAINDATA_ARG_TOO_LARGE:
+        what = "must be <=";
+        break;
+
+    case NGX_HTTP_CHAINDATA_ARG_NOT_BOOLEAN:
+        what = "must be boolean";
+        break;
+
+    default:
+        what = "must be integer";
+        break;
+    }
+
+    len = sizeof("querystring/") + ngx_strlen(q->name) + ngx_strlen(what)
           + NGX_INT64_LEN + 2;
 
     msg = ngx_pnalloc(r->pool, len);
@@ -621,91 +647,14 @@ ngx_http_chaindata_arg_message(ngx_http_request_t *r, const char *name,
         return "invalid query";
     }
 
-    if (with_bound) {
-        ngx_sprintf(msg, "querystring/%s %s %uL%Z", name, what, bound);
+    if (q->rc == NGX_HTTP_CHAINDATA_ARG_TOO_SMALL
+        || q->rc == NGX_HTTP_CHAINDATA_ARG_TOO_LARGE)
+    {
+        ngx_sprintf(msg, "querystring/%s %s %uL%Z", q->name, what, q->bound);
 
     } else {
-        ngx_sprintf(msg, "querystring/%s %s%Z", name, what);
+        ngx_sprintf(msg, "querystring/%s %s%Z", q->name, what);
     }
 
     return (const char *) msg;
-}
-
-
-ngx_int_t
-ngx_http_chaindata_arg_uint(ngx_http_request_t *r, const char *name,
-    uint64_t min, uint64_t max, uint64_t dflt, uint64_t *out,
-    const char **msg)
-{
-    ngx_int_t                    rc;
-    ngx_str_t                    value;
-    ngx_http_chaindata_int_rc_e  irc;
-
-    rc = ngx_http_chaindata_arg(r, name, &value);
-
-    if (rc == NGX_DECLINED) {
-        *out = dflt;
-        return NGX_OK;
-    }
-
-    if (rc == NGX_ERROR) {
-        return NGX_ERROR;
-    }
-
-    /* a repeated argument is an array upstream: not an integer either */
-    irc = (rc == NGX_BUSY)
-          ? NGX_HTTP_CHAINDATA_INT_INVALID
-          : ngx_http_chaindata_parse_int(value.data, value.len,
-                                         max == UINT64_MAX ? max : max + 1,
-                                         out);
-
-    if (irc == NGX_HTTP_CHAINDATA_INT_INVALID) {
-        *msg = ngx_http_chaindata_arg_message(r, name, "must be integer", 0,
-                                              0);
-        return NGX_DECLINED;
-    }
-
-    if (irc == NGX_HTTP_CHAINDATA_INT_NEGATIVE || *out < min) {
-        *msg = ngx_http_chaindata_arg_message(r, name, "must be >=", min, 1);
-        return NGX_DECLINED;
-    }
-
-    if (*out > max) {
-        *msg = ngx_http_chaindata_arg_message(r, name, "must be <=", max, 1);
-        return NGX_DECLINED;
-    }
-
-    return NGX_OK;
-}
-
-
-ngx_int_t
-ngx_http_chaindata_arg_bool(ngx_http_request_t *r, const char *name,
-    ngx_uint_t *out, const char **msg)
-{
-    ngx_int_t  rc;
-    ngx_str_t  value;
-
-    *out = 0;
-
-    rc = ngx_http_chaindata_arg(r, name, &value);
-
-    if (rc == NGX_DECLINED || rc == NGX_ERROR) {
-        return rc == NGX_ERROR ? NGX_ERROR : NGX_OK;
-    }
-
-    if (rc == NGX_OK) {
-        if (value.len == 4 && ngx_strncmp(value.data, "true", 4) == 0) {
-            *out = 1;
-            return NGX_OK;
-        }
-
-        if (value.len == 5 && ngx_strncmp(value.data, "false", 5) == 0) {
-            return NGX_OK;
-        }
-    }
-
-    *msg = ngx_http_chaindata_arg_message(r, name, "must be boolean", 0, 0);
-
-    return NGX_DECLINED;
 }

@@ -2,7 +2,7 @@
 /*
  * chaindata: the HTTP side every route shares: JSON replies (error bodies
  * written with a yajl generator bound to the request pool), caching
- * headers and conditional requests, path segments and query arguments.
+ * headers and conditional requests, query arguments.
  */
 
 
@@ -16,9 +16,14 @@
 
 #include <yajl/yajl_gen.h>
 
+#include "ngx_http_chaindata_paths.h"
+
 
 #define NGX_HTTP_CHAINDATA_CACHE_PUBLIC  "public, no-cache, must-revalidate"
 #define NGX_HTTP_CHAINDATA_CACHE_NONE    "no-store"
+
+/* RFC 6585; nginx has none, it says 400 for its own 494 */
+#define NGX_HTTP_CHAINDATA_HEADER_TOO_LARGE  431
 
 
 /* a yajl generator whose memory and output come from a pool */
@@ -37,7 +42,7 @@ ngx_int_t ngx_http_chaindata_json_init(ngx_http_chaindata_json_t *j,
 void ngx_http_chaindata_json_key(ngx_http_chaindata_json_t *j,
     const char *key);
 void ngx_http_chaindata_json_str(ngx_http_chaindata_json_t *j,
-    u_char *s, size_t len);
+    const u_char *s, size_t len);
 void ngx_http_chaindata_json_int(ngx_http_chaindata_json_t *j, int64_t n);
 void ngx_http_chaindata_json_bool(ngx_http_chaindata_json_t *j,
     ngx_uint_t b);
@@ -52,6 +57,7 @@ ngx_int_t ngx_http_chaindata_json_done(ngx_http_chaindata_json_t *j,
 ngx_int_t ngx_http_chaindata_send_json(ngx_http_request_t *r,
     ngx_uint_t status, ngx_str_t *body, ngx_str_t *etag,
     const char *cache_control);
+const char *ngx_http_chaindata_reason(ngx_uint_t status);
 ngx_int_t ngx_http_chaindata_send_error(ngx_http_request_t *r,
     ngx_uint_t status, const char *code, const char *message);
 ngx_int_t ngx_http_chaindata_send_unavailable(ngx_http_request_t *r);
@@ -72,28 +78,15 @@ ngx_int_t ngx_http_chaindata_etag_matches(ngx_http_request_t *r,
 ngx_int_t ngx_http_chaindata_add_header(ngx_http_request_t *r,
     const char *name, ngx_str_t *value);
 
-void ngx_http_chaindata_last_segment(ngx_http_request_t *r, ngx_str_t *seg);
-
 /*
- * A query argument, percent-decoded into the pool: NGX_OK, NGX_DECLINED
- * when absent, NGX_BUSY when given more than once, NGX_ERROR.
+ * The request's query string, ready for the checks of
+ * ngx_http_chaindata_paths.h (room for its values from the pool), and the
+ * upstream validation message of the check that failed.
  */
-ngx_int_t ngx_http_chaindata_arg(ngx_http_request_t *r, const char *name,
-    ngx_str_t *value);
-
-
-/*
- * An integer query argument between min and max, or dflt when absent.
- * NGX_OK; NGX_DECLINED with the upstream validation message in *msg;
- * NGX_ERROR.
- */
-ngx_int_t ngx_http_chaindata_arg_uint(ngx_http_request_t *r,
-    const char *name, uint64_t min, uint64_t max, uint64_t dflt,
-    uint64_t *out, const char **msg);
-
-/* a boolean query argument ("true" or "false"), like arg_uint */
-ngx_int_t ngx_http_chaindata_arg_bool(ngx_http_request_t *r,
-    const char *name, ngx_uint_t *out, const char **msg);
+ngx_int_t ngx_http_chaindata_request_query(ngx_http_request_t *r,
+    ngx_http_chaindata_query_t *q);
+const char *ngx_http_chaindata_query_message(ngx_http_request_t *r,
+    ngx_http_chaindata_query_t *q);
 
 
 #endif /* _NGX_HTTP_CHAINDATA_REPLY_H_INCLUDED_ */

@@ -15,21 +15,9 @@
 #include "ngx_http_chaindata_address.h"
 #include "ngx_http_chaindata_codec.h"
 #include "ngx_http_chaindata_module.h"
+#include "ngx_http_chaindata_paths.h"
 #include "ngx_http_chaindata_reply.h"
 #include "ngx_http_chaindata_store.h"
-
-
-#define NGX_HTTP_CHAINDATA_PAGE_LIMIT      20
-#define NGX_HTTP_CHAINDATA_PAGE_LIMIT_MAX  60
-
-
-typedef struct {
-    u_char       key[NGX_HTTP_CHAINDATA_LIST_KEY_MAX];
-    size_t       key_len;
-    uint64_t     offset;          /* saturated at 2^64 - 1 */
-    ngx_str_t    offset_text;     /* the offset as given, normalised */
-    uint64_t     limit;
-} ngx_http_chaindata_page_query_t;
 
 
 typedef struct {
@@ -41,25 +29,21 @@ typedef struct {
 
 /* what tells the two routes apart */
 typedef struct {
-    ngx_str_t                  segment;
-    ngx_http_chaindata_dbi_e   head_db;
-    ngx_http_chaindata_dbi_e   entry_db;
-    size_t                   (*key)(u_char *key, ngx_str_t *param);
-    const char                *invalid;
-    const char                *no_route;
-    const char                *unreadable;
+    const char                      *segment;
+    ngx_http_chaindata_dbi_e         head_db;
+    ngx_http_chaindata_dbi_e         entry_db;
+    ngx_http_chaindata_list_key_pt   key;
+    const char                      *invalid;
+    const char                      *no_route;
+    const char                      *unreadable;
 } ngx_http_chaindata_rune_route_t;
 
 
-static size_t ngx_http_chaindata_txid_key(u_char *key, ngx_str_t *param);
-static size_t ngx_http_chaindata_holder_key(u_char *key, ngx_str_t *param);
-
-
 static ngx_http_chaindata_rune_route_t  ngx_http_chaindata_activity_route = {
-    ngx_string("activity"),
+    "activity",
     NGX_HTTP_CHAINDATA_DBI_RUNE_ACTIVITY,
     NGX_HTTP_CHAINDATA_DBI_RUNE_ACTIVITY_ENTRY,
-    ngx_http_chaindata_txid_key,
+    ngx_http_chaindata_txid_list_key,
     "params/tx_id must match pattern \"^[a-fA-F0-9]{64}$\"",
     "Route not found: the path must end in /{tx_id}/activity",
     "the rune activity could not be read from the index"
@@ -67,120 +51,15 @@ static ngx_http_chaindata_rune_route_t  ngx_http_chaindata_activity_route = {
 
 
 static ngx_http_chaindata_rune_route_t  ngx_http_chaindata_balances_route = {
-    ngx_string("balances"),
+    "balances",
     NGX_HTTP_CHAINDATA_DBI_RUNE_BALANCES,
     NGX_HTTP_CHAINDATA_DBI_RUNE_BALANCE_ENTRY,
-    ngx_http_chaindata_holder_key,
+    ngx_http_chaindata_address_key,
     "params/address must be a Bitcoin address (base58, or bech32 in one "
     "case)",
     "Route not found: the path must end in /{address}/balances",
     "the rune balances could not be read from the index"
 };
-
-
-/* 64 hex digits in any case, no "0x": the binary id is the key */
-
-static size_t
-ngx_http_chaindata_txid_key(u_char *key, ngx_str_t *param)
-{
-    if (param->len != NGX_HTTP_CHAINDATA_TXID_HEX_LEN
-        || ngx_http_chaindata_hex_decode(key, param->data, param->len) != 0)
-    {
-        return 0;
-    }
-
-    return NGX_HTTP_CHAINDATA_TXID_LEN;
-}
-
-
-static size_t
-ngx_http_chaindata_holder_key(u_char *key, ngx_str_t *param)
-{
-    return ngx_http_chaindata_address_key(key, param->data, param->len);
-}
-
-
-/*
- * The path parameter: the segment before the last one, which must be the
- * route's own ("…/{param}/activity").  NGX_DECLINED for any other shape.
- */
-
-static ngx_int_t
-ngx_http_chaindata_rune_param(ngx_http_request_t *r, const ngx_str_t *segment,
-    ngx_str_t *param)
-{
-    u_char     *slash, *start;
-    ngx_str_t   last;
-
-    ngx_http_chaindata_last_segment(r, &last);
-
-    if (last.len != segment->len
-        || ngx_strncmp(last.data, segment->data, segment->len) != 0)
-    {
-        return NGX_DECLINED;
-    }
-
-    slash = last.data - 1;
-
-    if (slash <= r->uri.data) {
-        return NGX_DECLINED;
-    }
-
-    for (start = slash; start > r->uri.data && start[-1] != '/'; start--) {
-        /* void */
-    }
-
-    param->data = start;
-    param->len = slash - start;
-
-    return NGX_OK;
-}
-
-
-/*
- * offset, then limit, as upstream validates them.  A huge offset is valid
- * (its page is empty) and echoed as given, without leading zeros; "-0" is
- * zero.
- */
-
-static ngx_int_t
-ngx_http_chaindata_page_parse(ngx_http_request_t *r,
-    ngx_http_chaindata_page_query_t *q, const char **msg)
-{
-    ngx_int_t  rc;
-    ngx_str_t  value;
-
-    rc = ngx_http_chaindata_arg_uint(r, "offset", 0, UINT64_MAX, 0,
-                                     &q->offset, msg);
-    if (rc != NGX_OK) {
-        return rc;
-    }
-
-    rc = ngx_http_chaindata_arg(r, "offset", &value);
-
-    if (rc == NGX_ERROR) {
-        return NGX_ERROR;
-    }
-
-    ngx_str_set(&q->offset_text, "0");
-
-    if (rc == NGX_OK) {
-        /* arg_uint let it pass: digits, or "-" and zeros */
-        while (value.len && (value.data[0] == '-' || value.data[0] == '0')) {
-            value.data++;
-            value.len--;
-        }
-
-        if (value.len) {
-            q->offset_text = value;
-        }
-    }
-
-    return ngx_http_chaindata_arg_uint(r, "limit", 1,
-                                       NGX_HTTP_CHAINDATA_PAGE_LIMIT_MAX,
-                                       NGX_HTTP_CHAINDATA_PAGE_LIMIT,
-                                       &q->limit, msg);
-}
 
 
 /*
@@ -190,7 +69,7 @@ ngx_http_chaindata_page_parse(ngx_http_request_t *r,
 
 static ngx_int_t
 ngx_http_chaindata_page_etag(ngx_http_request_t *r,
-    ngx_http_chaindata_listh_t *h, ngx_http_chaindata_page_query_t *q,
+    ngx_http_chaindata_listh_t *h, ngx_http_chaindata_page_params_t *q,
     ngx_str_t *etag)
 {
     u_char  *p;
@@ -206,7 +85,9 @@ ngx_http_chaindata_page_etag(ngx_http_request_t *r,
     *p++ = '"';
     p = ngx_http_chaindata_hex_encode(p, h->digest,
                                       NGX_HTTP_CHAINDATA_DIGEST_LEN);
-    p = ngx_sprintf(p, "-%V-%uL\"", &q->offset_text, q->limit);
+    *p++ = '-';
+    p = ngx_cpymem(p, q->offset_text.data, q->offset_text.len);
+    p = ngx_sprintf(p, "-%uL\"", q->limit);
     etag->len = p - etag->data;
 
     return NGX_OK;
@@ -221,7 +102,7 @@ ngx_http_chaindata_page_etag(ngx_http_request_t *r,
 static ngx_int_t
 ngx_http_chaindata_page_body(ngx_http_request_t *r,
     const ngx_http_chaindata_rune_route_t *route,
-    ngx_http_chaindata_listh_t *h, ngx_http_chaindata_page_query_t *q,
+    ngx_http_chaindata_listh_t *h, ngx_http_chaindata_page_params_t *q,
     ngx_str_t *body)
 {
     u_char      *p;
@@ -269,8 +150,9 @@ ngx_http_chaindata_page_body(ngx_http_request_t *r,
         return NGX_ERROR;
     }
 
-    p = ngx_sprintf(body->data, "{\"limit\":%uL,\"offset\":%V,\"total\":%uD,"
-                    "\"results\":[", q->limit, &q->offset_text, h->count);
+    p = ngx_sprintf(body->data, "{\"limit\":%uL,\"offset\":", q->limit);
+    p = ngx_cpymem(p, q->offset_text.data, q->offset_text.len);
+    p = ngx_sprintf(p, ",\"total\":%uD,\"results\":[", h->count);
 
     for (i = 0; i < n; i++) {
         if (i) {
@@ -294,7 +176,7 @@ ngx_http_chaindata_page_body(ngx_http_request_t *r,
 static ngx_int_t
 ngx_http_chaindata_page_read(ngx_http_request_t *r,
     const ngx_http_chaindata_rune_route_t *route,
-    ngx_http_chaindata_page_query_t *q, ngx_http_chaindata_page_reply_t *reply)
+    ngx_http_chaindata_page_params_t *q, ngx_http_chaindata_page_reply_t *reply)
 {
     ngx_int_t                   rc;
     MDB_val                     val;
@@ -349,11 +231,10 @@ static ngx_int_t
 ngx_http_chaindata_rune_handler(ngx_http_request_t *r,
     const ngx_http_chaindata_rune_route_t *route)
 {
-    ngx_int_t                        rc;
-    ngx_str_t                        param;
-    const char                      *msg;
-    ngx_http_chaindata_page_query_t  q;
-    ngx_http_chaindata_page_reply_t  reply;
+    ngx_int_t                         rc;
+    ngx_http_chaindata_query_t        query;
+    ngx_http_chaindata_page_params_t  q;
+    ngx_http_chaindata_page_reply_t   reply;
 
     /* first: every response of a deprecated route says so, errors too */
     if (ngx_http_chaindata_deprecation_headers(r) != NGX_OK) {
@@ -369,28 +250,32 @@ ngx_http_chaindata_rune_handler(ngx_http_request_t *r,
         return rc;
     }
 
-    if (ngx_http_chaindata_rune_param(r, &route->segment, &param) != NGX_OK) {
-        return ngx_http_chaindata_send_error(r, NGX_HTTP_NOT_FOUND, NULL,
-                                             route->no_route);
+    if (ngx_http_chaindata_request_query(r, &query) != NGX_OK) {
+        return NGX_HTTP_INTERNAL_SERVER_ERROR;
     }
 
     ngx_memzero(&q, sizeof(q));
 
-    q.key_len = route->key(q.key, &param);
+    switch (ngx_http_chaindata_page_target(r->uri.data, r->uri.len,
+                                           route->segment, route->key,
+                                           &query, &q))
+    {
+    case NGX_HTTP_CHAINDATA_TARGET_OK:
+        break;
 
-    if (q.key_len == 0) {
+    case NGX_HTTP_CHAINDATA_TARGET_NO_ROUTE:
+        return ngx_http_chaindata_send_error(r, NGX_HTTP_NOT_FOUND, NULL,
+                                             route->no_route);
+
+    case NGX_HTTP_CHAINDATA_TARGET_BAD_PARAM:
         return ngx_http_chaindata_send_error(r, NGX_HTTP_BAD_REQUEST, NULL,
                                              route->invalid);
-    }
 
-    rc = ngx_http_chaindata_page_parse(r, &q, &msg);
-
-    if (rc == NGX_DECLINED) {
+    case NGX_HTTP_CHAINDATA_TARGET_BAD_QUERY:
         return ngx_http_chaindata_send_error(r, NGX_HTTP_BAD_REQUEST, NULL,
-                                             msg);
-    }
+                   ngx_http_chaindata_query_message(r, &query));
 
-    if (rc != NGX_OK) {
+    default:
         return NGX_HTTP_INTERNAL_SERVER_ERROR;
     }
 

@@ -11,23 +11,13 @@
 
 #include "ngx_http_chaindata_codec.h"
 #include "ngx_http_chaindata_module.h"
+#include "ngx_http_chaindata_paths.h"
 #include "ngx_http_chaindata_reply.h"
 #include "ngx_http_chaindata_store.h"
 
 
-#define NGX_HTTP_CHAINDATA_EVENT_LIMIT      20
-#define NGX_HTTP_CHAINDATA_EVENT_LIMIT_MAX  100
-
 #define NGX_HTTP_CHAINDATA_TX_PATTERN                                        \
     "params/tx_id must match pattern \"^(0x)?[a-fA-F0-9]{64}$\""
-
-
-typedef struct {
-    u_char       txid[NGX_HTTP_CHAINDATA_TXID_LEN];
-    uint64_t     offset;
-    uint64_t     limit;
-    ngx_uint_t   exclude_fargs;
-} ngx_http_chaindata_tx_query_t;
 
 
 typedef struct {
@@ -38,7 +28,8 @@ typedef struct {
 
 
 static ngx_int_t
-ngx_http_chaindata_tx_add_prefix(ngx_http_request_t *r, ngx_str_t *seg)
+ngx_http_chaindata_tx_add_prefix(ngx_http_request_t *r,
+    ngx_http_chaindata_span_t *seg)
 {
     u_char     *p;
     size_t      prefix, escape;
@@ -71,54 +62,13 @@ ngx_http_chaindata_tx_add_prefix(ngx_http_request_t *r, ngx_str_t *seg)
 
 
 /*
- * Upstream validates the query in this order: event_limit, event_offset,
- * exclude_function_args, unanchored; the first failure is reported.
- */
-
-static ngx_int_t
-ngx_http_chaindata_tx_parse_query(ngx_http_request_t *r,
-    ngx_http_chaindata_tx_query_t *q, const char **msg)
-{
-    ngx_int_t   rc;
-    ngx_uint_t  unanchored;
-
-    rc = ngx_http_chaindata_arg_uint(r, "event_limit", 0,
-                                     NGX_HTTP_CHAINDATA_EVENT_LIMIT_MAX,
-                                     NGX_HTTP_CHAINDATA_EVENT_LIMIT,
-                                     &q->limit, msg);
-    if (rc != NGX_OK) {
-        return rc;
-    }
-
-    if (q->limit == 0) {
-        q->limit = NGX_HTTP_CHAINDATA_EVENT_LIMIT;
-    }
-
-    rc = ngx_http_chaindata_arg_uint(r, "event_offset", 0, UINT64_MAX, 0,
-                                     &q->offset, msg);
-    if (rc != NGX_OK) {
-        return rc;
-    }
-
-    rc = ngx_http_chaindata_arg_bool(r, "exclude_function_args",
-                                     &q->exclude_fargs, msg);
-    if (rc != NGX_OK) {
-        return rc;
-    }
-
-    /* accepted and ignored: microblocks are gone since Nakamoto */
-    return ngx_http_chaindata_arg_bool(r, "unanchored", &unanchored, msg);
-}
-
-
-/*
  * The ETag names the stored document (its digest) and everything of the
  * request that shapes the body, so it changes whenever the body would.
  */
 
 static ngx_int_t
 ngx_http_chaindata_tx_etag(ngx_http_request_t *r,
-    ngx_http_chaindata_txh_t *h, ngx_http_chaindata_tx_query_t *q,
+    ngx_http_chaindata_txh_t *h, ngx_http_chaindata_tx_params_t *q,
     ngx_str_t *etag)
 {
     u_char  *p;
@@ -179,7 +129,7 @@ ngx_http_chaindata_copy_except(u_char *p, const u_char *doc, size_t from,
 
 static ngx_int_t
 ngx_http_chaindata_tx_body(ngx_http_request_t *r,
-    ngx_http_chaindata_txh_t *h, ngx_http_chaindata_tx_query_t *q,
+    ngx_http_chaindata_txh_t *h, ngx_http_chaindata_tx_params_t *q,
     ngx_str_t *body)
 {
     u_char      *p;
@@ -256,7 +206,7 @@ ngx_http_chaindata_tx_body(ngx_http_request_t *r,
 
 static ngx_int_t
 ngx_http_chaindata_tx_read(ngx_http_request_t *r,
-    ngx_http_chaindata_tx_query_t *q, ngx_http_chaindata_tx_reply_t *reply)
+    ngx_http_chaindata_tx_params_t *q, ngx_http_chaindata_tx_reply_t *reply)
 {
     ngx_int_t                 rc;
     MDB_val                   val;
@@ -306,12 +256,10 @@ ngx_http_chaindata_tx_read(ngx_http_request_t *r,
 ngx_int_t
 ngx_http_chaindata_tx_handler(ngx_http_request_t *r)
 {
-    int                            prefixed;
-    ngx_int_t                      rc;
-    ngx_str_t                      seg;
-    const char                    *msg;
-    ngx_http_chaindata_tx_query_t  q;
-    ngx_http_chaindata_tx_reply_t  reply;
+    ngx_int_t                       rc;
+    ngx_http_chaindata_query_t      query;
+    ngx_http_chaindata_tx_params_t  q;
+    ngx_http_chaindata_tx_reply_t   reply;
 
     if (!ngx_http_chaindata_method_allowed(r)) {
         return ngx_http_chaindata_send_not_allowed(r);
@@ -322,29 +270,32 @@ ngx_http_chaindata_tx_handler(ngx_http_request_t *r)
         return rc;
     }
 
-    ngx_memzero(&q, sizeof(q));
-    ngx_http_chaindata_last_segment(r, &seg);
+    if (ngx_http_chaindata_request_query(r, &query) != NGX_OK) {
+        return NGX_HTTP_INTERNAL_SERVER_ERROR;
+    }
 
-    if (ngx_http_chaindata_txid_parse(seg.data, seg.len, q.txid, &prefixed)
-        != 0)
+    ngx_memzero(&q, sizeof(q));
+
+    switch (ngx_http_chaindata_tx_target(r->uri.data, r->uri.len, &query,
+                                         &q))
     {
+    case NGX_HTTP_CHAINDATA_TARGET_OK:
+        break;
+
+    case NGX_HTTP_CHAINDATA_TARGET_BAD_PARAM:
         return ngx_http_chaindata_send_error(r, NGX_HTTP_BAD_REQUEST,
                                              "FST_ERR_VALIDATION",
                                              NGX_HTTP_CHAINDATA_TX_PATTERN);
-    }
 
-    if (!prefixed) {
-        return ngx_http_chaindata_tx_add_prefix(r, &seg);
-    }
+    case NGX_HTTP_CHAINDATA_TARGET_ADD_PREFIX:
+        return ngx_http_chaindata_tx_add_prefix(r, &q.id);
 
-    rc = ngx_http_chaindata_tx_parse_query(r, &q, &msg);
-
-    if (rc == NGX_DECLINED) {
+    case NGX_HTTP_CHAINDATA_TARGET_BAD_QUERY:
         return ngx_http_chaindata_send_error(r, NGX_HTTP_BAD_REQUEST,
-                                             "FST_ERR_VALIDATION", msg);
-    }
+                   "FST_ERR_VALIDATION",
+                   ngx_http_chaindata_query_message(r, &query));
 
-    if (rc != NGX_OK) {
+    default:
         return NGX_HTTP_INTERNAL_SERVER_ERROR;
     }
 

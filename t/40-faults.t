@@ -1,9 +1,10 @@
 #!/usr/bin/perl
-# Faults under load (wrk): a worker killed, the index made unreadable and
-# restored, the loader writing.  Every HTTP answer must be 200 or 404, and
-# 503 only while the index cannot be read; the master and the service
-# survive.  Connections cut by a killed worker are counted apart (they are
-# not answers).
+# Faults under load (wrk) on every route, configured as nginx.conf.example
+# configures them: a worker killed, the index made unreadable and
+# restored, the loader writing.  Every HTTP answer must be 200 or 404 (410
+# for the deprecated endpoints, by design), and 503 only while the index
+# cannot be read; the master and the service survive.  Connections cut by
+# a killed worker are counted apart (they are not answers).
 
 use strict;
 use warnings;
@@ -13,25 +14,44 @@ use lib "$FindBin::Bin/lib";
 use Test::More;
 use Time::HiRes qw(sleep time);
 use ChainData::Test qw(:all);
+use ChainData::Chainhook qw(chainhook_fixtures hook_path);
 
 require_build();
 
 my $wrk = '/usr/bin/wrk';
 plan skip_all => 'wrk is not installed (make test installs it)' unless -x $wrk;
 
-my @files = (fixture_path('tx.ndjson'), fixture_path('tx-many-events.ndjson'));
+my @files = map { fixture_path($_) }
+            qw(tx.ndjson tx-many-events.ndjson runes.ndjson chainhook.ndjson);
 my @txs = tx_fixtures(@files);
+my @runes = fixture_records(fixture_path('runes.ndjson'));
+my @rune_txs = map { $_->{doc}{tx_id} }
+               grep { $_->{kind} eq 'rune_activity' } @runes;
+my @addresses = map { $_->{doc}{address} }
+                grep { $_->{kind} eq 'rune_balances' } @runes;
+my ($hooks) = chainhook_fixtures(fixture_path('chainhook.ndjson'));
 my $db = new_index(@files);
-my $ng = ChainData::Test::Nginx->start(
-    db => $db,
-    locations => "        location /extended/v1/tx/ { chaindata_tx; }\n",
-);
+
+# the example's rate limits would answer 429 to wrk by design
+my %example = example_config();
+$example{http} =~ s{rate=\d+r/s}{rate=1000000r/s}g;
+my $ng = ChainData::Test::Nginx->start(db => $db, %example);
 $ng->expect_log(qr/exited on signal 9|(?:cannot|may not) open the index/);
 
 my $paths = temp_dir() . '/paths';
-spew($paths, join('', map { "/extended/v1/tx/$_->{tx_id}\n" } @txs)
-             . "/extended/v1/tx/0x" . ('0' x 64) . "\n"
-             . "/extended/v1/tx/$txs[-1]{tx_id}?event_offset=600&event_limit=40\n");
+spew($paths, join('', map { "$_\n" }
+    (map { "/extended/v1/tx/$_->{tx_id}" } @txs),
+    "/extended/v1/tx/0x" . ('0' x 64),
+    "/extended/v1/tx/$txs[-1]{tx_id}?event_offset=600&event_limit=40",
+    (map { "/runes/v1/transactions/$_/activity?limit=60" }
+         grep { defined } @rune_txs[0 .. 4]),
+    (map { "/runes/v1/addresses/$_/balances?offset=1" }
+         grep { defined } @addresses[0 .. 4]),
+    (map { hook_path($_->{key}, $_->{uuid}) } grep { defined } @$hooks[0 .. 4]),
+    hook_path('not-the-key', $hooks->[0]{uuid}),
+    '/ordinals/v1/inscriptions/abc123i0',
+    '/ordinals/v1/brc-20/balances/bc1qa667e6hcnwx2p4rm2vr08cla79ka8g2mkvvcd9',
+    '/ordinals/v1/'));
 
 # runs wrk for $seconds in the background while $during->() acts
 sub under_load {
@@ -85,12 +105,12 @@ my $s = under_load(4, sub {
     sleep 1;
     ok(kill_worker(), 'killed again, replaced again');
 });
-only($s, { 200 => 1, 404 => 1 }, 'worker killed');
+only($s, { 200 => 1, 404 => 1, 410 => 1 }, 'worker killed');
 
 # 2. the index unreadable to the worker user (and a new worker that must
 #    open it), then restored
 SKIP: {
-    skip 'needs root: the workers run as nobody', 4 unless is_root();
+    skip 'needs root: the workers run as nobody', 5 unless is_root();
     my $t503;
     $s = under_load(5, sub {
         sleep 1;
@@ -100,8 +120,9 @@ SKIP: {
         chmod 0755, $db or die "chmod: $!";
         $t503 = time;
     });
-    only($s, { 200 => 1, 404 => 1, 503 => 1 }, 'index unreadable');
+    only($s, { 200 => 1, 404 => 1, 410 => 1, 503 => 1 }, 'index unreadable');
     ok($s->{503}, 'the documented 503 while it could not be read');
+    ok($s->{410}, 'the deprecated endpoints, which read no index, answered');
     my $r = http_get($ng->port, "/extended/v1/tx/$txs[0]{tx_id}");
     is($r->{status}, 200, 'serving again once restored, without a reload');
 }
@@ -117,7 +138,7 @@ $s = under_load(4, sub {
     }
     cmp_ok($n, '>', 2, "the loader ran $n times under load");
 });
-only($s, { 200 => 1, 404 => 1 }, 'loader writing');
+only($s, { 200 => 1, 404 => 1, 410 => 1 }, 'loader writing');
 
 my $master = $ng->pid;
 ok(kill(0, $master), 'the master is still running');

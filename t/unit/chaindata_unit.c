@@ -1,8 +1,8 @@
 
 /*
  * Unit tests of the nginx-free code: key codecs, query integers, JSON
- * escaping, the document tree and the tx record.  Prints TAP; run by
- * t/01-unit.t under prove.
+ * escaping, the document tree, the tx record and request targets.  Prints
+ * TAP; run by t/01-unit.t under prove.
  */
 
 
@@ -10,8 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ngx_http_chaindata_address.h"
+#include "ngx_http_chaindata_chainhook_path.h"
 #include "ngx_http_chaindata_codec.h"
 #include "ngx_http_chaindata_jdoc.h"
+#include "ngx_http_chaindata_migration_map.h"
+#include "ngx_http_chaindata_paths.h"
 #include "ngx_http_chaindata_record.h"
 
 
@@ -338,6 +342,183 @@ test_utf8(void)
 }
 
 
+static void
+test_unescape(void)
+{
+    size_t          i, n;
+    unsigned char   out[32];
+
+    /* what nginx's ngx_unescape_uri(..., 0) makes of them */
+    static const struct {
+        const char  *in;
+        const char  *out;
+    } cases[] = {
+        { "%41%62", "Ab" }, { "1%", "1" }, { "1%2", "1" }, { "%4z1", "1" },
+        { "%z1", "z1" }, { "%%31", "%31" }, { "%3%31", "31" },
+        { "2%3g", "2" }, { "+", "+" }, { "%2F%2f", "//" }, { "%", "" },
+    };
+
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        n = ngx_http_chaindata_unescape(out, (const unsigned char *)
+                                        cases[i].in, strlen(cases[i].in));
+        ok(n == strlen(cases[i].out) && memcmp(out, cases[i].out, n) == 0,
+           cases[i].in);
+    }
+
+    n = ngx_http_chaindata_unescape(out, (const unsigned char *) "a%00b", 5);
+    ok(n == 3 && out[1] == '\0', "unescape: %00 is a NUL byte");
+}
+
+
+static ngx_http_chaindata_target_e
+page(const char *path, const char *args, ngx_http_chaindata_page_params_t *p,
+    ngx_http_chaindata_query_t *q)
+{
+    static unsigned char  buf[256];
+
+    ngx_http_chaindata_query_init(q, (const unsigned char *) args,
+                                  strlen(args), buf);
+    memset(p, 0, sizeof(*p));
+
+    return ngx_http_chaindata_page_target((const unsigned char *) path,
+                                          strlen(path), "balances",
+                                          ngx_http_chaindata_address_key,
+                                          q, p);
+}
+
+
+static void
+test_targets(void)
+{
+    unsigned char                     buf[256];
+    ngx_http_chaindata_query_t        q;
+    ngx_http_chaindata_tx_params_t    tx;
+    ngx_http_chaindata_page_params_t  p;
+    const char                       *addr, *id;
+
+    addr = "/runes/v1/addresses/bc1qa667e6hcnwx2p4rm2vr08cla79ka8g2mkvvcd9"
+           "/balances";
+    id = "/extended/v1/tx/0xabcdef0123456789abcdef0123456789"
+         "abcdef0123456789abcdef0123456789";
+
+    ok(page(addr, "offset=-000&limit=60", &p, &q)
+       == NGX_HTTP_CHAINDATA_TARGET_OK
+       && p.offset == 0 && p.offset_text.len == 1
+       && p.offset_text.data[0] == '0' && p.limit == 60,
+       "page: -000 is offset 0, echoed as 0");
+    ok(page(addr, "offset=0018446744073709551616", &p, &q)
+       == NGX_HTTP_CHAINDATA_TARGET_OK && p.offset == UINT64_MAX
+       && p.offset_text.len == 20 && p.limit == 20,
+       "page: an offset past 2^64 saturates, echoed without zeros");
+    ok(page(addr, "limit=1&limit=1", &p, &q)
+       == NGX_HTTP_CHAINDATA_TARGET_BAD_QUERY
+       && strcmp(q.name, "limit") == 0
+       && q.rc == NGX_HTTP_CHAINDATA_ARG_NOT_INTEGER,
+       "page: a repeated limit is not an integer");
+    ok(page(addr, "limit=-0", &p, &q) == NGX_HTTP_CHAINDATA_TARGET_BAD_QUERY
+       && q.rc == NGX_HTTP_CHAINDATA_ARG_TOO_SMALL && q.bound == 1,
+       "page: limit -0 is below 1");
+    ok(page("/balances", "", &p, &q) == NGX_HTTP_CHAINDATA_TARGET_NO_ROUTE,
+       "page: no parameter segment");
+    ok(page("/x//balances", "", &p, &q)
+       == NGX_HTTP_CHAINDATA_TARGET_BAD_PARAM, "page: an empty parameter");
+
+    ngx_http_chaindata_query_init(&q, (const unsigned char *)
+                                  "event_limit=18446744073709551616", 32,
+                                  buf);
+    ok(ngx_http_chaindata_tx_target((const unsigned char *) id, strlen(id),
+                                    &q, &tx)
+       == NGX_HTTP_CHAINDATA_TARGET_BAD_QUERY
+       && q.rc == NGX_HTTP_CHAINDATA_ARG_TOO_LARGE && q.bound == 100,
+       "tx: event_limit 2^64 is above 100, without overflow");
+
+    ngx_http_chaindata_query_init(&q, (const unsigned char *)
+                                  "unanchored=TRUE", 15, buf);
+    ok(ngx_http_chaindata_tx_target((const unsigned char *) id, strlen(id),
+                                    &q, &tx)
+       == NGX_HTTP_CHAINDATA_TARGET_BAD_QUERY
+       && strcmp(q.name, "unanchored") == 0, "tx: booleans are lowercase");
+
+    ngx_http_chaindata_query_init(&q, NULL, 0, NULL);
+    ok(ngx_http_chaindata_tx_target((const unsigned char *) id,
+                                    strlen(id) - 1, &q, &tx)
+       == NGX_HTTP_CHAINDATA_TARGET_BAD_PARAM, "tx: 63 digits");
+}
+
+
+static void
+test_chainhook_paths(void)
+{
+    size_t                           n, len;
+    unsigned char                    out[128];
+    const char                      *t;
+    ngx_http_chaindata_span_t        key;
+    ngx_http_chaindata_chh_params_t  p;
+
+    t = "/v1/ext/K%2Fey/chainhooks/1F6E2C3A-0B4D-4E5F-8A9B-0C1D2E3F4A01"
+        "/status?k=/v1/ext/x";
+
+    ok(ngx_http_chaindata_chh_target((const unsigned char *) t, strlen(t),
+                                     1, &p)
+       == NGX_HTTP_CHAINDATA_CHH_OK && p.key.len == 4
+       && memcmp(p.key.data, "K/ey", 4) == 0 && p.uuid[0] == 0x1f,
+       "chainhook: key decoded, UUID in any case, query ignored");
+
+    n = ngx_http_chaindata_key_pieces((const unsigned char *) t, strlen(t),
+                                      &key);
+    len = ngx_http_chaindata_redact(out, (const unsigned char *) t,
+                                    strlen(t), n);
+    ok(n == 1 && key.len == 6 && len == 78
+       && memcmp(out, "/v1/ext/***/chainhooks/", 23) == 0
+       && memcmp(out + len - 12, "?k=/v1/ext/x", 12) == 0,
+       "chainhook: the key piece redacted, the query kept");
+
+    t = "/v1/ext/%/chainhooks/1f6e2c3a-0b4d-4e5f-8a9b-0c1d2e3f4a01/status";
+    ok(ngx_http_chaindata_chh_target((const unsigned char *) t, strlen(t),
+                                     1, &p)
+       == NGX_HTTP_CHAINDATA_CHH_KEY_EMPTY,
+       "chainhook: a key decoding to nothing is empty");
+
+    t = "/hooks/abc";
+    len = ngx_http_chaindata_redact(out, (const unsigned char *) t,
+                                    strlen(t), 0);
+    ok(len == 4 && memcmp(out, "/***", 4) == 0,
+       "chainhook: without a key piece the whole path");
+}
+
+
+static void
+test_migration_map(void)
+{
+    size_t                          n;
+    unsigned char                   out[64];
+    ngx_http_chaindata_span_t       sub;
+    ngx_http_chaindata_mig_match_t  m;
+    const char                     *path;
+
+    path = "/ordinals/v1/inscriptions/block-height/840000";
+
+    ok(ngx_http_chaindata_mig_subpath((const unsigned char *) path,
+                                      strlen(path),
+                                      (const unsigned char *) "/ordinals/",
+                                      10, &sub) == 0
+       && ngx_http_chaindata_mig_match(&sub, &m) == 0
+       && strcmp(m.row->path, "/inscriptions/block-height/{blockHeight}")
+          == 0
+       && m.nparams == 1 && m.params[0].value.len == 6,
+       "migration: block-height matched, its parameter taken");
+
+    n = ngx_http_chaindata_mig_expand(out, m.row->replacement, &m);
+    ok(n == 26 && memcmp(out, "/inscriptions/block/840000", 26) == 0,
+       "migration: the replacement path");
+
+    n = ngx_http_chaindata_mig_escape_query(out, (const unsigned char *)
+                                            "a=%41&b=%\x18\x18 ", 12);
+    ok(n == 20 && memcmp(out, "a=%41&b=%25%18%18%20", 20) == 0,
+       "migration: a query escaped for a Location, control bytes too");
+}
+
+
 int
 main(void)
 {
@@ -348,6 +529,10 @@ main(void)
     test_jdoc();
     test_record_tx();
     test_utf8();
+    test_unescape();
+    test_targets();
+    test_chainhook_paths();
+    test_migration_map();
 
     printf("1..%d\n", tests);
 

@@ -28,7 +28,7 @@ our @EXPORT_OK = qw(
     json_value_end json_members json_array_elements json_member_value
     json_replace_member json_remove_member
     splice_events validate_tx_schema schema_path
-    temp_dir slurp spew is_root random_tx_id
+    temp_dir slurp spew is_root random_tx_id example_config
 );
 our %EXPORT_TAGS = (all => \@EXPORT_OK);
 
@@ -132,6 +132,62 @@ my $RAND_SEEDED;
 sub random_tx_id {
     unless ($RAND_SEEDED) { srand(time() ^ $$); $RAND_SEEDED = 1 }
     return '0x' . join '', map { sprintf '%x', int rand 16 } 1 .. 64;
+}
+
+# example_config() -> (http => $text, locations => $text), for
+# ChainData::Test::Nginx->start: the http block of nginx.conf.example
+# without its server and chaindata_db (the harness sets those), log files
+# put in the test's prefix, and the body of its server without "listen".
+sub example_config {
+    my $conf = slurp(repo_root() . '/nginx.conf.example');
+    $conf =~ s/^\s*#.*\n//mg;
+    my $http = _block_body($conf, qr/^http\s*\{/m)
+        or die "nginx.conf.example: no http block\n";
+    my ($start, $end) = _block_span($http, qr/^\s*server\s*\{/m)
+        or die "nginx.conf.example: no server block\n";
+    my $server = substr($http, $start, $end - $start);
+    substr($http, $start, $end - $start) = '';
+    $server =~ s/^\s*server\s*\{//;
+    $server =~ s/\}\s*\z//;
+    $server =~ s/^\s*listen\s[^;]*;\n//mg;
+    $http =~ s/^\s*chaindata_db\s[^;]*;\n//mg;
+    $http =~ s{(\b(?:access|error)_log\s+)/var/log/nginx/}{$1}g;
+    return (http => $http, locations => $server);
+}
+
+# the text between the braces of the block whose opening matches $re
+sub _block_body {
+    my ($text, $re) = @_;
+    my ($start, $end) = _block_span($text, $re) or return;
+    my $block = substr($text, $start, $end - $start);
+    $block =~ s/^[^{]*\{//;
+    $block =~ s/\}\z//;
+    return $block;
+}
+
+# where the block whose opening matches $re starts and ends (quotes are
+# skipped: a "return 404 '{...}'" holds braces)
+sub _block_span {
+    my ($text, $re) = @_;
+    return unless $text =~ $re;
+    my $start = $-[0];
+    my $p = index($text, '{', $start);
+    my $depth = 0;
+    while ($p < length $text) {
+        my $c = substr($text, $p, 1);
+        if ($c eq "'" || $c eq '"') {
+            my $q = index($text, $c, $p + 1);
+            return if $q < 0;
+            $p = $q + 1;
+            next;
+        }
+        $depth++ if $c eq '{';
+        if ($c eq '}' && --$depth == 0) {
+            return ($start, $p + 1);
+        }
+        $p++;
+    }
+    return;
 }
 
 # --------------------------------------------------------------------------

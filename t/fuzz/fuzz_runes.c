@@ -1,0 +1,139 @@
+
+/*
+ * libFuzzer target: the rune routes' request targets (the first byte picks
+ * activity or balances, the rest is "path?query"):
+ * ngx_http_chaindata_page_target with the route's path shape, the tx id
+ * or address key, offset and limit.
+ */
+
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ngx_http_chaindata_address.h"
+#include "ngx_http_chaindata_paths.h"
+
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    int                               balances;
+    size_t                            path_len, args_len, i, n;
+    uint64_t                          v;
+    const char                       *last;
+    unsigned char                    *buf;
+    const unsigned char              *args, *qm;
+    ngx_http_chaindata_span_t         seg;
+    ngx_http_chaindata_query_t        q;
+    ngx_http_chaindata_list_key_pt    key;
+    ngx_http_chaindata_page_params_t  p;
+    ngx_http_chaindata_target_e       rc;
+
+    if (size == 0) {
+        return 0;
+    }
+
+    balances = data[0] & 1;
+    last = balances ? "balances" : "activity";
+    key = balances ? ngx_http_chaindata_address_key
+                   : ngx_http_chaindata_txid_list_key;
+    data++;
+    size--;
+
+    qm = memchr(data, '?', size);
+    path_len = qm ? (size_t) (qm - data) : size;
+    args = qm ? qm + 1 : data + size;
+    args_len = qm ? size - path_len - 1 : 0;
+
+    buf = malloc(args_len + 1);
+    if (buf == NULL) {
+        abort();
+    }
+
+    ngx_http_chaindata_query_init(&q, args, args_len, buf);
+    memset(&p, 0, sizeof(p));
+
+    rc = ngx_http_chaindata_page_target(data, path_len, last, key, &q, &p);
+
+    /* NO_ROUTE exactly when the path does not end in "/{param}/last" */
+    ngx_http_chaindata_segment_last(data, path_len, &seg);
+    n = strlen(last);
+
+    if ((rc == NGX_HTTP_CHAINDATA_TARGET_NO_ROUTE)
+        != (seg.len != n || memcmp(seg.data, last, n) != 0
+            || seg.data - data < 2))
+    {
+        abort();
+    }
+
+    if (q.used > args_len) {
+        abort();
+    }
+
+    switch (rc) {
+
+    case NGX_HTTP_CHAINDATA_TARGET_NO_ROUTE:
+    case NGX_HTTP_CHAINDATA_TARGET_BAD_PARAM:
+        break;
+
+    case NGX_HTTP_CHAINDATA_TARGET_OK:
+        if (p.limit < 1 || p.limit > NGX_HTTP_CHAINDATA_PAGE_LIMIT_MAX) {
+            abort();
+        }
+
+        /* the offset echoed: digits, no leading zero, the value parsed */
+        if (p.offset_text.len == 0
+            || (p.offset_text.len > 1 && p.offset_text.data[0] == '0'))
+        {
+            abort();
+        }
+
+        for (i = 0; i < p.offset_text.len; i++) {
+            if (p.offset_text.data[i] < '0' || p.offset_text.data[i] > '9') {
+                abort();
+            }
+        }
+
+        if (ngx_http_chaindata_parse_int(p.offset_text.data,
+                                         p.offset_text.len, UINT64_MAX, &v)
+            != NGX_HTTP_CHAINDATA_INT_OK
+            || v != p.offset)
+        {
+            abort();
+        }
+
+        /* fall through */
+
+    case NGX_HTTP_CHAINDATA_TARGET_BAD_QUERY:
+        if (p.key_len == 0
+            || (!balances && p.key_len != NGX_HTTP_CHAINDATA_TXID_LEN)
+            || (balances && (p.key_len != (size_t) p.key[0] + 1
+                             || p.key[0] > NGX_HTTP_CHAINDATA_ADDRESS_MAX_LEN)))
+        {
+            abort();
+        }
+
+        if (rc == NGX_HTTP_CHAINDATA_TARGET_BAD_QUERY
+            && (q.name == NULL
+                || (strcmp(q.name, "offset") != 0
+                    && strcmp(q.name, "limit") != 0)
+                || q.rc == NGX_HTTP_CHAINDATA_ARG_OK
+                || q.rc == NGX_HTTP_CHAINDATA_ARG_NOT_BOOLEAN
+                || (strcmp(q.name, "offset") == 0
+                    && q.rc == NGX_HTTP_CHAINDATA_ARG_TOO_LARGE)))
+        {
+            abort();
+        }
+
+        break;
+
+    default:
+        abort();
+    }
+
+    free(buf);
+
+    return 0;
+}
