@@ -57,23 +57,6 @@ ngx_http_chaindata_piece_start(const unsigned char *e)
 }
 
 
-static int
-ngx_http_chaindata_hex_digit(unsigned char c)
-{
-    if (c >= '0' && c <= '9') {
-        return c - '0';
-    }
-
-    c |= 0x20;
-
-    if (c >= 'a' && c <= 'f') {
-        return c - 'a' + 10;
-    }
-
-    return -1;
-}
-
-
 /* whether the piece [p, q) is the literal, percent-decoded if asked */
 
 static int
@@ -89,8 +72,8 @@ ngx_http_chaindata_piece_is(const unsigned char *p, const unsigned char *q,
         if (c == '%' && (how & NGX_HTTP_CHAINDATA_PIECE_DECODE)
             && q - p >= 2)
         {
-            hi = ngx_http_chaindata_hex_digit(p[0]);
-            lo = ngx_http_chaindata_hex_digit(p[1]);
+            hi = ngx_http_chaindata_hex_value(p[0]);
+            lo = ngx_http_chaindata_hex_value(p[1]);
 
             if (hi >= 0 && lo >= 0) {
                 c = (unsigned char) (hi << 4 | lo);

@@ -32,7 +32,9 @@ const char *ngx_http_chaindata_db_names[NGX_HTTP_CHAINDATA_DBI_COUNT] = {
 };
 
 
-static int
+/* a hex digit's value, or -1 */
+
+int
 ngx_http_chaindata_hex_value(unsigned char c)
 {
     if (c >= '0' && c <= '9') {

@@ -123,6 +123,7 @@ typedef enum {
 } ngx_http_chaindata_int_rc_e;
 
 
+int ngx_http_chaindata_hex_value(unsigned char c);
 int ngx_http_chaindata_hex_decode(unsigned char *dst, const unsigned char *src,
     size_t len);
 unsigned char *ngx_http_chaindata_hex_encode(unsigned char *dst,

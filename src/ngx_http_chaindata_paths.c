@@ -9,23 +9,6 @@
 #include "ngx_http_chaindata_paths.h"
 
 
-static int
-ngx_http_chaindata_hex_nibble(unsigned char c)
-{
-    if (c >= '0' && c <= '9') {
-        return c - '0';
-    }
-
-    c |= 0x20;
-
-    if (c >= 'a' && c <= 'f') {
-        return c - 'a' + 10;
-    }
-
-    return -1;
-}
-
-
 size_t
 ngx_http_chaindata_unescape(unsigned char *dst, const unsigned char *src,
     size_t len)
@@ -48,7 +31,7 @@ ngx_http_chaindata_unescape(unsigned char *dst, const unsigned char *src,
             break;
         }
 
-        hi = ngx_http_chaindata_hex_nibble(*src);
+        hi = ngx_http_chaindata_hex_value(*src);
 
         if (hi < 0) {
             /* "%" before a non-hex character: the character stays */
@@ -61,7 +44,7 @@ ngx_http_chaindata_unescape(unsigned char *dst, const unsigned char *src,
             break;
         }
 
-        lo = ngx_http_chaindata_hex_nibble(*src++);
+        lo = ngx_http_chaindata_hex_value(*src++);
 
         /* "%", a digit and a non-hex character: all three dropped */
         if (lo >= 0) {
