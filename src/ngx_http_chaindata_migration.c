@@ -595,6 +595,49 @@ ngx_http_chaindata_mig_json_differences(ngx_http_chaindata_json_t *j,
 
 
 /*
+ * Opens an endpoint object, {"method":"GET","path":…[,"template":…],"url":…,
+ * with the request's expansion (path, url) when there is one; without,
+ * the template is the path and the URL is the base and the template.
+ */
+
+static void
+ngx_http_chaindata_mig_json_target(ngx_http_chaindata_json_t *j,
+    const char *tmpl, ngx_uint_t with_template, ngx_str_t *path,
+    ngx_str_t *url, ngx_str_t *base)
+{
+    ngx_str_t  t, u;
+
+    ngx_http_chaindata_json_map_open(j);
+    ngx_http_chaindata_json_key(j, "method");
+    ngx_http_chaindata_json_key(j, "GET");
+    ngx_http_chaindata_json_key(j, "path");
+
+    if (path) {
+        ngx_http_chaindata_json_str(j, path->data, path->len);
+
+        if (with_template) {
+            ngx_http_chaindata_json_key(j, "template");
+            ngx_http_chaindata_json_key(j, tmpl);
+        }
+
+        u = *url;
+
+    } else {
+        ngx_http_chaindata_json_key(j, tmpl);
+        t.data = (u_char *) tmpl;
+        t.len = ngx_strlen(tmpl);
+
+        if (ngx_http_chaindata_mig_url(j->pool, base, &t, &u) != NGX_OK) {
+            j->failed = 1;
+        }
+    }
+
+    ngx_http_chaindata_json_key(j, "url");
+    ngx_http_chaindata_mig_json_nstr(j, &u);
+}
+
+
+/*
  * One row: "endpoint", "replacement", "alternative", "differences".  With
  * a request (m) the paths are the request's, parameters put in; without,
  * they are the templates (and the URLs templates too).
@@ -605,7 +648,6 @@ ngx_http_chaindata_mig_json_row(ngx_http_chaindata_json_t *j,
     ngx_http_chaindata_loc_conf_t *lcf,
     const ngx_http_chaindata_mig_row_t *row, ngx_http_chaindata_mig_t *m)
 {
-    ngx_str_t   path, url;
     ngx_uint_t  i;
 
     ngx_http_chaindata_json_key(j, "endpoint");
@@ -641,32 +683,11 @@ ngx_http_chaindata_mig_json_row(ngx_http_chaindata_json_t *j,
         ngx_http_chaindata_json_null(j);
 
     } else {
-        ngx_http_chaindata_json_map_open(j);
-        ngx_http_chaindata_json_key(j, "method");
-        ngx_http_chaindata_json_key(j, "GET");
-        ngx_http_chaindata_json_key(j, "path");
-
-        if (m) {
-            ngx_http_chaindata_json_str(j, m->path.data, m->path.len);
-            ngx_http_chaindata_json_key(j, "template");
-            ngx_http_chaindata_json_key(j, row->replacement);
-            url = m->url;
-
-        } else {
-            ngx_http_chaindata_json_key(j, row->replacement);
-            path.data = (u_char *) row->replacement;
-            path.len = ngx_strlen(row->replacement);
-
-            if (ngx_http_chaindata_mig_url(j->pool,
-                    ngx_http_chaindata_mig_base(lcf, row), &path, &url)
-                != NGX_OK)
-            {
-                j->failed = 1;
-            }
-        }
-
-        ngx_http_chaindata_json_key(j, "url");
-        ngx_http_chaindata_mig_json_nstr(j, &url);
+        ngx_http_chaindata_mig_json_target(j, row->replacement, 1,
+                                           m ? &m->path : NULL,
+                                           m ? &m->url : NULL,
+                                           ngx_http_chaindata_mig_base(lcf,
+                                                                       row));
         ngx_http_chaindata_json_key(j, "query");
         ngx_http_chaindata_mig_json_list(j, row->supported);
         ngx_http_chaindata_json_map_close(j);
@@ -678,31 +699,10 @@ ngx_http_chaindata_mig_json_row(ngx_http_chaindata_json_t *j,
         ngx_http_chaindata_json_null(j);
 
     } else {
-        ngx_http_chaindata_json_map_open(j);
-        ngx_http_chaindata_json_key(j, "method");
-        ngx_http_chaindata_json_key(j, "GET");
-        ngx_http_chaindata_json_key(j, "path");
-
-        if (m) {
-            ngx_http_chaindata_json_str(j, m->alt_path.data,
-                                        m->alt_path.len);
-            url = m->alt_url;
-
-        } else {
-            ngx_http_chaindata_json_key(j, row->alternative);
-            path.data = (u_char *) row->alternative;
-            path.len = ngx_strlen(row->alternative);
-
-            if (ngx_http_chaindata_mig_url(j->pool, &lcf->migration_base,
-                                           &path, &url)
-                != NGX_OK)
-            {
-                j->failed = 1;
-            }
-        }
-
-        ngx_http_chaindata_json_key(j, "url");
-        ngx_http_chaindata_mig_json_nstr(j, &url);
+        ngx_http_chaindata_mig_json_target(j, row->alternative, 0,
+                                           m ? &m->alt_path : NULL,
+                                           m ? &m->alt_url : NULL,
+                                           &lcf->migration_base);
         ngx_http_chaindata_json_key(j, "field");
         ngx_http_chaindata_mig_json_cstr(j, row->field);
         ngx_http_chaindata_json_map_close(j);
