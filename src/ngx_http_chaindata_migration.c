@@ -595,9 +595,10 @@ ngx_http_chaindata_mig_json_differences(ngx_http_chaindata_json_t *j,
 
 
 /*
- * Opens an endpoint object, {"method":"GET","path":...[,"template":...],"url":...,
- * with the request's expansion (path, url) when there is one; without,
- * the template is the path and the URL is the base and the template.
+ * Opens an endpoint object: {"method":"GET","path":...[,"template":...],
+ * "url":... with the request's expansion (path, url) when there is one;
+ * without, the template is the path and the URL is the base and the
+ * template.
  */
 
 static void
