@@ -15,31 +15,21 @@ MODULE      := $(BUILD)/ngx_http_chaindata_module.so
 LOADER      := $(BUILD)/chaindata-load
 UNIT        := $(BUILD)/chaindata-unit
 
-# the module's sources (also listed in ./config) and the shared,
-# nginx-free ones the loader and the unit tests link
-MODULE_SRCS := $(wildcard src/ngx_http_chaindata_module.c \
-                          src/ngx_http_chaindata_store.c \
-                          src/ngx_http_chaindata_reply.c \
-                          src/ngx_http_chaindata_tx.c \
-                          src/ngx_http_chaindata_chainhook.c \
-                          src/ngx_http_chaindata_runes.c \
-                          src/ngx_http_chaindata_deprecation.c \
-                          src/ngx_http_chaindata_migration.c \
-                          src/ngx_http_chaindata_error.c)
-SHARED_SRCS := src/ngx_http_chaindata_codec.c \
-               src/ngx_http_chaindata_address.c \
-               src/ngx_http_chaindata_paths.c \
-               src/ngx_http_chaindata_chainhook_path.c \
-               src/ngx_http_chaindata_migration_map.c \
-               src/ngx_http_chaindata_jdoc.c \
-               src/ngx_http_chaindata_record.c \
-               src/ngx_http_chaindata_record_tx.c \
-               src/ngx_http_chaindata_record_chainhook.c \
-               src/ngx_http_chaindata_record_runes.c
-HEADERS     := $(wildcard src/*.h)
+# Sources are found by their folders, never listed (./config finds the
+# module's the same way): src/core/ is the nginx-free core, src/ingest/
+# the record kinds the loader validates and stores, src/load/ the
+# loader's main, src/ngx/ the module.  Programs link the core and the
+# ingest side as archives, so each takes only the objects it uses.
+CORE_SRCS   := $(wildcard src/core/*.c)
+INGEST_SRCS := $(wildcard src/ingest/*.c)
+LOAD_SRCS   := $(wildcard src/load/*.c)
+MODULE_SRCS := $(wildcard src/ngx/*.c)
+HEADERS     := $(wildcard src/*/*.h)
+INCS        := -Isrc/core -Isrc/ingest
 LIBS        := -llmdb -lyajl -lcrypto
 
-.PHONY: all deps deps-test deps-fuzz module loader unit test run bench clean
+.PHONY: all deps deps-test deps-fuzz module loader unit test check-layout \
+        run bench clean
 
 all: module loader
 
@@ -56,36 +46,73 @@ module: $(MODULE)
 loader: $(LOADER)
 unit: $(UNIT)
 
-# nginx's configure runs in a copy of Debian's nginx-dev tree, with the
-# flags Debian's nginx was built with, so the module loads into it
-$(BUILD)/nginx/Makefile: config | deps
-	rm -rf $(BUILD)/nginx-src $(BUILD)/nginx
-	mkdir -p $(BUILD)
-	cp -r $(NGX_SRC) $(BUILD)/nginx-src
-	cd $(BUILD)/nginx-src && bash -c '. ./conf_flags && ./configure \
-	    "$${NGX_CONF_FLAGS[@]}" --with-cc-opt="-g -O2 -fPIC" \
+# nginx's configure learns the module's files when it runs: it runs again
+# when ./config changes or a file joins or leaves src/ngx or src/core
+SRC_LIST    := $(BUILD)/module-sources.txt
+$(shell mkdir -p $(BUILD); \
+    echo '$(MODULE_SRCS) $(CORE_SRCS) $(HEADERS)' | cmp -s - $(SRC_LIST) \
+    || echo '$(MODULE_SRCS) $(CORE_SRCS) $(HEADERS)' > $(SRC_LIST))
+
+# One build of everything in DIR with CFLAGS and LDFLAGS: nginx's
+# configure in a copy of Debian's nginx-dev tree, with the flags Debian's
+# nginx was built with (so the module loads into it), the module, the
+# core and ingest archives, the loader and the unit tests.
+#   $(call chaindata_build,DIR,CFLAGS,LDFLAGS)
+define chaindata_build
+$(1)/nginx/Makefile: config $(SRC_LIST) | deps
+	rm -rf $(1)/nginx-src $(1)/nginx
+	mkdir -p $(1)
+	cp -r $(NGX_SRC) $(1)/nginx-src
+	cd $(1)/nginx-src && bash -c '. ./conf_flags && ./configure \
+	    "$$$${NGX_CONF_FLAGS[@]}" --with-cc-opt="$(2) -fPIC" \
+	    --with-ld-opt="$(3)" \
 	    --add-dynamic-module=$(CURDIR) \
-	    --builddir=$(CURDIR)/$(BUILD)/nginx' \
-	    > $(CURDIR)/$(BUILD)/configure.log 2>&1 \
-	    || { tail -20 $(CURDIR)/$(BUILD)/configure.log; exit 1; }
+	    --builddir=$(CURDIR)/$(1)/nginx' \
+	    > $(CURDIR)/$(1)/configure.log 2>&1 \
+	    || { tail -20 $(CURDIR)/$(1)/configure.log; exit 1; }
 
-$(MODULE): $(BUILD)/nginx/Makefile $(MODULE_SRCS) $(SHARED_SRCS) $(HEADERS)
-	$(MAKE) -C $(BUILD)/nginx-src -f $(CURDIR)/$(BUILD)/nginx/Makefile \
-	    modules
+$(1)/ngx_http_chaindata_module.so: $(1)/nginx/Makefile $(MODULE_SRCS) \
+                                   $(CORE_SRCS) $(HEADERS)
+	$$(MAKE) -C $(1)/nginx-src -f $(CURDIR)/$(1)/nginx/Makefile modules
 	@# a new file renamed over the old: a running nginx keeps its mapping
-	cp $(BUILD)/nginx/ngx_http_chaindata_module.so $@.tmp && mv -f $@.tmp $@
+	cp $(1)/nginx/ngx_http_chaindata_module.so $$@.tmp && mv -f $$@.tmp $$@
 
-$(LOADER): src/ngx_http_chaindata_loader.c $(SHARED_SRCS) $(HEADERS) | deps
-	@mkdir -p $(BUILD)
-	$(CC) $(CFLAGS) $(WARNINGS) -o $@ src/ngx_http_chaindata_loader.c \
-	    $(SHARED_SRCS) $(LIBS)
+$(1)/obj/%.o: src/%.c $(HEADERS) | deps
+	@mkdir -p $$(@D)
+	$(CC) $(2) $(WARNINGS) $(INCS) -c -o $$@ $$<
 
-$(UNIT): t/unit/chaindata_unit.c $(SHARED_SRCS) $(HEADERS) | deps
-	@mkdir -p $(BUILD)
-	$(CC) $(CFLAGS) $(WARNINGS) -Isrc -o $@ t/unit/chaindata_unit.c \
-	    $(SHARED_SRCS) $(LIBS)
+$(1)/libchaindata_core.a: $(patsubst src/%.c,$(1)/obj/%.o,$(CORE_SRCS))
+	rm -f $$@ && ar rcs $$@ $$^
 
-test: deps-test all unit
+$(1)/libchaindata_ingest.a: $(patsubst src/%.c,$(1)/obj/%.o,$(INGEST_SRCS))
+	rm -f $$@ && ar rcs $$@ $$^
+
+$(1)/chaindata-load: $(patsubst src/%.c,$(1)/obj/%.o,$(LOAD_SRCS)) \
+                     $(1)/libchaindata_ingest.a $(1)/libchaindata_core.a
+	$(CC) $(2) $(3) -o $$@ $$^ $(LIBS)
+
+$(1)/chaindata-unit: t/unit/chaindata_unit.c $(HEADERS) \
+                     $(1)/libchaindata_ingest.a $(1)/libchaindata_core.a
+	$(CC) $(2) $(3) $(WARNINGS) $(INCS) -o $$@ $$< \
+	    $(1)/libchaindata_ingest.a $(1)/libchaindata_core.a $(LIBS)
+endef
+
+$(eval $(call chaindata_build,$(BUILD),$(CFLAGS),))
+
+# No nginx header outside src/ngx/, and no ngx_http_ name outside it
+# either: the core, the ingest side and the tools build without nginx.
+check-layout:
+	@if grep -rlE '#[[:space:]]*include[[:space:]]*[<"](ngx_|nginx)' \
+	        src --include='*.[ch]' | grep -v '^src/ngx/'; then \
+	    echo "chaindata: the files above include an nginx header" \
+	         "outside src/ngx/"; exit 1; fi
+	@if grep -rlE '\b(ngx_http_|NGX_HTTP_)' src --include='*.[ch]' \
+	        | grep -v '^src/ngx/'; then \
+	    echo "chaindata: the files above carry ngx_http_ names" \
+	         "outside src/ngx/"; exit 1; fi
+	@echo "chaindata: layout ok (no nginx outside src/ngx/)"
+
+test: deps-test check-layout all unit
 	$(PROVE) -I t/lib -r t/
 
 # the demo: an index built from the fixtures, served with
@@ -124,39 +151,12 @@ SAN_FLAGS   := -fsanitize=address,undefined -fno-omit-frame-pointer \
 SAN_PRELOAD  = $(shell $(CC) -print-file-name=libasan.so) \
                $(shell $(CC) -print-file-name=libubsan.so)
 
+$(eval $(call chaindata_build,$(ASAN),-g -O1 $(SAN_FLAGS),$(SAN_FLAGS)))
+
 .PHONY: asan test-asan
 
 asan: $(ASAN)/ngx_http_chaindata_module.so $(ASAN)/chaindata-load \
       $(ASAN)/chaindata-unit
-
-$(ASAN)/nginx/Makefile: config | deps
-	rm -rf $(ASAN)/nginx-src $(ASAN)/nginx
-	mkdir -p $(ASAN)
-	cp -r $(NGX_SRC) $(ASAN)/nginx-src
-	cd $(ASAN)/nginx-src && bash -c '. ./conf_flags && ./configure \
-	    "$${NGX_CONF_FLAGS[@]}" --with-cc-opt="-g -O1 -fPIC $(SAN_FLAGS)" \
-	    --with-ld-opt="$(SAN_FLAGS)" \
-	    --add-dynamic-module=$(CURDIR) \
-	    --builddir=$(CURDIR)/$(ASAN)/nginx' \
-	    > $(CURDIR)/$(ASAN)/configure.log 2>&1 \
-	    || { tail -20 $(CURDIR)/$(ASAN)/configure.log; exit 1; }
-
-$(ASAN)/ngx_http_chaindata_module.so: $(ASAN)/nginx/Makefile $(MODULE_SRCS) \
-                                      $(SHARED_SRCS) $(HEADERS)
-	$(MAKE) -C $(ASAN)/nginx-src -f $(CURDIR)/$(ASAN)/nginx/Makefile modules
-	cp $(ASAN)/nginx/ngx_http_chaindata_module.so $@.tmp && mv -f $@.tmp $@
-
-$(ASAN)/chaindata-load: src/ngx_http_chaindata_loader.c $(SHARED_SRCS) \
-                        $(HEADERS) | deps
-	@mkdir -p $(ASAN)
-	$(CC) -g -O1 $(SAN_FLAGS) $(WARNINGS) -o $@ \
-	    src/ngx_http_chaindata_loader.c $(SHARED_SRCS) $(LIBS)
-
-$(ASAN)/chaindata-unit: t/unit/chaindata_unit.c $(SHARED_SRCS) $(HEADERS) \
-                        | deps
-	@mkdir -p $(ASAN)
-	$(CC) -g -O1 $(SAN_FLAGS) $(WARNINGS) -Isrc -o $@ \
-	    t/unit/chaindata_unit.c $(SHARED_SRCS) $(LIBS)
 
 test-asan: deps-test asan fuzzers
 	CHAINDATA_BUILD=$(ASAN) CHAINDATA_PRELOAD="$(SAN_PRELOAD)" \
@@ -194,9 +194,11 @@ FUZZERS      := $(patsubst t/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard t/fuzz/fuzz_*.c
 
 fuzzers: $(FUZZERS)
 
-$(BUILD)/fuzz/fuzz_%: t/fuzz/fuzz_%.c $(SHARED_SRCS) $(HEADERS) | deps-fuzz
+$(BUILD)/fuzz/fuzz_%: t/fuzz/fuzz_%.c $(CORE_SRCS) $(INGEST_SRCS) \
+                      $(HEADERS) | deps-fuzz
 	@mkdir -p $(BUILD)/fuzz
-	$(FUZZ_CC) $(FUZZ_FLAGS) -Isrc -o $@ $< $(SHARED_SRCS) -lyajl -lcrypto
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(INCS) -o $@ $< $(CORE_SRCS) $(INGEST_SRCS) \
+	    -lyajl -lcrypto
 
 fuzz: fuzzers
 	t/fuzz/run --seconds $(FUZZ_SECONDS)

@@ -1,8 +1,8 @@
 
 /*
  * libFuzzer target: Bitcoin address syntax and address keys, and the rune
- * list header and entry keys (ngx_http_chaindata_address.c, the list part
- * of ngx_http_chaindata_codec.c).
+ * list header and entry keys (chaindata_address.c, the list part
+ * of chaindata_codec.c).
  */
 
 
@@ -11,30 +11,30 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ngx_http_chaindata_address.h"
-#include "ngx_http_chaindata_codec.h"
+#include "chaindata_address.h"
+#include "chaindata_codec.h"
 
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    size_t                      i, len;
-    unsigned char               key[NGX_HTTP_CHAINDATA_LIST_KEY_MAX];
-    unsigned char               again[NGX_HTTP_CHAINDATA_LIST_KEY_MAX];
-    unsigned char               ekey[NGX_HTTP_CHAINDATA_LIST_ENTRY_KEY_MAX];
-    unsigned char               out[NGX_HTTP_CHAINDATA_LISTH_SIZE];
-    ngx_http_chaindata_listh_t  h, h2;
+    size_t             i, len;
+    unsigned char      key[CHAINDATA_LIST_KEY_MAX];
+    unsigned char      again[CHAINDATA_LIST_KEY_MAX];
+    unsigned char      ekey[CHAINDATA_LIST_ENTRY_KEY_MAX];
+    unsigned char      out[CHAINDATA_LISTH_SIZE];
+    chaindata_listh_t  h, h2;
 
-    len = ngx_http_chaindata_address_key(key, data, size);
+    len = chaindata_address_key(key, data, size);
 
     /* a key exactly when the check passes: a length byte and the address */
-    if ((len != 0) != (ngx_http_chaindata_address_check(data, size) == 0)) {
+    if ((len != 0) != (chaindata_address_check(data, size) == 0)) {
         abort();
     }
 
     if (len) {
         if (len != 1 + size || key[0] != size
-            || size > NGX_HTTP_CHAINDATA_ADDRESS_MAX_LEN)
+            || size > CHAINDATA_ADDRESS_MAX_LEN)
         {
             abort();
         }
@@ -49,28 +49,28 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
 
         /* the key of an address is itself an address with the same key */
-        if (ngx_http_chaindata_address_key(again, key + 1, size) != len
+        if (chaindata_address_key(again, key + 1, size) != len
             || memcmp(again, key, len) != 0)
         {
             abort();
         }
 
-        if (ngx_http_chaindata_list_entry_key(ekey, key, len, 7) != len + 4
+        if (chaindata_list_entry_key(ekey, key, len, 7) != len + 4
             || memcmp(ekey, key, len) != 0)
         {
             abort();
         }
     }
 
-    if (ngx_http_chaindata_listh_decode(&h, data, size) == 0) {
-        if (size != NGX_HTTP_CHAINDATA_LISTH_SIZE) {
+    if (chaindata_listh_decode(&h, data, size) == 0) {
+        if (size != CHAINDATA_LISTH_SIZE) {
             abort();
         }
 
-        ngx_http_chaindata_listh_encode(out, &h);
+        chaindata_listh_encode(out, &h);
 
         if (memcmp(out, data, size) != 0
-            || ngx_http_chaindata_listh_decode(&h2, out, sizeof(out)) != 0
+            || chaindata_listh_decode(&h2, out, sizeof(out)) != 0
             || h2.count != h.count)
         {
             abort();

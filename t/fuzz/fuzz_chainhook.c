@@ -4,7 +4,7 @@
  * says whether the target is raw, as a client sent it, or a decoded URI):
  * the key pieces and the redaction behind $chaindata_redacted_uri,
  * $chaindata_api_key_digest and the redacted request line, and the route's
- * parameters (ngx_http_chaindata_chainhook_path.c).
+ * parameters (chaindata_chainhook_path.c).
  */
 
 
@@ -13,11 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ngx_http_chaindata_chainhook_path.h"
+#include "chaindata_chainhook_path.h"
 
 
 static int
-within(const ngx_http_chaindata_span_t *s, const unsigned char *start,
+within(const chaindata_span_t *s, const unsigned char *start,
     const unsigned char *end)
 {
     return s->data >= start && s->data + s->len <= end;
@@ -27,13 +27,13 @@ within(const ngx_http_chaindata_span_t *s, const unsigned char *start,
 static void
 check_redaction(const uint8_t *data, size_t size)
 {
-    size_t                      n, n2, len, whole;
-    unsigned char              *out;
-    const unsigned char        *end, *out_end;
-    ngx_http_chaindata_span_t   key, key2;
+    size_t                n, n2, len, whole;
+    unsigned char        *out;
+    const unsigned char  *end, *out_end;
+    chaindata_span_t      key, key2;
 
-    n = ngx_http_chaindata_key_pieces(data, size, &key);
-    end = ngx_http_chaindata_target_path_end(data, data + size);
+    n = chaindata_key_pieces(data, size, &key);
+    end = chaindata_target_path_end(data, data + size);
 
     if (n && (key.data == NULL || !within(&key, data, end))) {
         abort();
@@ -44,19 +44,19 @@ check_redaction(const uint8_t *data, size_t size)
             continue;
         }
 
-        out = malloc(NGX_HTTP_CHAINDATA_REDACTED_SIZE(size, n));
+        out = malloc(CHAINDATA_REDACTED_SIZE(size, n));
         if (out == NULL) {
             abort();
         }
 
-        len = ngx_http_chaindata_redact(out, data, size, n);
+        len = chaindata_redact(out, data, size, n);
 
-        if (len > NGX_HTTP_CHAINDATA_REDACTED_SIZE(size, n)) {
+        if (len > CHAINDATA_REDACTED_SIZE(size, n)) {
             abort();
         }
 
         /* the query is kept as it was */
-        out_end = ngx_http_chaindata_target_path_end(out, out + len);
+        out_end = chaindata_target_path_end(out, out + len);
 
         if ((size_t) (out + len - out_end) != (size_t) (data + size - end)
             || memcmp(out_end, end, data + size - end) != 0)
@@ -65,7 +65,7 @@ check_redaction(const uint8_t *data, size_t size)
         }
 
         /* what still looks like a key is the mark, nothing of the key */
-        n2 = ngx_http_chaindata_key_pieces(out, len, &key2);
+        n2 = chaindata_key_pieces(out, len, &key2);
 
         if (n2 && (key2.len != 3 || memcmp(key2.data, "***", 3) != 0)) {
             abort();
@@ -79,19 +79,19 @@ check_redaction(const uint8_t *data, size_t size)
 static void
 check_params(const uint8_t *data, size_t size, int raw)
 {
-    unsigned char                    text[36];
-    unsigned char                    again[NGX_HTTP_CHAINDATA_UUID_LEN];
-    ngx_http_chaindata_chh_e         rc;
-    ngx_http_chaindata_chh_params_t  p;
+    unsigned char           text[36];
+    unsigned char           again[CHAINDATA_UUID_LEN];
+    chaindata_chh_e         rc;
+    chaindata_chh_params_t  p;
 
     memset(&p, 0, sizeof(p));
 
-    rc = ngx_http_chaindata_chh_target(data, size, raw, &p);
+    rc = chaindata_chh_target(data, size, raw, &p);
 
     switch (rc) {
 
-    case NGX_HTTP_CHAINDATA_CHH_OK:
-        if (p.key.len == 0 || p.key.len > NGX_HTTP_CHAINDATA_API_KEY_MAX) {
+    case CHAINDATA_CHH_OK:
+        if (p.key.len == 0 || p.key.len > CHAINDATA_API_KEY_MAX) {
             abort();
         }
 
@@ -103,14 +103,14 @@ check_params(const uint8_t *data, size_t size, int raw)
         }
 
         /* the UUID read back parses to the same bytes */
-        ngx_http_chaindata_hex_encode(text, p.uuid, 4);
-        ngx_http_chaindata_hex_encode(text + 9, p.uuid + 4, 2);
-        ngx_http_chaindata_hex_encode(text + 14, p.uuid + 6, 2);
-        ngx_http_chaindata_hex_encode(text + 19, p.uuid + 8, 2);
-        ngx_http_chaindata_hex_encode(text + 24, p.uuid + 10, 6);
+        chaindata_hex_encode(text, p.uuid, 4);
+        chaindata_hex_encode(text + 9, p.uuid + 4, 2);
+        chaindata_hex_encode(text + 14, p.uuid + 6, 2);
+        chaindata_hex_encode(text + 19, p.uuid + 8, 2);
+        chaindata_hex_encode(text + 24, p.uuid + 10, 6);
         text[8] = text[13] = text[18] = text[23] = '-';
 
-        if (ngx_http_chaindata_uuid_parse(text, 36, again) != 0
+        if (chaindata_uuid_parse(text, 36, again) != 0
             || memcmp(again, p.uuid, sizeof(again)) != 0)
         {
             abort();
@@ -118,17 +118,17 @@ check_params(const uint8_t *data, size_t size, int raw)
 
         break;
 
-    case NGX_HTTP_CHAINDATA_CHH_BAD_UUID:
+    case CHAINDATA_CHH_BAD_UUID:
         /* the key passed its checks first */
-        if (p.key.len == 0 || p.key.len > NGX_HTTP_CHAINDATA_API_KEY_MAX) {
+        if (p.key.len == 0 || p.key.len > CHAINDATA_API_KEY_MAX) {
             abort();
         }
 
         break;
 
-    case NGX_HTTP_CHAINDATA_CHH_NO_ROUTE:
-    case NGX_HTTP_CHAINDATA_CHH_KEY_EMPTY:
-    case NGX_HTTP_CHAINDATA_CHH_KEY_LONG:
+    case CHAINDATA_CHH_NO_ROUTE:
+    case CHAINDATA_CHH_KEY_EMPTY:
+    case CHAINDATA_CHH_KEY_LONG:
         break;
 
     default:

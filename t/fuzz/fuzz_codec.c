@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ngx_http_chaindata_codec.h"
+#include "chaindata_codec.h"
 
 
 static const char  *names[] = {
@@ -23,37 +23,37 @@ static const char  *names[] = {
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    int                        prefixed;
-    size_t                     i, vlen, n;
-    uint64_t                   v;
-    unsigned char              txid[NGX_HTTP_CHAINDATA_TXID_LEN];
-    unsigned char             *esc, *end;
-    const unsigned char       *val;
-    ngx_http_chaindata_txh_t   h;
+    int                   prefixed;
+    size_t                i, vlen, n;
+    uint64_t              v;
+    unsigned char         txid[CHAINDATA_TXID_LEN];
+    unsigned char        *esc, *end;
+    const unsigned char  *val;
+    chaindata_txh_t       h;
 
-    if (ngx_http_chaindata_txid_parse(data, size, txid, &prefixed) == 0
+    if (chaindata_txid_parse(data, size, txid, &prefixed) == 0
         && size != 64 && size != 66)
     {
         abort();
     }
 
-    if (ngx_http_chaindata_parse_int(data, size, 101, &v)
-        == NGX_HTTP_CHAINDATA_INT_OK && v > 101)
+    if (chaindata_parse_int(data, size, 101, &v)
+        == CHAINDATA_INT_OK && v > 101)
     {
         abort();
     }
 
     for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-        n = ngx_http_chaindata_query_find(data, size, names[i], &val, &vlen);
+        n = chaindata_query_find(data, size, names[i], &val, &vlen);
 
         if (n && (val < data || val + vlen > data + size)) {
             abort();
         }
     }
 
-    if (ngx_http_chaindata_txh_decode(&h, data, size) == 0) {
+    if (chaindata_txh_decode(&h, data, size) == 0) {
         if (h.events_at > h.doc_len
-            || ((h.flags & NGX_HTTP_CHAINDATA_TXH_FARGS)
+            || ((h.flags & CHAINDATA_TXH_FARGS)
                 && h.fargs_start + h.fargs_len > h.doc_len))
         {
             abort();
@@ -61,18 +61,18 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
 
     /* the valid prefix is within the input and valid on its own */
-    n = ngx_http_chaindata_utf8_valid_len(data, size);
+    n = chaindata_utf8_valid_len(data, size);
 
-    if (n > size || ngx_http_chaindata_utf8_valid_len(data, n) != n) {
+    if (n > size || chaindata_utf8_valid_len(data, n) != n) {
         abort();
     }
 
-    esc = malloc(ngx_http_chaindata_json_escape_len(data, size) + 1);
+    esc = malloc(chaindata_json_escape_len(data, size) + 1);
     if (esc) {
-        end = ngx_http_chaindata_json_escape(esc, data, size);
+        end = chaindata_json_escape(esc, data, size);
 
         if ((size_t) (end - esc)
-            != ngx_http_chaindata_json_escape_len(data, size))
+            != chaindata_json_escape_len(data, size))
         {
             abort();
         }

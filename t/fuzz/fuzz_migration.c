@@ -5,7 +5,7 @@
  * the path below the location matched against the mapping table, its
  * parameters checked and put into the replacement's path, the query's
  * parameter names sorted and the query made safe for a Location
- * (ngx_http_chaindata_migration_map.c).
+ * (chaindata_migration_map.c).
  */
 
 
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ngx_http_chaindata_migration_map.h"
+#include "chaindata_migration_map.h"
 
 
 /* the locations: prefixes as nginx.conf.example has them, and none */
@@ -49,7 +49,7 @@ check_url_path(const unsigned char *s, size_t len)
             continue;
         }
 
-        if (!ngx_http_chaindata_mig_unreserved(s[i]) && s[i] != '/') {
+        if (!chaindata_mig_unreserved(s[i]) && s[i] != '/') {
             abort();
         }
     }
@@ -57,7 +57,7 @@ check_url_path(const unsigned char *s, size_t len)
 
 
 static void
-check_expand(const char *tpl, const ngx_http_chaindata_mig_match_t *m)
+check_expand(const char *tpl, const chaindata_mig_match_t *m)
 {
     size_t          len, len2;
     unsigned char  *out;
@@ -66,7 +66,7 @@ check_expand(const char *tpl, const ngx_http_chaindata_mig_match_t *m)
         return;
     }
 
-    len = ngx_http_chaindata_mig_expand(NULL, tpl, m);
+    len = chaindata_mig_expand(NULL, tpl, m);
     if (len == (size_t) -1) {
         abort();
     }
@@ -76,7 +76,7 @@ check_expand(const char *tpl, const ngx_http_chaindata_mig_match_t *m)
         abort();
     }
 
-    len2 = ngx_http_chaindata_mig_expand(out, tpl, m);
+    len2 = chaindata_mig_expand(out, tpl, m);
 
     if (len2 != len) {
         abort();
@@ -88,13 +88,13 @@ check_expand(const char *tpl, const ngx_http_chaindata_mig_match_t *m)
 
 
 static void
-check_names(const ngx_http_chaindata_mig_names_t *names,
-    const ngx_http_chaindata_mig_row_t *row, const unsigned char *buf,
+check_names(const chaindata_mig_names_t *names,
+    const chaindata_mig_row_t *row, const unsigned char *buf,
     size_t len)
 {
     size_t  i, k;
 
-    if (names->n > NGX_HTTP_CHAINDATA_MIG_QUERY_MAX) {
+    if (names->n > CHAINDATA_MIG_QUERY_MAX) {
         abort();
     }
 
@@ -102,8 +102,8 @@ check_names(const ngx_http_chaindata_mig_names_t *names,
         if (names->names[i].len == 0
             || names->names[i].data < buf
             || names->names[i].data + names->names[i].len > buf + len
-            || ngx_http_chaindata_mig_in_list(row->supported,
-                                              &names->names[i]))
+            || chaindata_mig_in_list(row->supported,
+                                     &names->names[i]))
         {
             abort();
         }
@@ -133,7 +133,7 @@ check_query(const unsigned char *args, size_t len)
         abort();
     }
 
-    n = ngx_http_chaindata_mig_escape_query(out, args, len);
+    n = chaindata_mig_escape_query(out, args, len);
 
     if (n > 3 * len) {
         abort();
@@ -149,7 +149,7 @@ check_query(const unsigned char *args, size_t len)
             continue;
         }
 
-        if (!ngx_http_chaindata_mig_unreserved(out[i])
+        if (!chaindata_mig_unreserved(out[i])
             && (out[i] == 0 || strchr("!$&'()*+,;=:@/?", out[i]) == NULL))
         {
             abort();
@@ -163,13 +163,13 @@ check_query(const unsigned char *args, size_t len)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    size_t                          path_len, args_len, which, i;
-    const char                     *prefix;
-    unsigned char                  *buf;
-    const unsigned char            *args, *qm;
-    ngx_http_chaindata_span_t       sub;
-    ngx_http_chaindata_mig_match_t  m;
-    ngx_http_chaindata_mig_names_t  unsupported, ignored;
+    size_t                 path_len, args_len, which, i;
+    const char            *prefix;
+    unsigned char         *buf;
+    const unsigned char   *args, *qm;
+    chaindata_span_t       sub;
+    chaindata_mig_match_t  m;
+    chaindata_mig_names_t  unsupported, ignored;
 
     if (size == 0) {
         return 0;
@@ -186,9 +186,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     check_query(args, args_len);
 
-    if (ngx_http_chaindata_mig_subpath(data, path_len,
-                                       (const unsigned char *) prefix,
-                                       prefix ? strlen(prefix) : 0, &sub)
+    if (chaindata_mig_subpath(data, path_len,
+                              (const unsigned char *) prefix,
+                              prefix ? strlen(prefix) : 0, &sub)
         != 0)
     {
         return 0;
@@ -198,11 +198,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     }
 
-    if (ngx_http_chaindata_mig_match(&sub, &m) != 0) {
+    if (chaindata_mig_match(&sub, &m) != 0) {
         return 0;
     }
 
-    if (m.row == NULL || m.nparams > NGX_HTTP_CHAINDATA_MIG_SEGMENTS) {
+    if (m.row == NULL || m.nparams > CHAINDATA_MIG_SEGMENTS) {
         abort();
     }
 
@@ -217,8 +217,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
     }
 
-    if (ngx_http_chaindata_mig_check(&m, &which)
-        == NGX_HTTP_CHAINDATA_MIG_PARAM_OK)
+    if (chaindata_mig_check(&m, &which)
+        == CHAINDATA_MIG_PARAM_OK)
     {
         check_expand(m.row->replacement, &m);
         check_expand(m.row->alternative, &m);
@@ -235,15 +235,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(&unsupported, 0, sizeof(unsupported));
     memset(&ignored, 0, sizeof(ignored));
 
-    ngx_http_chaindata_mig_query(m.row, args, args_len, buf, &unsupported,
-                                 &ignored);
+    chaindata_mig_query(m.row, args, args_len, buf, &unsupported,
+                        &ignored);
 
     check_names(&unsupported, m.row, buf, args_len);
     check_names(&ignored, m.row, buf, args_len);
 
     for (i = 0; i < ignored.n; i++) {
-        if (!ngx_http_chaindata_mig_in_list(m.row->ignored,
-                                            &ignored.names[i]))
+        if (!chaindata_mig_in_list(m.row->ignored,
+                                   &ignored.names[i]))
         {
             abort();
         }

@@ -11,21 +11,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ngx_http_chaindata_record.h"
+#include "chaindata_record.h"
 
 
 static void
-check_writes(const ngx_http_chaindata_writeset_t *ws)
+check_writes(const chaindata_writeset_t *ws)
 {
-    size_t                             i;
-    const ngx_http_chaindata_write_t  *w;
+    size_t                    i;
+    const chaindata_write_t  *w;
 
     for (i = 0; i < ws->nwrites; i++) {
         w = &ws->writes[i];
 
         if (w->key_off + w->key_len > ws->len
             || w->val_off + w->val_len > ws->len
-            || w->db >= NGX_HTTP_CHAINDATA_DBI_COUNT)
+            || w->db >= CHAINDATA_DBI_COUNT)
         {
             abort();
         }
@@ -36,14 +36,14 @@ check_writes(const ngx_http_chaindata_writeset_t *ws)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    size_t                          records;
-    const uint8_t                  *p, *end, *nl;
-    ngx_http_chaindata_record_t     rec;
-    ngx_http_chaindata_writeset_t   ws;
+    size_t                records;
+    const uint8_t        *p, *end, *nl;
+    chaindata_record_t    rec;
+    chaindata_writeset_t  ws;
 
     memset(&ws, 0, sizeof(ws));
 
-    if (ngx_http_chaindata_record_init(&rec) != 0) {
+    if (chaindata_record_init(&rec) != 0) {
         return 0;
     }
 
@@ -57,18 +57,18 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             nl = end;
         }
 
-        (void) ngx_http_chaindata_record_parse(&rec, p, nl - p, &ws);
+        (void) chaindata_record_parse(&rec, p, nl - p, &ws);
         check_writes(&ws);
 
         if (++records % 3 == 0) {
-            ngx_http_chaindata_writeset_reset(&ws);
+            chaindata_writeset_reset(&ws);
         }
 
         p = nl + 1;
     }
 
-    ngx_http_chaindata_writeset_free(&ws);
-    ngx_http_chaindata_record_free(&rec);
+    chaindata_writeset_free(&ws);
+    chaindata_record_free(&rec);
 
     return 0;
 }

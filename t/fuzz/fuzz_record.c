@@ -1,7 +1,7 @@
 
 /*
  * libFuzzer target: one ingest record, any kind, through validation into
- * a write set (ngx_http_chaindata_record_parse).
+ * a write set (chaindata_record_parse).
  */
 
 
@@ -10,34 +10,34 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ngx_http_chaindata_record.h"
+#include "chaindata_record.h"
 
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    size_t                          nwrites, len;
-    ngx_http_chaindata_record_t     rec;
-    ngx_http_chaindata_writeset_t   ws;
+    size_t                nwrites, len;
+    chaindata_record_t    rec;
+    chaindata_writeset_t  ws;
 
     memset(&ws, 0, sizeof(ws));
 
-    if (ngx_http_chaindata_record_init(&rec) != 0) {
+    if (chaindata_record_init(&rec) != 0) {
         return 0;
     }
 
     nwrites = ws.nwrites;
     len = ws.len;
 
-    if (ngx_http_chaindata_record_parse(&rec, data, size, &ws) != 0) {
+    if (chaindata_record_parse(&rec, data, size, &ws) != 0) {
         /* a refused record leaves the write set as it was, with a reason */
         if (ws.nwrites != nwrites || ws.len != len || rec.err[0] == '\0') {
             abort();
         }
     }
 
-    ngx_http_chaindata_writeset_free(&ws);
-    ngx_http_chaindata_record_free(&rec);
+    chaindata_writeset_free(&ws);
+    chaindata_record_free(&rec);
 
     return 0;
 }

@@ -2,7 +2,7 @@
 /*
  * libFuzzer target: the rune routes' request targets (the first byte picks
  * activity or balances, the rest is "path?query"):
- * ngx_http_chaindata_page_target with the route's path shape, the tx id
+ * chaindata_page_target with the route's path shape, the tx id
  * or address key, offset and limit.
  */
 
@@ -12,24 +12,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ngx_http_chaindata_address.h"
-#include "ngx_http_chaindata_paths.h"
+#include "chaindata_address.h"
+#include "chaindata_paths.h"
 
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    int                               balances;
-    size_t                            path_len, args_len, i, n;
-    uint64_t                          v;
-    const char                       *last;
-    unsigned char                    *buf;
-    const unsigned char              *args, *qm;
-    ngx_http_chaindata_span_t         seg;
-    ngx_http_chaindata_query_t        q;
-    ngx_http_chaindata_list_key_pt    key;
-    ngx_http_chaindata_page_params_t  p;
-    ngx_http_chaindata_target_e       rc;
+    int                      balances;
+    size_t                   path_len, args_len, i, n;
+    uint64_t                 v;
+    const char              *last;
+    unsigned char           *buf;
+    const unsigned char     *args, *qm;
+    chaindata_span_t         seg;
+    chaindata_query_t        q;
+    chaindata_list_key_pt    key;
+    chaindata_page_params_t  p;
+    chaindata_target_e       rc;
 
     if (size == 0) {
         return 0;
@@ -37,8 +37,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     balances = data[0] & 1;
     last = balances ? "balances" : "activity";
-    key = balances ? ngx_http_chaindata_address_key
-                   : ngx_http_chaindata_txid_list_key;
+    key = balances ? chaindata_address_key
+                   : chaindata_txid_list_key;
     data++;
     size--;
 
@@ -52,16 +52,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     }
 
-    ngx_http_chaindata_query_init(&q, args, args_len, buf);
+    chaindata_query_init(&q, args, args_len, buf);
     memset(&p, 0, sizeof(p));
 
-    rc = ngx_http_chaindata_page_target(data, path_len, last, key, &q, &p);
+    rc = chaindata_page_target(data, path_len, last, key, &q, &p);
 
     /* NO_ROUTE exactly when the path does not end in "/{param}/last" */
-    ngx_http_chaindata_segment_last(data, path_len, &seg);
+    chaindata_segment_last(data, path_len, &seg);
     n = strlen(last);
 
-    if ((rc == NGX_HTTP_CHAINDATA_TARGET_NO_ROUTE)
+    if ((rc == CHAINDATA_TARGET_NO_ROUTE)
         != (seg.len != n || memcmp(seg.data, last, n) != 0
             || seg.data - data < 2))
     {
@@ -74,12 +74,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     switch (rc) {
 
-    case NGX_HTTP_CHAINDATA_TARGET_NO_ROUTE:
-    case NGX_HTTP_CHAINDATA_TARGET_BAD_PARAM:
+    case CHAINDATA_TARGET_NO_ROUTE:
+    case CHAINDATA_TARGET_BAD_PARAM:
         break;
 
-    case NGX_HTTP_CHAINDATA_TARGET_OK:
-        if (p.limit < 1 || p.limit > NGX_HTTP_CHAINDATA_PAGE_LIMIT_MAX) {
+    case CHAINDATA_TARGET_OK:
+        if (p.limit < 1 || p.limit > CHAINDATA_PAGE_LIMIT_MAX) {
             abort();
         }
 
@@ -96,9 +96,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             }
         }
 
-        if (ngx_http_chaindata_parse_int(p.offset_text.data,
-                                         p.offset_text.len, UINT64_MAX, &v)
-            != NGX_HTTP_CHAINDATA_INT_OK
+        if (chaindata_parse_int(p.offset_text.data,
+                                p.offset_text.len, UINT64_MAX, &v)
+            != CHAINDATA_INT_OK
             || v != p.offset)
         {
             abort();
@@ -106,23 +106,23 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
         /* fall through */
 
-    case NGX_HTTP_CHAINDATA_TARGET_BAD_QUERY:
+    case CHAINDATA_TARGET_BAD_QUERY:
         if (p.key_len == 0
-            || (!balances && p.key_len != NGX_HTTP_CHAINDATA_TXID_LEN)
+            || (!balances && p.key_len != CHAINDATA_TXID_LEN)
             || (balances && (p.key_len != (size_t) p.key[0] + 1
-                             || p.key[0] > NGX_HTTP_CHAINDATA_ADDRESS_MAX_LEN)))
+                             || p.key[0] > CHAINDATA_ADDRESS_MAX_LEN)))
         {
             abort();
         }
 
-        if (rc == NGX_HTTP_CHAINDATA_TARGET_BAD_QUERY
+        if (rc == CHAINDATA_TARGET_BAD_QUERY
             && (q.name == NULL
                 || (strcmp(q.name, "offset") != 0
                     && strcmp(q.name, "limit") != 0)
-                || q.rc == NGX_HTTP_CHAINDATA_ARG_OK
-                || q.rc == NGX_HTTP_CHAINDATA_ARG_NOT_BOOLEAN
+                || q.rc == CHAINDATA_ARG_OK
+                || q.rc == CHAINDATA_ARG_NOT_BOOLEAN
                 || (strcmp(q.name, "offset") == 0
-                    && q.rc == NGX_HTTP_CHAINDATA_ARG_TOO_LARGE)))
+                    && q.rc == CHAINDATA_ARG_TOO_LARGE)))
         {
             abort();
         }

@@ -1,7 +1,7 @@
 
 /*
  * libFuzzer target: the transaction route's request target, "path?query"
- * (ngx_http_chaindata_tx_target: the id segment, event_limit,
+ * (chaindata_tx_target: the id segment, event_limit,
  * event_offset, exclude_function_args, unanchored), and the
  * percent-decoding every route shares, checked against a reference
  * written the way nginx's ngx_unescape_uri is.
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ngx_http_chaindata_paths.h"
+#include "chaindata_paths.h"
 
 
 /* ngx_unescape_uri(..., 0), state by state */
@@ -92,12 +92,12 @@ is_hex(unsigned char c)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    size_t                           path_len, args_len, n1, n2, i;
-    unsigned char                   *buf, *a, *b, hex[64];
-    const unsigned char             *args, *qm, *id;
-    ngx_http_chaindata_query_t       q;
-    ngx_http_chaindata_tx_params_t   p;
-    ngx_http_chaindata_target_e      rc;
+    size_t                 path_len, args_len, n1, n2, i;
+    unsigned char         *buf, *a, *b, hex[64];
+    const unsigned char   *args, *qm, *id;
+    chaindata_query_t      q;
+    chaindata_tx_params_t  p;
+    chaindata_target_e     rc;
 
     /* percent-decoding: the same bytes as nginx's, never longer */
     a = malloc(size + 1);
@@ -106,7 +106,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     }
 
-    n1 = ngx_http_chaindata_unescape(a, data, size);
+    n1 = chaindata_unescape(a, data, size);
     n2 = reference_unescape(b, data, size);
 
     if (n1 != n2 || n1 > size || memcmp(a, b, n1) != 0) {
@@ -126,10 +126,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     }
 
-    ngx_http_chaindata_query_init(&q, args, args_len, buf);
+    chaindata_query_init(&q, args, args_len, buf);
     memset(&p, 0, sizeof(p));
 
-    rc = ngx_http_chaindata_tx_target(data, path_len, &q, &p);
+    rc = chaindata_tx_target(data, path_len, &q, &p);
 
     /* the id is the path's last segment */
     if (p.id.data < data || p.id.data + p.id.len != data + path_len
@@ -145,15 +145,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     switch (rc) {
 
-    case NGX_HTTP_CHAINDATA_TARGET_BAD_PARAM:
+    case CHAINDATA_TARGET_BAD_PARAM:
         break;
 
-    case NGX_HTTP_CHAINDATA_TARGET_ADD_PREFIX:
-    case NGX_HTTP_CHAINDATA_TARGET_OK:
-    case NGX_HTTP_CHAINDATA_TARGET_BAD_QUERY:
+    case CHAINDATA_TARGET_ADD_PREFIX:
+    case CHAINDATA_TARGET_OK:
+    case CHAINDATA_TARGET_BAD_QUERY:
         id = p.id.data;
 
-        if (rc == NGX_HTTP_CHAINDATA_TARGET_ADD_PREFIX) {
+        if (rc == CHAINDATA_TARGET_ADD_PREFIX) {
             if (p.id.len != 64) {
                 abort();
             }
@@ -165,7 +165,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             id += 2;
         }
 
-        ngx_http_chaindata_hex_encode(hex, p.txid, 32);
+        chaindata_hex_encode(hex, p.txid, 32);
 
         for (i = 0; i < 64; i++) {
             if (!is_hex(id[i]) || hex[i] != (id[i] | 0x20)) {
@@ -173,14 +173,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             }
         }
 
-        if (rc == NGX_HTTP_CHAINDATA_TARGET_OK
-            && (p.limit < 1 || p.limit > NGX_HTTP_CHAINDATA_EVENT_LIMIT_MAX
+        if (rc == CHAINDATA_TARGET_OK
+            && (p.limit < 1 || p.limit > CHAINDATA_EVENT_LIMIT_MAX
                 || p.exclude_fargs > 1))
         {
             abort();
         }
 
-        if (rc == NGX_HTTP_CHAINDATA_TARGET_BAD_QUERY) {
+        if (rc == CHAINDATA_TARGET_BAD_QUERY) {
             if (q.name == NULL) {
                 abort();
             }
@@ -188,22 +188,22 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (strcmp(q.name, "exclude_function_args") == 0
                 || strcmp(q.name, "unanchored") == 0)
             {
-                if (q.rc != NGX_HTTP_CHAINDATA_ARG_NOT_BOOLEAN) {
+                if (q.rc != CHAINDATA_ARG_NOT_BOOLEAN) {
                     abort();
                 }
 
             } else if (strcmp(q.name, "event_limit") == 0) {
-                if (q.rc == NGX_HTTP_CHAINDATA_ARG_NOT_BOOLEAN
-                    || q.rc == NGX_HTTP_CHAINDATA_ARG_OK
-                    || (q.rc == NGX_HTTP_CHAINDATA_ARG_TOO_LARGE
-                        && q.bound != NGX_HTTP_CHAINDATA_EVENT_LIMIT_MAX))
+                if (q.rc == CHAINDATA_ARG_NOT_BOOLEAN
+                    || q.rc == CHAINDATA_ARG_OK
+                    || (q.rc == CHAINDATA_ARG_TOO_LARGE
+                        && q.bound != CHAINDATA_EVENT_LIMIT_MAX))
                 {
                     abort();
                 }
 
             } else if (strcmp(q.name, "event_offset") == 0) {
-                if (q.rc != NGX_HTTP_CHAINDATA_ARG_NOT_INTEGER
-                    && q.rc != NGX_HTTP_CHAINDATA_ARG_TOO_SMALL)
+                if (q.rc != CHAINDATA_ARG_NOT_INTEGER
+                    && q.rc != CHAINDATA_ARG_TOO_SMALL)
                 {
                     abort();
                 }

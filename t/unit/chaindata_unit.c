@@ -10,13 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ngx_http_chaindata_address.h"
-#include "ngx_http_chaindata_chainhook_path.h"
-#include "ngx_http_chaindata_codec.h"
-#include "ngx_http_chaindata_jdoc.h"
-#include "ngx_http_chaindata_migration_map.h"
-#include "ngx_http_chaindata_paths.h"
-#include "ngx_http_chaindata_record.h"
+#include "chaindata_address.h"
+#include "chaindata_chainhook_path.h"
+#include "chaindata_codec.h"
+#include "chaindata_jdoc.h"
+#include "chaindata_migration_map.h"
+#include "chaindata_paths.h"
+#include "chaindata_record.h"
 
 
 static int  tests, failed;
@@ -43,21 +43,21 @@ test_hex_and_ids(void)
     const char    *id = "0xABCDEF0123456789abcdef0123456789"
                         "abcdef0123456789abcdef0123456789";
 
-    ok(ngx_http_chaindata_txid_parse((const unsigned char *) id, 66, bin,
-                                     &prefixed) == 0 && prefixed,
+    ok(chaindata_txid_parse((const unsigned char *) id, 66, bin,
+                            &prefixed) == 0 && prefixed,
        "txid with 0x, mixed case");
-    *ngx_http_chaindata_hex_encode(txt, bin, 32) = '\0';
+    *chaindata_hex_encode(txt, bin, 32) = '\0';
     ok(strcmp((char *) txt, "abcdef0123456789abcdef0123456789"
                             "abcdef0123456789abcdef0123456789") == 0,
        "hex encodes lowercase");
-    ok(ngx_http_chaindata_txid_parse((const unsigned char *) id + 2, 64, bin,
-                                     &prefixed) == 0 && !prefixed,
+    ok(chaindata_txid_parse((const unsigned char *) id + 2, 64, bin,
+                            &prefixed) == 0 && !prefixed,
        "txid without 0x");
-    ok(ngx_http_chaindata_txid_parse((const unsigned char *) id, 65, bin,
-                                     &prefixed) != 0, "txid too short");
-    ok(ngx_http_chaindata_txid_parse((const unsigned char *) "0X" "ab", 4,
-                                     bin, &prefixed) != 0, "0X refused");
-    ok(ngx_http_chaindata_hex_decode(bin, (const unsigned char *) "0g", 2)
+    ok(chaindata_txid_parse((const unsigned char *) id, 65, bin,
+                            &prefixed) != 0, "txid too short");
+    ok(chaindata_txid_parse((const unsigned char *) "0X" "ab", 4,
+                            bin, &prefixed) != 0, "0X refused");
+    ok(chaindata_hex_decode(bin, (const unsigned char *) "0g", 2)
        != 0, "bad hex digit");
 }
 
@@ -67,25 +67,25 @@ test_parse_int(void)
 {
     uint64_t  v;
 
-#define INT(s, cap) ngx_http_chaindata_parse_int((const unsigned char *) s, \
+#define INT(s, cap) chaindata_parse_int((const unsigned char *) s, \
                                                  strlen(s), cap, &v)
 
-    ok(INT("20", 101) == NGX_HTTP_CHAINDATA_INT_OK && v == 20, "20");
-    ok(INT("-0", 101) == NGX_HTTP_CHAINDATA_INT_OK && v == 0, "-0 is zero");
-    ok(INT("-1", 101) == NGX_HTTP_CHAINDATA_INT_NEGATIVE, "-1 negative");
-    ok(INT("", 101) == NGX_HTTP_CHAINDATA_INT_INVALID, "empty");
-    ok(INT("1.5", 101) == NGX_HTTP_CHAINDATA_INT_INVALID, "1.5");
-    ok(INT("abc", 101) == NGX_HTTP_CHAINDATA_INT_INVALID, "abc");
-    ok(INT("-", 101) == NGX_HTTP_CHAINDATA_INT_INVALID, "lone minus");
-    ok(INT("99999999999999999999", 101) == NGX_HTTP_CHAINDATA_INT_OK
+    ok(INT("20", 101) == CHAINDATA_INT_OK && v == 20, "20");
+    ok(INT("-0", 101) == CHAINDATA_INT_OK && v == 0, "-0 is zero");
+    ok(INT("-1", 101) == CHAINDATA_INT_NEGATIVE, "-1 negative");
+    ok(INT("", 101) == CHAINDATA_INT_INVALID, "empty");
+    ok(INT("1.5", 101) == CHAINDATA_INT_INVALID, "1.5");
+    ok(INT("abc", 101) == CHAINDATA_INT_INVALID, "abc");
+    ok(INT("-", 101) == CHAINDATA_INT_INVALID, "lone minus");
+    ok(INT("99999999999999999999", 101) == CHAINDATA_INT_OK
        && v == 101, "saturates at the cap");
     ok(INT("99999999999999999999999999", UINT64_MAX)
-       == NGX_HTTP_CHAINDATA_INT_OK && v == UINT64_MAX,
+       == CHAINDATA_INT_OK && v == UINT64_MAX,
        "saturates at 2^64-1 without overflow");
-    ok(INT("18446744073709551615", UINT64_MAX) == NGX_HTTP_CHAINDATA_INT_OK
+    ok(INT("18446744073709551615", UINT64_MAX) == CHAINDATA_INT_OK
        && v == UINT64_MAX, "2^64-1 exactly");
     ok(INT("-99999999999999999999", 101)
-       == NGX_HTTP_CHAINDATA_INT_NEGATIVE, "huge negative");
+       == CHAINDATA_INT_NEGATIVE, "huge negative");
 
 #undef INT
 }
@@ -98,12 +98,12 @@ test_json_escape(void)
     const char    *in = "a\"b\\c\n\x01/\xc3\xa9";
     const char    *want = "a\\\"b\\\\c\\n\\u0001/\xc3\xa9";
 
-    end = ngx_http_chaindata_json_escape(out, (const unsigned char *) in,
-                                         strlen(in));
+    end = chaindata_json_escape(out, (const unsigned char *) in,
+                                strlen(in));
     ok((size_t) (end - out) == strlen(want)
        && memcmp(out, want, strlen(want)) == 0, "escapes like JSON.stringify");
-    ok(ngx_http_chaindata_json_escape_len((const unsigned char *) in,
-                                          strlen(in)) == strlen(want),
+    ok(chaindata_json_escape_len((const unsigned char *) in,
+                                 strlen(in)) == strlen(want),
        "escape length");
 }
 
@@ -111,89 +111,89 @@ test_json_escape(void)
 static void
 test_txh(void)
 {
-    unsigned char             buf[NGX_HTTP_CHAINDATA_TXH_SIZE + 10];
-    ngx_http_chaindata_txh_t  h, d;
+    unsigned char    buf[CHAINDATA_TXH_SIZE + 10];
+    chaindata_txh_t  h, d;
 
     memset(&h, 0, sizeof(h));
-    h.flags = NGX_HTTP_CHAINDATA_TXH_EVENTS | NGX_HTTP_CHAINDATA_TXH_FARGS;
+    h.flags = CHAINDATA_TXH_EVENTS | CHAINDATA_TXH_FARGS;
     h.event_count = 3;
     h.events_at = 5;
     h.fargs_start = 6;
     h.fargs_len = 4;
     memset(h.digest, 0xab, sizeof(h.digest));
 
-    ngx_http_chaindata_txh_encode(buf, &h);
-    memcpy(buf + NGX_HTTP_CHAINDATA_TXH_SIZE, "0123456789", 10);
+    chaindata_txh_encode(buf, &h);
+    memcpy(buf + CHAINDATA_TXH_SIZE, "0123456789", 10);
 
-    ok(ngx_http_chaindata_txh_decode(&d, buf, sizeof(buf)) == 0
+    ok(chaindata_txh_decode(&d, buf, sizeof(buf)) == 0
        && d.event_count == 3 && d.events_at == 5 && d.fargs_start == 6
        && d.fargs_len == 4 && d.doc_len == 10
        && memcmp(d.digest, h.digest, sizeof(h.digest)) == 0,
        "tx header round trip");
 
-    ngx_http_chaindata_put_u32le(buf + 16, 5);
-    ok(ngx_http_chaindata_txh_decode(&d, buf, sizeof(buf)) != 0,
+    chaindata_put_u32le(buf + 16, 5);
+    ok(chaindata_txh_decode(&d, buf, sizeof(buf)) != 0,
        "function_args span past the document refused");
 
-    ngx_http_chaindata_put_u32le(buf + 16, 4);
-    ngx_http_chaindata_put_u32le(buf + 8, 11);
-    ok(ngx_http_chaindata_txh_decode(&d, buf, sizeof(buf)) != 0,
+    chaindata_put_u32le(buf + 16, 4);
+    chaindata_put_u32le(buf + 8, 11);
+    ok(chaindata_txh_decode(&d, buf, sizeof(buf)) != 0,
        "events offset past the document refused");
 
-    ngx_http_chaindata_put_u32le(buf + 8, 7);
-    ok(ngx_http_chaindata_txh_decode(&d, buf, sizeof(buf)) != 0,
+    chaindata_put_u32le(buf + 8, 7);
+    ok(chaindata_txh_decode(&d, buf, sizeof(buf)) != 0,
        "events offset inside function_args refused");
 
     buf[0] = 2;
-    ok(ngx_http_chaindata_txh_decode(&d, buf, sizeof(buf)) != 0,
+    ok(chaindata_txh_decode(&d, buf, sizeof(buf)) != 0,
        "unknown format refused");
-    ok(ngx_http_chaindata_txh_decode(&d, buf, 10) != 0, "short value");
+    ok(chaindata_txh_decode(&d, buf, 10) != 0, "short value");
 }
 
 
 static void
 test_jdoc(void)
 {
-    char                         err[256];
-    unsigned char                out[256];
-    ngx_http_chaindata_jv_t     *v;
-    ngx_http_chaindata_arena_t  *a;
+    char                err[256];
+    unsigned char       out[256];
+    chaindata_jv_t     *v;
+    chaindata_arena_t  *a;
     const char  *doc = "{\"b\":1.50,\"a\":[true,false,null,\"x\\u00e9\"],"
                        "\"c\":{}}";
     const char  *want = "{\"b\":1.50,\"a\":[true,false,null,\"x\xc3\xa9\"],"
                         "\"c\":{}}";
     char         deep[200];
 
-    a = ngx_http_chaindata_arena_create();
+    a = chaindata_arena_create();
 
-    v = ngx_http_chaindata_jdoc_parse(a, (const unsigned char *) doc,
-                                      strlen(doc), err, sizeof(err));
+    v = chaindata_jdoc_parse(a, (const unsigned char *) doc,
+                             strlen(doc), err, sizeof(err));
     ok(v != NULL, "parses");
-    ok(v && ngx_http_chaindata_jv_size(v) == strlen(want)
-       && ngx_http_chaindata_jv_write(out, v) - out == (long) strlen(want)
+    ok(v && chaindata_jv_size(v) == strlen(want)
+       && chaindata_jv_write(out, v) - out == (long) strlen(want)
        && memcmp(out, want, strlen(want)) == 0,
        "member order and number text kept, escapes decoded");
 
-    v = ngx_http_chaindata_jdoc_parse(a, (const unsigned char *) "{\"a\":1,"
-                                      "\"a\":2}", 13, err, sizeof(err));
+    v = chaindata_jdoc_parse(a, (const unsigned char *) "{\"a\":1,"
+                             "\"a\":2}", 13, err, sizeof(err));
     ok(v == NULL && strstr(err, "duplicate member \"a\"") != NULL,
        "duplicate member refused");
 
     memset(deep, '[', 100);
     memset(deep + 100, ']', 100);
-    v = ngx_http_chaindata_jdoc_parse(a, (const unsigned char *) deep, 200,
-                                      err, sizeof(err));
+    v = chaindata_jdoc_parse(a, (const unsigned char *) deep, 200,
+                             err, sizeof(err));
     ok(v == NULL && strstr(err, "64") != NULL, "nesting limit");
 
-    v = ngx_http_chaindata_jdoc_parse(a, (const unsigned char *) "{\"a\":",
-                                      5, err, sizeof(err));
+    v = chaindata_jdoc_parse(a, (const unsigned char *) "{\"a\":",
+                             5, err, sizeof(err));
     ok(v == NULL && strstr(err, "malformed JSON") != NULL, "truncated");
 
-    v = ngx_http_chaindata_jdoc_parse(a, (const unsigned char *) "\"\xff\"",
-                                      3, err, sizeof(err));
+    v = chaindata_jdoc_parse(a, (const unsigned char *) "\"\xff\"",
+                             3, err, sizeof(err));
     ok(v == NULL, "invalid UTF-8 refused");
 
-    ngx_http_chaindata_arena_destroy(a);
+    chaindata_arena_destroy(a);
 }
 
 
@@ -218,33 +218,33 @@ static const char  *tx_doc =
 
 
 static int
-parse_tx(ngx_http_chaindata_record_t *rec, ngx_http_chaindata_writeset_t *ws,
+parse_tx(chaindata_record_t *rec, chaindata_writeset_t *ws,
     const char *id, const char *count, const char *events)
 {
     char  line[4096];
 
     snprintf(line, sizeof(line), tx_doc, id, count, events);
 
-    return ngx_http_chaindata_record_parse(rec, (unsigned char *) line,
-                                           strlen(line), ws);
+    return chaindata_record_parse(rec, (unsigned char *) line,
+                                  strlen(line), ws);
 }
 
 
 static void
 test_record_tx(void)
 {
-    char                           *doc;
-    size_t                          nwrites;
-    ngx_http_chaindata_txh_t        h;
-    ngx_http_chaindata_record_t     rec;
-    ngx_http_chaindata_write_t     *w;
-    ngx_http_chaindata_writeset_t   ws;
+    char                 *doc;
+    size_t                nwrites;
+    chaindata_txh_t       h;
+    chaindata_record_t    rec;
+    chaindata_write_t    *w;
+    chaindata_writeset_t  ws;
     const char  *id = "00112233445566778899aabbccddeeff"
                       "00112233445566778899aabbccddeeff";
     char         ev[512];
 
     memset(&ws, 0, sizeof(ws));
-    ngx_http_chaindata_record_init(&rec);
+    chaindata_record_init(&rec);
 
     snprintf(ev, sizeof(ev),
              "{\"event_index\":1,\"event_type\":\"stx_lock\",\"tx_id\":\"0x%s\","
@@ -256,13 +256,13 @@ test_record_tx(void)
     ok(ws.nwrites == 4, "writes: clear events, header, two events");
 
     w = &ws.writes[1];
-    ok(ngx_http_chaindata_txh_decode(&h, ws.buf + w->val_off, w->val_len)
+    ok(chaindata_txh_decode(&h, ws.buf + w->val_off, w->val_len)
        == 0 && h.event_count == 2, "header decodes");
 
     doc = (char *) h.doc;
     ok(h.events_at && memcmp(doc + h.events_at - 10, "\"events\":[]", 10) == 0,
        "events spliced at the emptied array");
-    ok((h.flags & NGX_HTTP_CHAINDATA_TXH_FARGS)
+    ok((h.flags & CHAINDATA_TXH_FARGS)
        && memcmp(doc + h.fargs_start, ",\"function_args\":[]", h.fargs_len)
           == 0, "function_args span with its comma");
 
@@ -286,20 +286,20 @@ test_record_tx(void)
     ok(parse_tx(&rec, &ws, id, "2", ev) != 0
        && strstr(rec.err, "event_index 0") != NULL, "duplicate event_index");
 
-    ok(ngx_http_chaindata_record_parse(&rec, (unsigned char *)
+    ok(chaindata_record_parse(&rec, (unsigned char *)
            "{\"kind\":\"tx\",\"delete\":\"0xZZ\"}", 29, &ws) != 0,
        "bad delete id refused");
-    ok(ngx_http_chaindata_record_parse(&rec, (unsigned char *)
+    ok(chaindata_record_parse(&rec, (unsigned char *)
            "{\"kind\":\"tx\",\"dat\":{}}", 22, &ws) != 0,
        "missing data refused");
-    ok(ngx_http_chaindata_record_parse(&rec, (unsigned char *)
+    ok(chaindata_record_parse(&rec, (unsigned char *)
            "{\"kind\":\"nope\"}", 15, &ws) != 0
        && strstr(rec.err, "unknown kind") != NULL, "unknown kind refused");
-    ok(ngx_http_chaindata_record_parse(&rec, (unsigned char *) "[]", 2, &ws)
+    ok(chaindata_record_parse(&rec, (unsigned char *) "[]", 2, &ws)
        != 0, "not an object");
 
-    ngx_http_chaindata_writeset_free(&ws);
-    ngx_http_chaindata_record_free(&rec);
+    chaindata_writeset_free(&ws);
+    chaindata_record_free(&rec);
 }
 
 
@@ -335,7 +335,7 @@ test_utf8(void)
     };
 
     for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        ok(ngx_http_chaindata_utf8_valid_len(
+        ok(chaindata_utf8_valid_len(
                (const unsigned char *) cases[i].s, cases[i].len)
            == cases[i].valid, cases[i].name);
     }
@@ -359,42 +359,42 @@ test_unescape(void)
     };
 
     for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        n = ngx_http_chaindata_unescape(out, (const unsigned char *)
-                                        cases[i].in, strlen(cases[i].in));
+        n = chaindata_unescape(out, (const unsigned char *)
+                               cases[i].in, strlen(cases[i].in));
         ok(n == strlen(cases[i].out) && memcmp(out, cases[i].out, n) == 0,
            cases[i].in);
     }
 
-    n = ngx_http_chaindata_unescape(out, (const unsigned char *) "a%00b", 5);
+    n = chaindata_unescape(out, (const unsigned char *) "a%00b", 5);
     ok(n == 3 && out[1] == '\0', "unescape: %00 is a NUL byte");
 }
 
 
-static ngx_http_chaindata_target_e
-page(const char *path, const char *args, ngx_http_chaindata_page_params_t *p,
-    ngx_http_chaindata_query_t *q)
+static chaindata_target_e
+page(const char *path, const char *args, chaindata_page_params_t *p,
+    chaindata_query_t *q)
 {
     static unsigned char  buf[256];
 
-    ngx_http_chaindata_query_init(q, (const unsigned char *) args,
-                                  strlen(args), buf);
+    chaindata_query_init(q, (const unsigned char *) args,
+                         strlen(args), buf);
     memset(p, 0, sizeof(*p));
 
-    return ngx_http_chaindata_page_target((const unsigned char *) path,
-                                          strlen(path), "balances",
-                                          ngx_http_chaindata_address_key,
-                                          q, p);
+    return chaindata_page_target((const unsigned char *) path,
+                                 strlen(path), "balances",
+                                 chaindata_address_key,
+                                 q, p);
 }
 
 
 static void
 test_targets(void)
 {
-    unsigned char                     buf[256];
-    ngx_http_chaindata_query_t        q;
-    ngx_http_chaindata_tx_params_t    tx;
-    ngx_http_chaindata_page_params_t  p;
-    const char                       *addr, *id;
+    unsigned char            buf[256];
+    chaindata_query_t        q;
+    chaindata_tx_params_t    tx;
+    chaindata_page_params_t  p;
+    const char              *addr, *id;
 
     addr = "/runes/v1/addresses/bc1qa667e6hcnwx2p4rm2vr08cla79ka8g2mkvvcd9"
            "/balances";
@@ -402,86 +402,86 @@ test_targets(void)
          "abcdef0123456789abcdef0123456789";
 
     ok(page(addr, "offset=-000&limit=60", &p, &q)
-       == NGX_HTTP_CHAINDATA_TARGET_OK
+       == CHAINDATA_TARGET_OK
        && p.offset == 0 && p.offset_text.len == 1
        && p.offset_text.data[0] == '0' && p.limit == 60,
        "page: -000 is offset 0, echoed as 0");
     ok(page(addr, "offset=0018446744073709551616", &p, &q)
-       == NGX_HTTP_CHAINDATA_TARGET_OK && p.offset == UINT64_MAX
+       == CHAINDATA_TARGET_OK && p.offset == UINT64_MAX
        && p.offset_text.len == 20 && p.limit == 20,
        "page: an offset past 2^64 saturates, echoed without zeros");
     ok(page(addr, "limit=1&limit=1", &p, &q)
-       == NGX_HTTP_CHAINDATA_TARGET_BAD_QUERY
+       == CHAINDATA_TARGET_BAD_QUERY
        && strcmp(q.name, "limit") == 0
-       && q.rc == NGX_HTTP_CHAINDATA_ARG_NOT_INTEGER,
+       && q.rc == CHAINDATA_ARG_NOT_INTEGER,
        "page: a repeated limit is not an integer");
-    ok(page(addr, "limit=-0", &p, &q) == NGX_HTTP_CHAINDATA_TARGET_BAD_QUERY
-       && q.rc == NGX_HTTP_CHAINDATA_ARG_TOO_SMALL && q.bound == 1,
+    ok(page(addr, "limit=-0", &p, &q) == CHAINDATA_TARGET_BAD_QUERY
+       && q.rc == CHAINDATA_ARG_TOO_SMALL && q.bound == 1,
        "page: limit -0 is below 1");
-    ok(page("/balances", "", &p, &q) == NGX_HTTP_CHAINDATA_TARGET_NO_ROUTE,
+    ok(page("/balances", "", &p, &q) == CHAINDATA_TARGET_NO_ROUTE,
        "page: no parameter segment");
     ok(page("/x//balances", "", &p, &q)
-       == NGX_HTTP_CHAINDATA_TARGET_BAD_PARAM, "page: an empty parameter");
+       == CHAINDATA_TARGET_BAD_PARAM, "page: an empty parameter");
 
-    ngx_http_chaindata_query_init(&q, (const unsigned char *)
-                                  "event_limit=18446744073709551616", 32,
-                                  buf);
-    ok(ngx_http_chaindata_tx_target((const unsigned char *) id, strlen(id),
-                                    &q, &tx)
-       == NGX_HTTP_CHAINDATA_TARGET_BAD_QUERY
-       && q.rc == NGX_HTTP_CHAINDATA_ARG_TOO_LARGE && q.bound == 100,
+    chaindata_query_init(&q, (const unsigned char *)
+                         "event_limit=18446744073709551616", 32,
+                         buf);
+    ok(chaindata_tx_target((const unsigned char *) id, strlen(id),
+                           &q, &tx)
+       == CHAINDATA_TARGET_BAD_QUERY
+       && q.rc == CHAINDATA_ARG_TOO_LARGE && q.bound == 100,
        "tx: event_limit 2^64 is above 100, without overflow");
 
-    ngx_http_chaindata_query_init(&q, (const unsigned char *)
-                                  "unanchored=TRUE", 15, buf);
-    ok(ngx_http_chaindata_tx_target((const unsigned char *) id, strlen(id),
-                                    &q, &tx)
-       == NGX_HTTP_CHAINDATA_TARGET_BAD_QUERY
+    chaindata_query_init(&q, (const unsigned char *)
+                         "unanchored=TRUE", 15, buf);
+    ok(chaindata_tx_target((const unsigned char *) id, strlen(id),
+                           &q, &tx)
+       == CHAINDATA_TARGET_BAD_QUERY
        && strcmp(q.name, "unanchored") == 0, "tx: booleans are lowercase");
 
-    ngx_http_chaindata_query_init(&q, NULL, 0, NULL);
-    ok(ngx_http_chaindata_tx_target((const unsigned char *) id,
-                                    strlen(id) - 1, &q, &tx)
-       == NGX_HTTP_CHAINDATA_TARGET_BAD_PARAM, "tx: 63 digits");
+    chaindata_query_init(&q, NULL, 0, NULL);
+    ok(chaindata_tx_target((const unsigned char *) id,
+                           strlen(id) - 1, &q, &tx)
+       == CHAINDATA_TARGET_BAD_PARAM, "tx: 63 digits");
 }
 
 
 static void
 test_chainhook_paths(void)
 {
-    size_t                           n, len;
-    unsigned char                    out[128];
-    const char                      *t;
-    ngx_http_chaindata_span_t        key;
-    ngx_http_chaindata_chh_params_t  p;
+    size_t                  n, len;
+    unsigned char           out[128];
+    const char             *t;
+    chaindata_span_t        key;
+    chaindata_chh_params_t  p;
 
     t = "/v1/ext/K%2Fey/chainhooks/1F6E2C3A-0B4D-4E5F-8A9B-0C1D2E3F4A01"
         "/status?k=/v1/ext/x";
 
-    ok(ngx_http_chaindata_chh_target((const unsigned char *) t, strlen(t),
-                                     1, &p)
-       == NGX_HTTP_CHAINDATA_CHH_OK && p.key.len == 4
+    ok(chaindata_chh_target((const unsigned char *) t, strlen(t),
+                            1, &p)
+       == CHAINDATA_CHH_OK && p.key.len == 4
        && memcmp(p.key.data, "K/ey", 4) == 0 && p.uuid[0] == 0x1f,
        "chainhook: key decoded, UUID in any case, query ignored");
 
-    n = ngx_http_chaindata_key_pieces((const unsigned char *) t, strlen(t),
-                                      &key);
-    len = ngx_http_chaindata_redact(out, (const unsigned char *) t,
-                                    strlen(t), n);
+    n = chaindata_key_pieces((const unsigned char *) t, strlen(t),
+                             &key);
+    len = chaindata_redact(out, (const unsigned char *) t,
+                           strlen(t), n);
     ok(n == 1 && key.len == 6 && len == 78
        && memcmp(out, "/v1/ext/***/chainhooks/", 23) == 0
        && memcmp(out + len - 12, "?k=/v1/ext/x", 12) == 0,
        "chainhook: the key piece redacted, the query kept");
 
     t = "/v1/ext/%/chainhooks/1f6e2c3a-0b4d-4e5f-8a9b-0c1d2e3f4a01/status";
-    ok(ngx_http_chaindata_chh_target((const unsigned char *) t, strlen(t),
-                                     1, &p)
-       == NGX_HTTP_CHAINDATA_CHH_KEY_EMPTY,
+    ok(chaindata_chh_target((const unsigned char *) t, strlen(t),
+                            1, &p)
+       == CHAINDATA_CHH_KEY_EMPTY,
        "chainhook: a key decoding to nothing is empty");
 
     t = "/hooks/abc";
-    len = ngx_http_chaindata_redact(out, (const unsigned char *) t,
-                                    strlen(t), 0);
+    len = chaindata_redact(out, (const unsigned char *) t,
+                           strlen(t), 0);
     ok(len == 4 && memcmp(out, "/***", 4) == 0,
        "chainhook: without a key piece the whole path");
 }
@@ -490,30 +490,30 @@ test_chainhook_paths(void)
 static void
 test_migration_map(void)
 {
-    size_t                          n;
-    unsigned char                   out[64];
-    ngx_http_chaindata_span_t       sub;
-    ngx_http_chaindata_mig_match_t  m;
-    const char                     *path;
+    size_t                 n;
+    unsigned char          out[64];
+    chaindata_span_t       sub;
+    chaindata_mig_match_t  m;
+    const char            *path;
 
     path = "/ordinals/v1/inscriptions/block-height/840000";
 
-    ok(ngx_http_chaindata_mig_subpath((const unsigned char *) path,
-                                      strlen(path),
-                                      (const unsigned char *) "/ordinals/",
-                                      10, &sub) == 0
-       && ngx_http_chaindata_mig_match(&sub, &m) == 0
+    ok(chaindata_mig_subpath((const unsigned char *) path,
+                             strlen(path),
+                             (const unsigned char *) "/ordinals/",
+                             10, &sub) == 0
+       && chaindata_mig_match(&sub, &m) == 0
        && strcmp(m.row->path, "/inscriptions/block-height/{blockHeight}")
           == 0
        && m.nparams == 1 && m.params[0].value.len == 6,
        "migration: block-height matched, its parameter taken");
 
-    n = ngx_http_chaindata_mig_expand(out, m.row->replacement, &m);
+    n = chaindata_mig_expand(out, m.row->replacement, &m);
     ok(n == 26 && memcmp(out, "/inscriptions/block/840000", 26) == 0,
        "migration: the replacement path");
 
-    n = ngx_http_chaindata_mig_escape_query(out, (const unsigned char *)
-                                            "a=%41&b=%\x18\x18 ", 12);
+    n = chaindata_mig_escape_query(out, (const unsigned char *)
+                                   "a=%41&b=%\x18\x18 ", 12);
     ok(n == 20 && memcmp(out, "a=%41&b=%25%18%18%20", 20) == 0,
        "migration: a query escaped for a Location, control bytes too");
 }

@@ -19,8 +19,8 @@
 
 #include <openssl/crypto.h>
 
-#include "ngx_http_chaindata_chainhook_path.h"
-#include "ngx_http_chaindata_codec.h"
+#include "chaindata_chainhook_path.h"
+#include "chaindata_codec.h"
 #include "ngx_http_chaindata_module.h"
 #include "ngx_http_chaindata_reply.h"
 #include "ngx_http_chaindata_store.h"
@@ -60,7 +60,7 @@ static ngx_http_variable_t  ngx_http_chaindata_chainhook_vars[] = {
 
 
 /* all zero, no key's digest: what an unknown chainhook is compared with */
-static u_char  ngx_http_chaindata_no_digest[NGX_HTTP_CHAINDATA_KEY_DIGEST_LEN];
+static u_char  ngx_http_chaindata_no_digest[CHAINDATA_KEY_DIGEST_LEN];
 
 static ngx_http_output_header_filter_pt  ngx_http_chaindata_next_header_filter;
 
@@ -77,19 +77,19 @@ ngx_http_chaindata_redact_uri(ngx_pool_t *pool, ngx_str_t *uri,
 {
     size_t  n;
 
-    n = ngx_http_chaindata_key_pieces(uri->data, uri->len, NULL);
+    n = chaindata_key_pieces(uri->data, uri->len, NULL);
 
     if (n == 0 && !whole) {
         return NGX_DECLINED;
     }
 
-    out->data = ngx_pnalloc(pool, NGX_HTTP_CHAINDATA_REDACTED_SIZE(uri->len,
-                                                                   n));
+    out->data = ngx_pnalloc(pool, CHAINDATA_REDACTED_SIZE(uri->len,
+                                                          n));
     if (out->data == NULL) {
         return NGX_ERROR;
     }
 
-    out->len = ngx_http_chaindata_redact(out->data, uri->data, uri->len, n);
+    out->len = chaindata_redact(out->data, uri->data, uri->len, n);
 
     return NGX_OK;
 }
@@ -144,13 +144,13 @@ static ngx_int_t
 ngx_http_chaindata_variable_api_key_digest(ngx_http_request_t *r,
     ngx_http_variable_value_t *v, uintptr_t data)
 {
-    ngx_str_t                  key;
-    ngx_http_chaindata_span_t  raw;
-    u_char                     digest[NGX_HTTP_CHAINDATA_KEY_DIGEST_LEN];
+    ngx_str_t         key;
+    chaindata_span_t  raw;
+    u_char            digest[CHAINDATA_KEY_DIGEST_LEN];
 
     if (r->unparsed_uri.len == 0
-        || ngx_http_chaindata_key_pieces(r->unparsed_uri.data,
-                                         r->unparsed_uri.len, &raw) == 0
+        || chaindata_key_pieces(r->unparsed_uri.data,
+                                r->unparsed_uri.len, &raw) == 0
         || raw.len == 0)
     {
         v->not_found = 1;
@@ -162,14 +162,14 @@ ngx_http_chaindata_variable_api_key_digest(ngx_http_request_t *r,
         return NGX_ERROR;
     }
 
-    key.len = ngx_http_chaindata_unescape(key.data, raw.data, raw.len);
+    key.len = chaindata_unescape(key.data, raw.data, raw.len);
 
     v->data = ngx_pnalloc(r->pool, 2 * NGX_HTTP_CHAINDATA_LOG_DIGEST_LEN);
     if (v->data == NULL) {
         return NGX_ERROR;
     }
 
-    ngx_http_chaindata_key_digest(key.data, key.len, digest);
+    chaindata_key_digest(key.data, key.len, digest);
     ngx_hex_dump(v->data, digest, NGX_HTTP_CHAINDATA_LOG_DIGEST_LEN);
 
     ngx_explicit_memzero(key.data, key.len);
@@ -299,8 +299,8 @@ ngx_http_chaindata_redact_line_in_route(ngx_http_request_t *r)
 {
     if (!ngx_http_chaindata_in_route(r)
         || r->unparsed_uri.len == 0
-        || ngx_http_chaindata_key_pieces(r->unparsed_uri.data,
-                                         r->unparsed_uri.len, NULL))
+        || chaindata_key_pieces(r->unparsed_uri.data,
+                                r->unparsed_uri.len, NULL))
     {
         return NGX_DECLINED;
     }
@@ -372,9 +372,9 @@ ngx_http_chaindata_chainhook_header_filter(ngx_http_request_t *r)
     if (r == r->main
         && (ngx_http_chaindata_in_route(r)
             || (r->unparsed_uri.len
-                && ngx_http_chaindata_key_pieces(r->unparsed_uri.data,
-                                                 r->unparsed_uri.len,
-                                                 NULL))))
+                && chaindata_key_pieces(r->unparsed_uri.data,
+                                        r->unparsed_uri.len,
+                                        NULL))))
     {
         if (ngx_http_chaindata_no_store(r) != NGX_OK) {
             return NGX_ERROR;
@@ -416,7 +416,7 @@ ngx_http_chaindata_chainhook_init(ngx_conf_t *cf)
 
 
 /*
- * The route's parameters (ngx_http_chaindata_chh_target): from the path
+ * The route's parameters (chaindata_chh_target): from the path
  * as the client sent it, or after a rewrite or an internal redirect from
  * the (decoded) current URI.  NGX_OK with p filled; NGX_DECLINED with the
  * error already sent in *rc.
@@ -424,7 +424,7 @@ ngx_http_chaindata_chainhook_init(ngx_conf_t *cf)
 
 static ngx_int_t
 ngx_http_chaindata_chh_parse(ngx_http_request_t *r,
-    ngx_http_chaindata_chh_params_t *p, ngx_int_t *rc)
+    chaindata_chh_params_t *p, ngx_int_t *rc)
 {
     ngx_str_t   *path;
     ngx_uint_t   raw;
@@ -433,20 +433,20 @@ ngx_http_chaindata_chh_parse(ngx_http_request_t *r,
     raw = r->valid_unparsed_uri && r->unparsed_uri.len;
     path = raw ? &r->unparsed_uri : &r->uri;
 
-    switch (ngx_http_chaindata_chh_target(path->data, path->len, raw, p)) {
+    switch (chaindata_chh_target(path->data, path->len, raw, p)) {
 
-    case NGX_HTTP_CHAINDATA_CHH_OK:
+    case CHAINDATA_CHH_OK:
         return NGX_OK;
 
-    case NGX_HTTP_CHAINDATA_CHH_KEY_EMPTY:
+    case CHAINDATA_CHH_KEY_EMPTY:
         msg = NGX_HTTP_CHAINDATA_KEY_SHORT;
         break;
 
-    case NGX_HTTP_CHAINDATA_CHH_KEY_LONG:
+    case CHAINDATA_CHH_KEY_LONG:
         msg = NGX_HTTP_CHAINDATA_KEY_LONG;
         break;
 
-    case NGX_HTTP_CHAINDATA_CHH_BAD_UUID:
+    case CHAINDATA_CHH_BAD_UUID:
         msg = NGX_HTTP_CHAINDATA_UUID_FORMAT;
         break;
 
@@ -476,16 +476,16 @@ no_route:
 
 static ngx_int_t
 ngx_http_chaindata_chh_read(ngx_http_request_t *r,
-    ngx_http_chaindata_chh_params_t *q, u_char *digest, ngx_str_t *body)
+    chaindata_chh_params_t *q, u_char *digest, ngx_str_t *body)
 {
-    ngx_int_t                 rc;
-    MDB_val                   val;
-    ngx_uint_t                found, match;
-    const u_char             *stored;
-    ngx_http_chaindata_chh_t  h;
+    ngx_int_t        rc;
+    MDB_val          val;
+    ngx_uint_t       found, match;
+    const u_char    *stored;
+    chaindata_chh_t  h;
 
     rc = ngx_http_chaindata_store_get(r->connection->log,
-                                      NGX_HTTP_CHAINDATA_DBI_CHAINHOOK,
+                                      CHAINDATA_DBI_CHAINHOOK,
                                       q->uuid, sizeof(q->uuid), &val);
 
     if (rc == NGX_ERROR) {
@@ -495,7 +495,7 @@ ngx_http_chaindata_chh_read(ngx_http_request_t *r,
     found = (rc == NGX_OK);
 
     if (found
-        && ngx_http_chaindata_chh_decode(&h, val.mv_data, val.mv_size) != 0)
+        && chaindata_chh_decode(&h, val.mv_data, val.mv_size) != 0)
     {
         ngx_log_error(NGX_LOG_ALERT, r->connection->log, 0,
                       "chaindata: a chainhook record is damaged "
@@ -508,7 +508,7 @@ ngx_http_chaindata_chh_read(ngx_http_request_t *r,
     stored = found ? h.key_digest : ngx_http_chaindata_no_digest;
 
     match = (CRYPTO_memcmp(digest, stored,
-                           NGX_HTTP_CHAINDATA_KEY_DIGEST_LEN) == 0);
+                           CHAINDATA_KEY_DIGEST_LEN) == 0);
 
     if (!(found & match)) {
         return NGX_OK;
@@ -529,10 +529,10 @@ ngx_http_chaindata_chh_read(ngx_http_request_t *r,
 ngx_int_t
 ngx_http_chaindata_chainhook_handler(ngx_http_request_t *r)
 {
-    ngx_int_t                        rc;
-    ngx_str_t                        body;
-    ngx_http_chaindata_chh_params_t  q;
-    u_char                           digest[NGX_HTTP_CHAINDATA_KEY_DIGEST_LEN];
+    ngx_int_t               rc;
+    ngx_str_t               body;
+    chaindata_chh_params_t  q;
+    u_char                  digest[CHAINDATA_KEY_DIGEST_LEN];
 
     if (!ngx_http_chaindata_method_allowed(r)) {
         return ngx_http_chaindata_send_not_allowed(r);
@@ -548,7 +548,7 @@ ngx_http_chaindata_chainhook_handler(ngx_http_request_t *r)
         return rc;
     }
 
-    ngx_http_chaindata_key_digest(q.key.data, q.key.len, digest);
+    chaindata_key_digest(q.key.data, q.key.len, digest);
 
     /* the decoded key goes no further */
     ngx_explicit_memzero(q.keybuf, sizeof(q.keybuf));

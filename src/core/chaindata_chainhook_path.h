@@ -10,44 +10,44 @@
  */
 
 
-#ifndef _NGX_HTTP_CHAINDATA_CHAINHOOK_PATH_H_INCLUDED_
-#define _NGX_HTTP_CHAINDATA_CHAINHOOK_PATH_H_INCLUDED_
+#ifndef _CHAINDATA_CHAINHOOK_PATH_H_INCLUDED_
+#define _CHAINDATA_CHAINHOOK_PATH_H_INCLUDED_
 
 
 #include <stddef.h>
 
-#include "ngx_http_chaindata_codec.h"
-#include "ngx_http_chaindata_paths.h"
+#include "chaindata_codec.h"
+#include "chaindata_paths.h"
 
 
-#define NGX_HTTP_CHAINDATA_REDACTED         "***"
+#define CHAINDATA_REDACTED         "***"
 
 /* the room a redacted copy of a target of len bytes with n key pieces needs */
-#define NGX_HTTP_CHAINDATA_REDACTED_SIZE(len, n)                             \
-    ((len) + ((n) + 1) * (sizeof(NGX_HTTP_CHAINDATA_REDACTED) - 1))
+#define CHAINDATA_REDACTED_SIZE(len, n)                             \
+    ((len) + ((n) + 1) * (sizeof(CHAINDATA_REDACTED) - 1))
 
 
 /* what the route makes of its path */
 typedef enum {
-    NGX_HTTP_CHAINDATA_CHH_OK = 0,
-    NGX_HTTP_CHAINDATA_CHH_NO_ROUTE,       /* 404: another path shape */
-    NGX_HTTP_CHAINDATA_CHH_KEY_EMPTY,      /* 400 */
-    NGX_HTTP_CHAINDATA_CHH_KEY_LONG,       /* 400: over 128 bytes */
-    NGX_HTTP_CHAINDATA_CHH_BAD_UUID        /* 400 */
-} ngx_http_chaindata_chh_e;
+    CHAINDATA_CHH_OK = 0,
+    CHAINDATA_CHH_NO_ROUTE,       /* 404: another path shape */
+    CHAINDATA_CHH_KEY_EMPTY,      /* 400 */
+    CHAINDATA_CHH_KEY_LONG,       /* 400: over 128 bytes */
+    CHAINDATA_CHH_BAD_UUID        /* 400 */
+} chaindata_chh_e;
 
 
 /* the parameters, decoded into buffers of their own */
 typedef struct {
-    ngx_http_chaindata_span_t  key;        /* in keybuf */
-    unsigned char              uuid[NGX_HTTP_CHAINDATA_UUID_LEN];
-    unsigned char              keybuf[3 * NGX_HTTP_CHAINDATA_API_KEY_MAX];
-    unsigned char              uuidbuf[3 * NGX_HTTP_CHAINDATA_UUID_TEXT_LEN];
-} ngx_http_chaindata_chh_params_t;
+    chaindata_span_t  key;        /* in keybuf */
+    unsigned char     uuid[CHAINDATA_UUID_LEN];
+    unsigned char     keybuf[3 * CHAINDATA_API_KEY_MAX];
+    unsigned char     uuidbuf[3 * CHAINDATA_UUID_TEXT_LEN];
+} chaindata_chh_params_t;
 
 
 /* where the path of a request target ends: at "?", "#" or its end */
-const unsigned char *ngx_http_chaindata_target_path_end(
+const unsigned char *chaindata_target_path_end(
     const unsigned char *p, const unsigned char *end);
 
 /*
@@ -58,15 +58,15 @@ const unsigned char *ngx_http_chaindata_target_path_end(
  * last "chainhooks", else the first after "v1/ext"), still encoded, and
  * returns how many there are.
  */
-size_t ngx_http_chaindata_key_pieces(const unsigned char *target,
-    size_t len, ngx_http_chaindata_span_t *key);
+size_t chaindata_key_pieces(const unsigned char *target,
+    size_t len, chaindata_span_t *key);
 
 /*
  * Writes into out (REDACTED_SIZE(len, n) bytes) a copy of the target with
  * its n key pieces (key_pieces' count) replaced by "***", or with n zero
  * its whole path; returns the copy's length.
  */
-size_t ngx_http_chaindata_redact(unsigned char *out,
+size_t chaindata_redact(unsigned char *out,
     const unsigned char *target, size_t len, size_t n);
 
 /*
@@ -74,9 +74,9 @@ size_t ngx_http_chaindata_redact(unsigned char *out,
  * the path is the request target as the client sent it (cut at "?" or
  * "#", its pieces percent-decoded here); else it is already decoded.
  */
-ngx_http_chaindata_chh_e ngx_http_chaindata_chh_target(
+chaindata_chh_e chaindata_chh_target(
     const unsigned char *path, size_t len, int raw,
-    ngx_http_chaindata_chh_params_t *p);
+    chaindata_chh_params_t  *p);
 
 
-#endif /* _NGX_HTTP_CHAINDATA_CHAINHOOK_PATH_H_INCLUDED_ */
+#endif /* _CHAINDATA_CHAINHOOK_PATH_H_INCLUDED_ */

@@ -1,7 +1,7 @@
 
 /*
  * chaindata: ingest records, the envelope and the write set.  Each kind
- * of record has a file of its own (ngx_http_chaindata_record_*.c).
+ * of record has a file of its own (chaindata_record_*.c).
  */
 
 
@@ -10,49 +10,49 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ngx_http_chaindata_codec.h"
-#include "ngx_http_chaindata_jdoc.h"
-#include "ngx_http_chaindata_record.h"
+#include "chaindata_codec.h"
+#include "chaindata_jdoc.h"
+#include "chaindata_record.h"
 
 
 typedef struct {
     const char  *name;
-    int        (*handler)(ngx_http_chaindata_record_t *rec,
-                          const ngx_http_chaindata_jv_t *envelope,
-                          ngx_http_chaindata_writeset_t *ws);
-} ngx_http_chaindata_kind_t;
+    int        (*handler)(chaindata_record_t *rec,
+                          const chaindata_jv_t *envelope,
+                          chaindata_writeset_t  *ws);
+} chaindata_kind_t;
 
 
-static const ngx_http_chaindata_kind_t  ngx_http_chaindata_kinds[] = {
-    { "tx", ngx_http_chaindata_record_tx },
-    { "rune_activity", ngx_http_chaindata_record_rune_activity },
-    { "rune_balances", ngx_http_chaindata_record_rune_balances },
-    { "chainhook", ngx_http_chaindata_record_chainhook },
+static const chaindata_kind_t  chaindata_kinds[] = {
+    { "tx", chaindata_record_tx },
+    { "rune_activity", chaindata_record_rune_activity },
+    { "rune_balances", chaindata_record_rune_balances },
+    { "chainhook", chaindata_record_chainhook },
     { NULL, NULL }
 };
 
 
 int
-ngx_http_chaindata_record_init(ngx_http_chaindata_record_t *rec)
+chaindata_record_init(chaindata_record_t *rec)
 {
     memset(rec, 0, sizeof(*rec));
 
-    rec->arena = ngx_http_chaindata_arena_create();
+    rec->arena = chaindata_arena_create();
 
     return rec->arena ? 0 : -1;
 }
 
 
 void
-ngx_http_chaindata_record_free(ngx_http_chaindata_record_t *rec)
+chaindata_record_free(chaindata_record_t *rec)
 {
-    ngx_http_chaindata_arena_destroy(rec->arena);
+    chaindata_arena_destroy(rec->arena);
     rec->arena = NULL;
 }
 
 
 int
-ngx_http_chaindata_record_fail(ngx_http_chaindata_record_t *rec,
+chaindata_record_fail(chaindata_record_t *rec,
     const char *fmt, ...)
 {
     va_list  args;
@@ -66,49 +66,49 @@ ngx_http_chaindata_record_fail(ngx_http_chaindata_record_t *rec,
 
 
 int
-ngx_http_chaindata_record_parse(ngx_http_chaindata_record_t *rec,
-    const unsigned char *line, size_t len, ngx_http_chaindata_writeset_t *ws)
+chaindata_record_parse(chaindata_record_t *rec,
+    const unsigned char *line, size_t len, chaindata_writeset_t *ws)
 {
-    int                               rc;
-    size_t                            nwrites, used;
-    ngx_http_chaindata_jv_t          *root, *kind;
-    const ngx_http_chaindata_kind_t  *k;
+    int                      rc;
+    size_t                   nwrites, used;
+    chaindata_jv_t          *root, *kind;
+    const chaindata_kind_t  *k;
 
     rec->err[0] = '\0';
-    ngx_http_chaindata_arena_reset(rec->arena);
+    chaindata_arena_reset(rec->arena);
 
-    root = ngx_http_chaindata_jdoc_parse(rec->arena, line, len, rec->err,
-                                         sizeof(rec->err));
+    root = chaindata_jdoc_parse(rec->arena, line, len, rec->err,
+                                sizeof(rec->err));
     if (root == NULL) {
         return -1;
     }
 
-    if (root->type != NGX_HTTP_CHAINDATA_JV_OBJECT) {
-        return ngx_http_chaindata_record_fail(rec,
-                                              "a record must be a JSON object");
+    if (root->type != CHAINDATA_JV_OBJECT) {
+        return chaindata_record_fail(rec,
+                                     "a record must be a JSON object");
     }
 
-    kind = ngx_http_chaindata_jv_get(root, "kind");
+    kind = chaindata_jv_get(root, "kind");
 
-    if (kind == NULL || kind->type != NGX_HTTP_CHAINDATA_JV_STRING) {
-        return ngx_http_chaindata_record_fail(rec,
+    if (kind == NULL || kind->type != CHAINDATA_JV_STRING) {
+        return chaindata_record_fail(rec,
                    "\"kind\" is missing or not a string");
     }
 
-    for (k = ngx_http_chaindata_kinds; k->name; k++) {
-        if (ngx_http_chaindata_jv_is(kind, k->name)) {
+    for (k = chaindata_kinds; k->name; k++) {
+        if (chaindata_jv_is(kind, k->name)) {
             break;
         }
     }
 
     if (k->name == NULL) {
-        return ngx_http_chaindata_record_fail(rec,
+        return chaindata_record_fail(rec,
                    "unknown kind \"%.64s\" (expected tx, rune_activity, "
                    "rune_balances or chainhook)", kind->str);
     }
 
     if (k->handler == NULL) {
-        return ngx_http_chaindata_record_fail(rec,
+        return chaindata_record_fail(rec,
                    "kind \"%s\" is not supported by this version of "
                    "chaindata-load", k->name);
     }
@@ -133,12 +133,12 @@ ngx_http_chaindata_record_parse(ngx_http_chaindata_record_t *rec,
  */
 
 int
-ngx_http_chaindata_record_members(ngx_http_chaindata_record_t *rec,
-    const ngx_http_chaindata_jv_t *envelope, const char *kind,
+chaindata_record_members(chaindata_record_t *rec,
+    const chaindata_jv_t *envelope, const char *kind,
     const char **allowed)
 {
-    const char                    **a;
-    const ngx_http_chaindata_jv_t  *m;
+    const char           **a;
+    const chaindata_jv_t  *m;
 
     for (m = envelope->child; m; m = m->next) {
         for (a = allowed; *a; a++) {
@@ -149,7 +149,7 @@ ngx_http_chaindata_record_members(ngx_http_chaindata_record_t *rec,
         }
 
         if (*a == NULL) {
-            return ngx_http_chaindata_record_fail(rec,
+            return chaindata_record_fail(rec,
                        "unexpected member \"%.64s\" in a %s record",
                        m->key, kind);
         }
@@ -162,23 +162,23 @@ ngx_http_chaindata_record_members(ngx_http_chaindata_record_t *rec,
 /* {"kind":K,"data":{…}} upserts, {"kind":K,"delete":ID} removes */
 
 int
-ngx_http_chaindata_record_upsert(ngx_http_chaindata_record_t *rec,
-    const ngx_http_chaindata_upsert_t *u,
-    const ngx_http_chaindata_jv_t *envelope, ngx_http_chaindata_writeset_t *ws)
+chaindata_record_upsert(chaindata_record_t *rec,
+    const chaindata_upsert_t *u,
+    const chaindata_jv_t *envelope, chaindata_writeset_t *ws)
 {
-    const ngx_http_chaindata_jv_t  *data, *id;
+    const chaindata_jv_t  *data, *id;
 
-    data = ngx_http_chaindata_jv_get(envelope, "data");
-    id = ngx_http_chaindata_jv_get(envelope, "delete");
+    data = chaindata_jv_get(envelope, "data");
+    id = chaindata_jv_get(envelope, "delete");
 
     if ((data == NULL) == (id == NULL)) {
-        return ngx_http_chaindata_record_fail(rec,
+        return chaindata_record_fail(rec,
                    "a %s record has either \"data\" or \"delete\"",
                    u->kind);
     }
 
-    if (ngx_http_chaindata_record_members(rec, envelope, u->kind,
-                                          data ? u->put_members
+    if (chaindata_record_members(rec, envelope, u->kind,
+                                 data ? u->put_members
                                                : u->delete_members)
         != 0)
     {
@@ -190,12 +190,12 @@ ngx_http_chaindata_record_upsert(ngx_http_chaindata_record_t *rec,
 
 
 static int
-ngx_http_chaindata_writeset_grow(ngx_http_chaindata_writeset_t *ws,
+chaindata_writeset_grow(chaindata_writeset_t *ws,
     size_t bytes)
 {
-    size_t                       cap;
-    unsigned char               *buf;
-    ngx_http_chaindata_write_t  *w;
+    size_t              cap;
+    unsigned char      *buf;
+    chaindata_write_t  *w;
 
     if (ws->nwrites == ws->writes_cap) {
         cap = ws->writes_cap ? ws->writes_cap * 2 : 1024;
@@ -239,13 +239,13 @@ ngx_http_chaindata_writeset_grow(ngx_http_chaindata_writeset_t *ws,
  */
 
 unsigned char *
-ngx_http_chaindata_writeset_add(ngx_http_chaindata_writeset_t *ws,
-    ngx_http_chaindata_write_e action, ngx_http_chaindata_dbi_e db,
+chaindata_writeset_add(chaindata_writeset_t *ws,
+    chaindata_write_e action, chaindata_dbi_e db,
     const unsigned char *key, size_t key_len, size_t val_len)
 {
-    ngx_http_chaindata_write_t  *w;
+    chaindata_write_t  *w;
 
-    if (ngx_http_chaindata_writeset_grow(ws, key_len + val_len) != 0) {
+    if (chaindata_writeset_grow(ws, key_len + val_len) != 0) {
         return NULL;
     }
 
@@ -265,7 +265,7 @@ ngx_http_chaindata_writeset_add(ngx_http_chaindata_writeset_t *ws,
 
 
 void
-ngx_http_chaindata_writeset_reset(ngx_http_chaindata_writeset_t *ws)
+chaindata_writeset_reset(chaindata_writeset_t *ws)
 {
     ws->nwrites = 0;
     ws->len = 0;
@@ -273,7 +273,7 @@ ngx_http_chaindata_writeset_reset(ngx_http_chaindata_writeset_t *ws)
 
 
 void
-ngx_http_chaindata_writeset_free(ngx_http_chaindata_writeset_t *ws)
+chaindata_writeset_free(chaindata_writeset_t *ws)
 {
     free(ws->writes);
     free(ws->buf);

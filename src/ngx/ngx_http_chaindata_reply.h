@@ -16,7 +16,7 @@
 
 #include <yajl/yajl_gen.h>
 
-#include "ngx_http_chaindata_paths.h"
+#include "chaindata_paths.h"
 
 
 #define NGX_HTTP_CHAINDATA_CACHE_PUBLIC  "public, no-cache, must-revalidate"
@@ -80,13 +80,13 @@ ngx_int_t ngx_http_chaindata_add_header(ngx_http_request_t *r,
 
 /*
  * The request's query string, ready for the checks of
- * ngx_http_chaindata_paths.h (room for its values from the pool), and the
+ * chaindata_paths.h (room for its values from the pool), and the
  * upstream validation message of the check that failed.
  */
 ngx_int_t ngx_http_chaindata_request_query(ngx_http_request_t *r,
-    ngx_http_chaindata_query_t *q);
+    chaindata_query_t  *q);
 const char *ngx_http_chaindata_query_message(ngx_http_request_t *r,
-    ngx_http_chaindata_query_t *q);
+    chaindata_query_t  *q);
 
 
 #endif /* _NGX_HTTP_CHAINDATA_REPLY_H_INCLUDED_ */

@@ -9,9 +9,9 @@
 #include <ngx_core.h>
 #include <ngx_http.h>
 
-#include "ngx_http_chaindata_codec.h"
+#include "chaindata_codec.h"
 #include "ngx_http_chaindata_module.h"
-#include "ngx_http_chaindata_paths.h"
+#include "chaindata_paths.h"
 #include "ngx_http_chaindata_reply.h"
 #include "ngx_http_chaindata_store.h"
 
@@ -29,7 +29,7 @@ typedef struct {
 
 static ngx_int_t
 ngx_http_chaindata_tx_add_prefix(ngx_http_request_t *r,
-    ngx_http_chaindata_span_t *seg)
+    chaindata_span_t *seg)
 {
     u_char     *p;
     size_t      prefix, escape;
@@ -68,12 +68,12 @@ ngx_http_chaindata_tx_add_prefix(ngx_http_request_t *r,
 
 static ngx_int_t
 ngx_http_chaindata_tx_etag(ngx_http_request_t *r,
-    ngx_http_chaindata_txh_t *h, ngx_http_chaindata_tx_params_t *q,
+    chaindata_txh_t *h, chaindata_tx_params_t *q,
     ngx_str_t *etag)
 {
     u_char  *p;
 
-    etag->data = ngx_pnalloc(r->pool, 2 + 2 * NGX_HTTP_CHAINDATA_DIGEST_LEN
+    etag->data = ngx_pnalloc(r->pool, 2 + 2 * CHAINDATA_DIGEST_LEN
                                       + 2 * (1 + NGX_INT64_LEN) + 2);
     if (etag->data == NULL) {
         return NGX_ERROR;
@@ -81,14 +81,14 @@ ngx_http_chaindata_tx_etag(ngx_http_request_t *r,
 
     p = etag->data;
     *p++ = '"';
-    p = ngx_http_chaindata_hex_encode(p, h->digest,
-                                      NGX_HTTP_CHAINDATA_DIGEST_LEN);
+    p = chaindata_hex_encode(p, h->digest,
+                             CHAINDATA_DIGEST_LEN);
 
-    if (h->flags & NGX_HTTP_CHAINDATA_TXH_EVENTS) {
+    if (h->flags & CHAINDATA_TXH_EVENTS) {
         p = ngx_sprintf(p, "-%uL-%uL", q->offset, q->limit);
     }
 
-    if (q->exclude_fargs && (h->flags & NGX_HTTP_CHAINDATA_TXH_FARGS)) {
+    if (q->exclude_fargs && (h->flags & CHAINDATA_TXH_FARGS)) {
         *p++ = '-';
         *p++ = 'x';
     }
@@ -129,24 +129,24 @@ ngx_http_chaindata_copy_except(u_char *p, const u_char *doc, size_t from,
 
 static ngx_int_t
 ngx_http_chaindata_tx_body(ngx_http_request_t *r,
-    ngx_http_chaindata_txh_t *h, ngx_http_chaindata_tx_params_t *q,
+    chaindata_txh_t *h, chaindata_tx_params_t *q,
     ngx_str_t *body)
 {
     u_char      *p;
     size_t       size, at, hs, he;
-    MDB_val      events[NGX_HTTP_CHAINDATA_EVENT_LIMIT_MAX];
+    MDB_val      events[CHAINDATA_EVENT_LIMIT_MAX];
     ngx_uint_t   i, n, got;
-    u_char       key[NGX_HTTP_CHAINDATA_EVENT_KEY_LEN];
+    u_char       key[CHAINDATA_EVENT_KEY_LEN];
 
     n = 0;
 
     if (q->offset < h->event_count) {
         n = (ngx_uint_t) ngx_min(q->limit, h->event_count - q->offset);
 
-        ngx_http_chaindata_event_key(key, q->txid, (uint32_t) q->offset);
+        chaindata_event_key(key, q->txid, (uint32_t) q->offset);
 
         if (ngx_http_chaindata_store_range(r->connection->log,
-                                           NGX_HTTP_CHAINDATA_DBI_TX_EVENT,
+                                           CHAINDATA_DBI_TX_EVENT,
                                            q->txid, sizeof(q->txid),
                                            key, sizeof(key), events, n, &got)
             != NGX_OK)
@@ -165,12 +165,12 @@ ngx_http_chaindata_tx_body(ngx_http_request_t *r,
     hs = 0;
     he = 0;
 
-    if (q->exclude_fargs && (h->flags & NGX_HTTP_CHAINDATA_TXH_FARGS)) {
+    if (q->exclude_fargs && (h->flags & CHAINDATA_TXH_FARGS)) {
         hs = h->fargs_start;
         he = h->fargs_start + h->fargs_len;
     }
 
-    at = (h->flags & NGX_HTTP_CHAINDATA_TXH_EVENTS) ? h->events_at
+    at = (h->flags & CHAINDATA_TXH_EVENTS) ? h->events_at
                                                    : h->doc_len;
 
     size = h->doc_len - (he - hs) + (n ? n - 1 : 0);
@@ -206,14 +206,14 @@ ngx_http_chaindata_tx_body(ngx_http_request_t *r,
 
 static ngx_int_t
 ngx_http_chaindata_tx_read(ngx_http_request_t *r,
-    ngx_http_chaindata_tx_params_t *q, ngx_http_chaindata_tx_reply_t *reply)
+    chaindata_tx_params_t *q, ngx_http_chaindata_tx_reply_t *reply)
 {
-    ngx_int_t                 rc;
-    MDB_val                   val;
-    ngx_http_chaindata_txh_t  h;
+    ngx_int_t        rc;
+    MDB_val          val;
+    chaindata_txh_t  h;
 
     rc = ngx_http_chaindata_store_get(r->connection->log,
-                                      NGX_HTTP_CHAINDATA_DBI_TX,
+                                      CHAINDATA_DBI_TX,
                                       q->txid, sizeof(q->txid), &val);
 
     if (rc == NGX_DECLINED) {
@@ -225,7 +225,7 @@ ngx_http_chaindata_tx_read(ngx_http_request_t *r,
         return NGX_ERROR;
     }
 
-    if (ngx_http_chaindata_txh_decode(&h, val.mv_data, val.mv_size) != 0) {
+    if (chaindata_txh_decode(&h, val.mv_data, val.mv_size) != 0) {
         ngx_log_error(NGX_LOG_ALERT, r->connection->log, 0,
                       "chaindata: a transaction record is damaged "
                       "(format %d, %uz bytes)",
@@ -256,10 +256,10 @@ ngx_http_chaindata_tx_read(ngx_http_request_t *r,
 ngx_int_t
 ngx_http_chaindata_tx_handler(ngx_http_request_t *r)
 {
-    ngx_int_t                       rc;
-    ngx_http_chaindata_query_t      query;
-    ngx_http_chaindata_tx_params_t  q;
-    ngx_http_chaindata_tx_reply_t   reply;
+    ngx_int_t                      rc;
+    chaindata_query_t              query;
+    chaindata_tx_params_t          q;
+    ngx_http_chaindata_tx_reply_t  reply;
 
     if (!ngx_http_chaindata_method_allowed(r)) {
         return ngx_http_chaindata_send_not_allowed(r);
@@ -276,21 +276,21 @@ ngx_http_chaindata_tx_handler(ngx_http_request_t *r)
 
     ngx_memzero(&q, sizeof(q));
 
-    switch (ngx_http_chaindata_tx_target(r->uri.data, r->uri.len, &query,
-                                         &q))
+    switch (chaindata_tx_target(r->uri.data, r->uri.len, &query,
+                                &q))
     {
-    case NGX_HTTP_CHAINDATA_TARGET_OK:
+    case CHAINDATA_TARGET_OK:
         break;
 
-    case NGX_HTTP_CHAINDATA_TARGET_BAD_PARAM:
+    case CHAINDATA_TARGET_BAD_PARAM:
         return ngx_http_chaindata_send_error(r, NGX_HTTP_BAD_REQUEST,
                                              "FST_ERR_VALIDATION",
                                              NGX_HTTP_CHAINDATA_TX_PATTERN);
 
-    case NGX_HTTP_CHAINDATA_TARGET_ADD_PREFIX:
+    case CHAINDATA_TARGET_ADD_PREFIX:
         return ngx_http_chaindata_tx_add_prefix(r, &q.id);
 
-    case NGX_HTTP_CHAINDATA_TARGET_BAD_QUERY:
+    case CHAINDATA_TARGET_BAD_QUERY:
         return ngx_http_chaindata_send_error(r, NGX_HTTP_BAD_REQUEST,
                    "FST_ERR_VALIDATION",
                    ngx_http_chaindata_query_message(r, &query));

@@ -19,8 +19,8 @@
 #include <ngx_core.h>
 #include <ngx_http.h>
 
-#include "ngx_http_chaindata_codec.h"
-#include "ngx_http_chaindata_migration_map.h"
+#include "chaindata_codec.h"
+#include "chaindata_migration_map.h"
 #include "ngx_http_chaindata_module.h"
 #include "ngx_http_chaindata_reply.h"
 
@@ -53,14 +53,14 @@
 
 /* what one request matched, and where it leads */
 typedef struct {
-    const ngx_http_chaindata_mig_row_t  *row;
-    ngx_http_chaindata_mig_match_t       match;
-    ngx_str_t                            path;      /* replacement, escaped */
-    ngx_str_t                            url;       /* absolute, or empty */
-    ngx_str_t                            alt_path;
-    ngx_str_t                            alt_url;
-    ngx_http_chaindata_mig_names_t       unsupported;
-    ngx_http_chaindata_mig_names_t       ignored;
+    const chaindata_mig_row_t  *row;
+    chaindata_mig_match_t       match;
+    ngx_str_t                   path;      /* replacement, escaped */
+    ngx_str_t                   url;       /* absolute, or empty */
+    ngx_str_t                   alt_path;
+    ngx_str_t                   alt_url;
+    chaindata_mig_names_t       unsupported;
+    chaindata_mig_names_t       ignored;
 } ngx_http_chaindata_mig_t;
 
 
@@ -134,7 +134,7 @@ ngx_http_chaindata_migration_base(ngx_conf_t *cf, ngx_command_t *cmd,
     }
 
     for (c = url.data; c < url.data + url.len; c++) {
-        if (!ngx_http_chaindata_mig_unreserved(*c)
+        if (!chaindata_mig_unreserved(*c)
             && (*c == 0 || ngx_strchr("!$&'()*+,;=:@/%[]", *c) == NULL))
         {
             return "takes a URL of RFC 3986 characters, without query, "
@@ -177,7 +177,7 @@ ngx_http_chaindata_merge_migration(ngx_conf_t *cf,
 
 
 /* ---------------------------------------------------------------------- */
-/* matching (ngx_http_chaindata_migration_map.c) */
+/* matching (chaindata_migration_map.c) */
 
 
 /*
@@ -188,7 +188,7 @@ ngx_http_chaindata_merge_migration(ngx_conf_t *cf,
 
 static ngx_int_t
 ngx_http_chaindata_mig_subpath_of(ngx_http_request_t *r,
-    ngx_http_chaindata_span_t *sub)
+    chaindata_span_t *sub)
 {
     ngx_uint_t                 prefix;
     ngx_http_core_loc_conf_t  *clcf;
@@ -200,9 +200,9 @@ ngx_http_chaindata_mig_subpath_of(ngx_http_request_t *r,
     prefix = prefix && clcf->regex == NULL;
 #endif
 
-    if (ngx_http_chaindata_mig_subpath(r->uri.data, r->uri.len,
-                                       prefix ? clcf->name.data : NULL,
-                                       prefix ? clcf->name.len : 0, sub)
+    if (chaindata_mig_subpath(r->uri.data, r->uri.len,
+                              prefix ? clcf->name.data : NULL,
+                              prefix ? clcf->name.len : 0, sub)
         != 0)
     {
         return NGX_DECLINED;
@@ -218,26 +218,26 @@ static ngx_int_t
 ngx_http_chaindata_mig_check_params(ngx_http_request_t *r,
     ngx_http_chaindata_mig_t *m, const char **msg)
 {
-    u_char                           *p;
-    size_t                            which;
-    ngx_http_chaindata_span_t        *name;
-    ngx_http_chaindata_mig_param_e    rc;
+    u_char                *p;
+    size_t                 which;
+    chaindata_span_t      *name;
+    chaindata_mig_param_e  rc;
 
-    rc = ngx_http_chaindata_mig_check(&m->match, &which);
+    rc = chaindata_mig_check(&m->match, &which);
 
-    if (rc == NGX_HTTP_CHAINDATA_MIG_PARAM_OK) {
+    if (rc == CHAINDATA_MIG_PARAM_OK) {
         return NGX_OK;
     }
 
     name = &m->match.params[which].name;
 
-    if (rc == NGX_HTTP_CHAINDATA_MIG_PARAM_LONG) {
+    if (rc == CHAINDATA_MIG_PARAM_LONG) {
         p = ngx_pnalloc(r->pool, sizeof("params/ must NOT be longer than  "
                                         "bytes") + name->len + NGX_INT_T_LEN);
         if (p) {
             ngx_sprintf(p, "params/%*s must NOT be longer than %ui bytes%Z",
                         name->len, name->data,
-                        (ngx_uint_t) NGX_HTTP_CHAINDATA_MIG_PARAM_MAX);
+                        (ngx_uint_t) CHAINDATA_MIG_PARAM_MAX);
         }
 
     } else {
@@ -264,7 +264,7 @@ ngx_http_chaindata_mig_expand_into(ngx_pool_t *pool, const char *tpl,
 {
     size_t  len;
 
-    len = ngx_http_chaindata_mig_expand(NULL, tpl, &m->match);
+    len = chaindata_mig_expand(NULL, tpl, &m->match);
     if (len == (size_t) -1) {
         return NGX_ERROR;
     }
@@ -274,7 +274,7 @@ ngx_http_chaindata_mig_expand_into(ngx_pool_t *pool, const char *tpl,
         return NGX_ERROR;
     }
 
-    out->len = ngx_http_chaindata_mig_expand(out->data, tpl, &m->match);
+    out->len = chaindata_mig_expand(out->data, tpl, &m->match);
 
     return NGX_OK;
 }
@@ -304,9 +304,9 @@ ngx_http_chaindata_mig_url(ngx_pool_t *pool, ngx_str_t *base, ngx_str_t *path,
 
 static ngx_str_t *
 ngx_http_chaindata_mig_base(ngx_http_chaindata_loc_conf_t *lcf,
-    const ngx_http_chaindata_mig_row_t *row)
+    const chaindata_mig_row_t *row)
 {
-    return row->base == NGX_HTTP_CHAINDATA_MIG_BASE_BRC20
+    return row->base == CHAINDATA_MIG_BASE_BRC20
            ? &lcf->migration_base_brc20 : &lcf->migration_base;
 }
 
@@ -315,7 +315,7 @@ static ngx_int_t
 ngx_http_chaindata_mig_resolve(ngx_http_request_t *r,
     ngx_http_chaindata_loc_conf_t *lcf, ngx_http_chaindata_mig_t *m)
 {
-    const ngx_http_chaindata_mig_row_t  *row = m->row;
+    const chaindata_mig_row_t  *row = m->row;
 
     if (row->replacement
         && (ngx_http_chaindata_mig_expand_into(r->pool, row->replacement,
@@ -366,8 +366,8 @@ ngx_http_chaindata_mig_query_names(ngx_http_request_t *r,
         return NGX_ERROR;
     }
 
-    ngx_http_chaindata_mig_query(m->row, r->args.data, r->args.len, buf,
-                                 &m->unsupported, &m->ignored);
+    chaindata_mig_query(m->row, r->args.data, r->args.len, buf,
+                        &m->unsupported, &m->ignored);
 
     return NGX_OK;
 }
@@ -405,13 +405,13 @@ ngx_http_chaindata_mig_json_nstr(ngx_http_chaindata_json_t *j, ngx_str_t *s)
 
 static void
 ngx_http_chaindata_mig_json_text(ngx_http_chaindata_json_t *j,
-    ngx_http_chaindata_span_t *s)
+    chaindata_span_t *s)
 {
     u_char        *buf, *p;
     size_t         n;
     const u_char  *src, *end;
 
-    n = ngx_http_chaindata_utf8_valid_len(s->data, s->len);
+    n = chaindata_utf8_valid_len(s->data, s->len);
 
     if (n == s->len) {
         ngx_http_chaindata_json_str(j, s->data, s->len);
@@ -429,7 +429,7 @@ ngx_http_chaindata_mig_json_text(ngx_http_chaindata_json_t *j,
     end = s->data + s->len;
 
     while (src < end) {
-        n = ngx_http_chaindata_utf8_valid_len(src, end - src);
+        n = chaindata_utf8_valid_len(src, end - src);
         p = ngx_cpymem(p, src, n);
         src += n;
 
@@ -459,7 +459,7 @@ ngx_http_chaindata_mig_json_list(ngx_http_chaindata_json_t *j,
 
 static void
 ngx_http_chaindata_mig_json_names(ngx_http_chaindata_json_t *j,
-    ngx_http_chaindata_mig_names_t *names)
+    chaindata_mig_names_t *names)
 {
     ngx_uint_t  i;
 
@@ -490,10 +490,10 @@ ngx_http_chaindata_mig_json_dates(ngx_http_chaindata_json_t *j)
 
 static void
 ngx_http_chaindata_mig_json_dropped(ngx_http_chaindata_json_t *j,
-    const ngx_http_chaindata_mig_row_t *row)
+    const chaindata_mig_row_t *row)
 {
-    const char *const          *q;
-    ngx_http_chaindata_span_t   name;
+    const char       *const          *q;
+    chaindata_span_t  name;
 
     ngx_http_chaindata_json_array_open(j);
 
@@ -501,8 +501,8 @@ ngx_http_chaindata_mig_json_dropped(ngx_http_chaindata_json_t *j,
         name.data = (const u_char *) *q;
         name.len = ngx_strlen(*q);
 
-        if (!ngx_http_chaindata_mig_in_list(row->supported, &name)
-            && !ngx_http_chaindata_mig_in_list(row->ignored, &name))
+        if (!chaindata_mig_in_list(row->supported, &name)
+            && !chaindata_mig_in_list(row->ignored, &name))
         {
             ngx_http_chaindata_json_key(j, *q);
         }
@@ -513,17 +513,17 @@ ngx_http_chaindata_mig_json_dropped(ngx_http_chaindata_json_t *j,
 
 
 static ngx_uint_t
-ngx_http_chaindata_mig_drops_query(const ngx_http_chaindata_mig_row_t *row)
+ngx_http_chaindata_mig_drops_query(const chaindata_mig_row_t *row)
 {
-    const char *const          *q;
-    ngx_http_chaindata_span_t   name;
+    const char       *const          *q;
+    chaindata_span_t  name;
 
     for (q = row->query; q && *q; q++) {
         name.data = (const u_char *) *q;
         name.len = ngx_strlen(*q);
 
-        if (!ngx_http_chaindata_mig_in_list(row->supported, &name)
-            && !ngx_http_chaindata_mig_in_list(row->ignored, &name))
+        if (!chaindata_mig_in_list(row->supported, &name)
+            && !chaindata_mig_in_list(row->ignored, &name))
         {
             return 1;
         }
@@ -540,7 +540,7 @@ ngx_http_chaindata_mig_drops_query(const ngx_http_chaindata_mig_row_t *row)
 
 static void
 ngx_http_chaindata_mig_json_differences(ngx_http_chaindata_json_t *j,
-    const ngx_http_chaindata_mig_row_t *row)
+    const chaindata_mig_row_t *row)
 {
     ngx_http_chaindata_json_key(j, "differences");
     ngx_http_chaindata_json_map_open(j);
@@ -556,7 +556,7 @@ ngx_http_chaindata_mig_json_differences(ngx_http_chaindata_json_t *j,
             ngx_http_chaindata_json_key(j, "path");
         }
 
-        if (row->base == NGX_HTTP_CHAINDATA_MIG_BASE_BRC20) {
+        if (row->base == CHAINDATA_MIG_BASE_BRC20) {
             ngx_http_chaindata_json_key(j, "base_url");
         }
 
@@ -569,15 +569,15 @@ ngx_http_chaindata_mig_json_differences(ngx_http_chaindata_json_t *j,
         }
     }
 
-    if (row->changes & NGX_HTTP_CHAINDATA_MIG_FULL_LIST) {
+    if (row->changes & CHAINDATA_MIG_FULL_LIST) {
         ngx_http_chaindata_json_key(j, "full_list");
     }
 
-    if (row->changes & NGX_HTTP_CHAINDATA_MIG_RAW_CONTENT) {
+    if (row->changes & CHAINDATA_MIG_RAW_CONTENT) {
         ngx_http_chaindata_json_key(j, "raw_content");
     }
 
-    if (row->changes & NGX_HTTP_CHAINDATA_MIG_PRICE_DATA) {
+    if (row->changes & CHAINDATA_MIG_PRICE_DATA) {
         ngx_http_chaindata_json_key(j, "price_data");
     }
 
@@ -647,7 +647,7 @@ ngx_http_chaindata_mig_json_target(ngx_http_chaindata_json_t *j,
 static void
 ngx_http_chaindata_mig_json_row(ngx_http_chaindata_json_t *j,
     ngx_http_chaindata_loc_conf_t *lcf,
-    const ngx_http_chaindata_mig_row_t *row, ngx_http_chaindata_mig_t *m)
+    const chaindata_mig_row_t *row, ngx_http_chaindata_mig_t *m)
 {
     ngx_uint_t  i;
 
@@ -756,11 +756,11 @@ static ngx_int_t
 ngx_http_chaindata_mig_send_table(ngx_http_request_t *r,
     ngx_http_chaindata_loc_conf_t *lcf)
 {
-    ngx_str_t                              body;
-    ngx_uint_t                             i;
-    ngx_http_chaindata_json_t              j;
-    const ngx_http_chaindata_mig_row_t    *row;
-    const ngx_http_chaindata_mig_extra_t  *extra;
+    ngx_str_t                     body;
+    ngx_uint_t                    i;
+    ngx_http_chaindata_json_t     j;
+    const chaindata_mig_row_t    *row;
+    const chaindata_mig_extra_t  *extra;
 
     if (ngx_http_chaindata_json_init(&j, r->pool) != NGX_OK) {
         return NGX_HTTP_INTERNAL_SERVER_ERROR;
@@ -778,8 +778,8 @@ ngx_http_chaindata_mig_send_table(ngx_http_request_t *r,
     ngx_http_chaindata_json_key(&j, "endpoints");
     ngx_http_chaindata_json_array_open(&j);
 
-    for (i = 0; i < ngx_http_chaindata_mig_nrows; i++) {
-        row = &ngx_http_chaindata_mig_rows[i];
+    for (i = 0; i < chaindata_mig_nrows; i++) {
+        row = &chaindata_mig_rows[i];
 
         ngx_http_chaindata_json_map_open(&j);
         ngx_http_chaindata_mig_json_row(&j, lcf, row, NULL);
@@ -795,8 +795,8 @@ ngx_http_chaindata_mig_send_table(ngx_http_request_t *r,
     ngx_http_chaindata_json_key(&j, "capabilities");
     ngx_http_chaindata_json_array_open(&j);
 
-    for (i = 0; i < ngx_http_chaindata_mig_nextras; i++) {
-        extra = &ngx_http_chaindata_mig_extras[i];
+    for (i = 0; i < chaindata_mig_nextras; i++) {
+        extra = &chaindata_mig_extras[i];
 
         ngx_http_chaindata_json_map_open(&j);
         ngx_http_chaindata_json_key(&j, "name");
@@ -845,8 +845,8 @@ ngx_http_chaindata_mig_send_redirect(ngx_http_request_t *r,
 
     if (r->args.len) {
         *p++ = '?';
-        p += ngx_http_chaindata_mig_escape_query(p, r->args.data,
-                                                 r->args.len);
+        p += chaindata_mig_escape_query(p, r->args.data,
+                                        r->args.len);
     }
 
     location.len = p - location.data;
@@ -873,7 +873,7 @@ ngx_int_t
 ngx_http_chaindata_migration_handler(ngx_http_request_t *r)
 {
     ngx_int_t                       rc;
-    ngx_http_chaindata_span_t       sub;
+    chaindata_span_t                sub;
     const char                     *msg;
     ngx_http_chaindata_mig_t       *m;
     ngx_http_chaindata_loc_conf_t  *lcf;
@@ -911,7 +911,7 @@ ngx_http_chaindata_migration_handler(ngx_http_request_t *r)
         return NGX_HTTP_INTERNAL_SERVER_ERROR;
     }
 
-    if (ngx_http_chaindata_mig_match(&sub, &m->match) != 0) {
+    if (chaindata_mig_match(&sub, &m->match) != 0) {
         return ngx_http_chaindata_mig_send_error(r, NGX_HTTP_NOT_FOUND, NULL,
                    NGX_HTTP_CHAINDATA_MIG_UNMATCHED);
     }

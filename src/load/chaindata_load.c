@@ -21,16 +21,16 @@
 
 #include <lmdb.h>
 
-#include "ngx_http_chaindata_codec.h"
-#include "ngx_http_chaindata_record.h"
+#include "chaindata_codec.h"
+#include "chaindata_record.h"
 
 
-#define NGX_HTTP_CHAINDATA_EXIT_OK        0
-#define NGX_HTTP_CHAINDATA_EXIT_INPUT     1
-#define NGX_HTTP_CHAINDATA_EXIT_USAGE     2
-#define NGX_HTTP_CHAINDATA_EXIT_SYSTEM    3
+#define CHAINDATA_EXIT_OK        0
+#define CHAINDATA_EXIT_INPUT     1
+#define CHAINDATA_EXIT_USAGE     2
+#define CHAINDATA_EXIT_SYSTEM    3
 
-#define NGX_HTTP_CHAINDATA_BATCH_BYTES    ((size_t) 256 * 1024 * 1024)
+#define CHAINDATA_BATCH_BYTES    ((size_t) 256 * 1024 * 1024)
 
 
 typedef struct {
@@ -42,10 +42,10 @@ typedef struct {
     int                             quiet;
 
     MDB_env                        *env;
-    MDB_dbi                         dbi[NGX_HTTP_CHAINDATA_DBI_COUNT];
+    MDB_dbi                         dbi[CHAINDATA_DBI_COUNT];
 
-    ngx_http_chaindata_record_t     rec;
-    ngx_http_chaindata_writeset_t   ws;
+    chaindata_record_t    rec;
+    chaindata_writeset_t  ws;
 
     /* the batch being collected */
     const char                     *file;
@@ -54,14 +54,14 @@ typedef struct {
     size_t                          bad;
 
     /* totals */
-    size_t                          applied[NGX_HTTP_CHAINDATA_REC_KINDS];
-    size_t                          pending[NGX_HTTP_CHAINDATA_REC_KINDS];
+    size_t                          applied[CHAINDATA_REC_KINDS];
+    size_t                          pending[CHAINDATA_REC_KINDS];
     size_t                          batches;
     size_t                          skipped;
-} ngx_http_chaindata_loader_t;
+} chaindata_loader_t;
 
 
-static const char  *ngx_http_chaindata_rec_names[] = {
+static const char  *chaindata_rec_names[] = {
     "tx upserts",
     "tx deletes",
     "chainhook upserts",
@@ -74,7 +74,7 @@ static const char  *ngx_http_chaindata_rec_names[] = {
 
 
 static void
-ngx_http_chaindata_usage(FILE *out)
+chaindata_usage(FILE *out)
 {
     fprintf(out,
         "usage: chaindata-load --db DIR [options] [FILE ...]\n"
@@ -98,7 +98,7 @@ ngx_http_chaindata_usage(FILE *out)
 
 
 static int
-ngx_http_chaindata_parse_size(const char *s, size_t *out)
+chaindata_parse_size(const char *s, size_t *out)
 {
     char                *end;
     unsigned long long   v, mult;
@@ -130,11 +130,11 @@ ngx_http_chaindata_parse_size(const char *s, size_t *out)
 
 
 static int
-ngx_http_chaindata_mdb_fail(const char *what, int rc)
+chaindata_mdb_fail(const char *what, int rc)
 {
     fprintf(stderr, "chaindata-load: %s: %s\n", what, mdb_strerror(rc));
 
-    return NGX_HTTP_CHAINDATA_EXIT_SYSTEM;
+    return CHAINDATA_EXIT_SYSTEM;
 }
 
 
@@ -144,7 +144,7 @@ ngx_http_chaindata_mdb_fail(const char *what, int rc)
  */
 
 static int
-ngx_http_chaindata_open_dbs(ngx_http_chaindata_loader_t *ld)
+chaindata_open_dbs(chaindata_loader_t *ld)
 {
     int          rc, i;
     const char  *version;
@@ -154,39 +154,39 @@ ngx_http_chaindata_open_dbs(ngx_http_chaindata_loader_t *ld)
 
     rc = mdb_txn_begin(ld->env, NULL, 0, &txn);
     if (rc != 0) {
-        return ngx_http_chaindata_mdb_fail("cannot begin a transaction", rc);
+        return chaindata_mdb_fail("cannot begin a transaction", rc);
     }
 
-    for (i = 0; i < NGX_HTTP_CHAINDATA_DBI_COUNT; i++) {
-        rc = mdb_dbi_open(txn, ngx_http_chaindata_db_names[i], MDB_CREATE,
+    for (i = 0; i < CHAINDATA_DBI_COUNT; i++) {
+        rc = mdb_dbi_open(txn, chaindata_db_names[i], MDB_CREATE,
                           &ld->dbi[i]);
         if (rc != 0) {
             mdb_txn_abort(txn);
-            return ngx_http_chaindata_mdb_fail("cannot open a database", rc);
+            return chaindata_mdb_fail("cannot open a database", rc);
         }
     }
 
-    version = NGX_HTTP_CHAINDATA_SCHEMA_VERSION;
+    version = CHAINDATA_SCHEMA_VERSION;
 
-    key.mv_data = NGX_HTTP_CHAINDATA_META_SCHEMA;
-    key.mv_size = sizeof(NGX_HTTP_CHAINDATA_META_SCHEMA) - 1;
+    key.mv_data = CHAINDATA_META_SCHEMA;
+    key.mv_size = sizeof(CHAINDATA_META_SCHEMA) - 1;
 
-    rc = mdb_get(txn, ld->dbi[NGX_HTTP_CHAINDATA_DBI_META], &key, &val);
+    rc = mdb_get(txn, ld->dbi[CHAINDATA_DBI_META], &key, &val);
 
     if (rc == MDB_NOTFOUND) {
-        rc = mdb_stat(txn, ld->dbi[NGX_HTTP_CHAINDATA_DBI_TX], &st);
+        rc = mdb_stat(txn, ld->dbi[CHAINDATA_DBI_TX], &st);
 
         if (rc == 0 && st.ms_entries != 0) {
             mdb_txn_abort(txn);
             fprintf(stderr, "chaindata-load: %s holds transactions but no "
                     "schema version: not a chaindata index\n", ld->db_path);
-            return NGX_HTTP_CHAINDATA_EXIT_SYSTEM;
+            return CHAINDATA_EXIT_SYSTEM;
         }
 
         val.mv_data = (void *) version;
         val.mv_size = strlen(version);
 
-        rc = mdb_put(txn, ld->dbi[NGX_HTTP_CHAINDATA_DBI_META], &key, &val, 0);
+        rc = mdb_put(txn, ld->dbi[CHAINDATA_DBI_META], &key, &val, 0);
 
     } else if (rc == 0
                && (val.mv_size != strlen(version)
@@ -198,26 +198,26 @@ ngx_http_chaindata_open_dbs(ngx_http_chaindata_loader_t *ld)
                 "directory\n", ld->db_path,
                 (int) (val.mv_size > 16 ? 16 : val.mv_size),
                 (char *) val.mv_data, version);
-        return NGX_HTTP_CHAINDATA_EXIT_SYSTEM;
+        return CHAINDATA_EXIT_SYSTEM;
     }
 
     if (rc != 0) {
         mdb_txn_abort(txn);
-        return ngx_http_chaindata_mdb_fail("cannot read the schema version",
-                                           rc);
+        return chaindata_mdb_fail("cannot read the schema version",
+                                  rc);
     }
 
     rc = mdb_txn_commit(txn);
     if (rc != 0) {
-        return ngx_http_chaindata_mdb_fail("cannot commit", rc);
+        return chaindata_mdb_fail("cannot commit", rc);
     }
 
-    return NGX_HTTP_CHAINDATA_EXIT_OK;
+    return CHAINDATA_EXIT_OK;
 }
 
 
 static int
-ngx_http_chaindata_open_env(ngx_http_chaindata_loader_t *ld)
+chaindata_open_env(chaindata_loader_t *ld)
 {
     int           rc, dead;
     MDB_envinfo   info;
@@ -225,12 +225,12 @@ ngx_http_chaindata_open_env(ngx_http_chaindata_loader_t *ld)
     if (mkdir(ld->db_path, 0755) != 0 && errno != EEXIST) {
         fprintf(stderr, "chaindata-load: cannot create %s: %s\n",
                 ld->db_path, strerror(errno));
-        return NGX_HTTP_CHAINDATA_EXIT_SYSTEM;
+        return CHAINDATA_EXIT_SYSTEM;
     }
 
     rc = mdb_env_create(&ld->env);
     if (rc == 0) {
-        rc = mdb_env_set_maxdbs(ld->env, NGX_HTTP_CHAINDATA_MAX_DBS);
+        rc = mdb_env_set_maxdbs(ld->env, CHAINDATA_MAX_DBS);
     }
 
     if (rc == 0) {
@@ -240,7 +240,7 @@ ngx_http_chaindata_open_env(ngx_http_chaindata_loader_t *ld)
     if (rc != 0) {
         fprintf(stderr, "chaindata-load: cannot open the index at %s: %s\n",
                 ld->db_path, mdb_strerror(rc));
-        return NGX_HTTP_CHAINDATA_EXIT_SYSTEM;
+        return CHAINDATA_EXIT_SYSTEM;
     }
 
     /* reader slots of killed workers would keep old pages from reuse */
@@ -248,22 +248,22 @@ ngx_http_chaindata_open_env(ngx_http_chaindata_loader_t *ld)
 
     rc = mdb_env_info(ld->env, &info);
     if (rc != 0) {
-        return ngx_http_chaindata_mdb_fail("cannot read the map size", rc);
+        return chaindata_mdb_fail("cannot read the map size", rc);
     }
 
     if (info.me_mapsize < ld->map_size) {
         rc = mdb_env_set_mapsize(ld->env, ld->map_size);
         if (rc != 0) {
-            return ngx_http_chaindata_mdb_fail("cannot set the map size", rc);
+            return chaindata_mdb_fail("cannot set the map size", rc);
         }
     }
 
-    return ngx_http_chaindata_open_dbs(ld);
+    return chaindata_open_dbs(ld);
 }
 
 
 static int
-ngx_http_chaindata_delete_prefix(MDB_txn *txn, MDB_dbi dbi,
+chaindata_delete_prefix(MDB_txn *txn, MDB_dbi dbi,
     const MDB_val *prefix)
 {
     int          rc;
@@ -307,13 +307,13 @@ ngx_http_chaindata_delete_prefix(MDB_txn *txn, MDB_dbi dbi,
 
 
 static int
-ngx_http_chaindata_apply_writes(ngx_http_chaindata_loader_t *ld,
+chaindata_apply_writes(chaindata_loader_t *ld,
     MDB_txn *txn)
 {
-    int                          rc;
-    size_t                       i;
-    MDB_val                      key, val;
-    ngx_http_chaindata_write_t  *w;
+    int                 rc;
+    size_t              i;
+    MDB_val             key, val;
+    chaindata_write_t  *w;
 
     for (i = 0; i < ld->ws.nwrites; i++) {
         w = &ld->ws.writes[i];
@@ -323,21 +323,21 @@ ngx_http_chaindata_apply_writes(ngx_http_chaindata_loader_t *ld,
 
         switch (w->action) {
 
-        case NGX_HTTP_CHAINDATA_WRITE_PUT:
+        case CHAINDATA_WRITE_PUT:
             val.mv_data = ld->ws.buf + w->val_off;
             val.mv_size = w->val_len;
             rc = mdb_put(txn, ld->dbi[w->db], &key, &val, 0);
             break;
 
-        case NGX_HTTP_CHAINDATA_WRITE_DEL:
+        case CHAINDATA_WRITE_DEL:
             rc = mdb_del(txn, ld->dbi[w->db], &key, NULL);
             if (rc == MDB_NOTFOUND) {
                 rc = 0;
             }
             break;
 
-        default: /* NGX_HTTP_CHAINDATA_WRITE_DEL_PREFIX */
-            rc = ngx_http_chaindata_delete_prefix(txn, ld->dbi[w->db], &key);
+        default: /* CHAINDATA_WRITE_DEL_PREFIX */
+            rc = chaindata_delete_prefix(txn, ld->dbi[w->db], &key);
             break;
         }
 
@@ -351,7 +351,7 @@ ngx_http_chaindata_apply_writes(ngx_http_chaindata_loader_t *ld,
 
 
 static int
-ngx_http_chaindata_grow_map(ngx_http_chaindata_loader_t *ld)
+chaindata_grow_map(chaindata_loader_t *ld)
 {
     int           rc;
     size_t        size;
@@ -376,7 +376,7 @@ ngx_http_chaindata_grow_map(ngx_http_chaindata_loader_t *ld)
 /* applies the collected writes in one transaction, growing the map */
 
 static int
-ngx_http_chaindata_commit_batch(ngx_http_chaindata_loader_t *ld)
+chaindata_commit_batch(chaindata_loader_t *ld)
 {
     int           rc;
     size_t        i;
@@ -386,11 +386,11 @@ ngx_http_chaindata_commit_batch(ngx_http_chaindata_loader_t *ld)
     for ( ;; ) {
         rc = mdb_txn_begin(ld->env, NULL, 0, &txn);
         if (rc != 0) {
-            return ngx_http_chaindata_mdb_fail("cannot begin a write "
-                                               "transaction", rc);
+            return chaindata_mdb_fail("cannot begin a write "
+                                      "transaction", rc);
         }
 
-        rc = ngx_http_chaindata_apply_writes(ld, txn);
+        rc = chaindata_apply_writes(ld, txn);
 
         if (rc == 0) {
             rc = mdb_txn_commit(txn);
@@ -403,14 +403,14 @@ ngx_http_chaindata_commit_batch(ngx_http_chaindata_loader_t *ld)
             break;
         }
 
-        rc = ngx_http_chaindata_grow_map(ld);
+        rc = chaindata_grow_map(ld);
         if (rc != 0) {
             (void) mdb_env_info(ld->env, &info);
             fprintf(stderr, "chaindata-load: %s: lines %zu-: the index is "
                     "full at its map size of %zu bytes (--max-map-size); "
                     "batch not applied\n", ld->file, ld->first_line,
                     (size_t) info.me_mapsize);
-            return NGX_HTTP_CHAINDATA_EXIT_SYSTEM;
+            return CHAINDATA_EXIT_SYSTEM;
         }
     }
 
@@ -421,39 +421,39 @@ ngx_http_chaindata_commit_batch(ngx_http_chaindata_loader_t *ld)
                 mdb_strerror(rc),
                 rc == EIO || rc == ENOSPC
                 ? " (writing the index failed: is its disk full?)" : "");
-        return NGX_HTTP_CHAINDATA_EXIT_SYSTEM;
+        return CHAINDATA_EXIT_SYSTEM;
     }
 
-    for (i = 0; i < NGX_HTTP_CHAINDATA_REC_KINDS; i++) {
+    for (i = 0; i < CHAINDATA_REC_KINDS; i++) {
         ld->applied[i] += ld->pending[i];
     }
 
     ld->batches++;
 
-    return NGX_HTTP_CHAINDATA_EXIT_OK;
+    return CHAINDATA_EXIT_OK;
 }
 
 
 /* ends the batch: applies it, or reports it rejected */
 
 static int
-ngx_http_chaindata_end_batch(ngx_http_chaindata_loader_t *ld, size_t line)
+chaindata_end_batch(chaindata_loader_t *ld, size_t line)
 {
     int  rc;
 
-    rc = NGX_HTTP_CHAINDATA_EXIT_OK;
+    rc = CHAINDATA_EXIT_OK;
 
     if (ld->bad) {
         fprintf(stderr, "chaindata-load: %s: batch of lines %zu-%zu "
                 "rejected (%zu invalid); none of it was applied\n",
                 ld->file, ld->first_line, line, ld->bad);
-        rc = NGX_HTTP_CHAINDATA_EXIT_INPUT;
+        rc = CHAINDATA_EXIT_INPUT;
 
     } else if (ld->ws.nwrites) {
-        rc = ngx_http_chaindata_commit_batch(ld);
+        rc = chaindata_commit_batch(ld);
     }
 
-    ngx_http_chaindata_writeset_reset(&ld->ws);
+    chaindata_writeset_reset(&ld->ws);
     memset(ld->pending, 0, sizeof(ld->pending));
     ld->records = 0;
     ld->bad = 0;
@@ -464,7 +464,7 @@ ngx_http_chaindata_end_batch(ngx_http_chaindata_loader_t *ld, size_t line)
 
 
 static int
-ngx_http_chaindata_is_blank(const char *s, size_t len)
+chaindata_is_blank(const char *s, size_t len)
 {
     while (len--) {
         if (*s != ' ' && *s != '\t' && *s != '\r' && *s != '\n') {
@@ -479,7 +479,7 @@ ngx_http_chaindata_is_blank(const char *s, size_t len)
 
 
 static int
-ngx_http_chaindata_load_stream(ngx_http_chaindata_loader_t *ld, FILE *in,
+chaindata_load_stream(chaindata_loader_t *ld, FILE *in,
     const char *name)
 {
     int       rc;
@@ -490,7 +490,7 @@ ngx_http_chaindata_load_stream(ngx_http_chaindata_loader_t *ld, FILE *in,
     line = NULL;
     cap = 0;
     lineno = 0;
-    rc = NGX_HTTP_CHAINDATA_EXIT_OK;
+    rc = CHAINDATA_EXIT_OK;
 
     ld->file = name;
     ld->first_line = 1;
@@ -498,12 +498,12 @@ ngx_http_chaindata_load_stream(ngx_http_chaindata_loader_t *ld, FILE *in,
     while ((n = getline(&line, &cap, in)) != -1) {
         lineno++;
 
-        if (ngx_http_chaindata_is_blank(line, n)) {
+        if (chaindata_is_blank(line, n)) {
             continue;
         }
 
-        if (ngx_http_chaindata_record_parse(&ld->rec, (unsigned char *) line,
-                                            n, &ld->ws)
+        if (chaindata_record_parse(&ld->rec, (unsigned char *) line,
+                                   n, &ld->ws)
             != 0)
         {
             fprintf(stderr, "chaindata-load: %s:%zu: %s\n", name, lineno,
@@ -521,24 +521,24 @@ ngx_http_chaindata_load_stream(ngx_http_chaindata_loader_t *ld, FILE *in,
         }
 
         if (++ld->records >= ld->batch
-            || ld->ws.len >= NGX_HTTP_CHAINDATA_BATCH_BYTES)
+            || ld->ws.len >= CHAINDATA_BATCH_BYTES)
         {
-            rc = ngx_http_chaindata_end_batch(ld, lineno);
-            if (rc != NGX_HTTP_CHAINDATA_EXIT_OK) {
+            rc = chaindata_end_batch(ld, lineno);
+            if (rc != CHAINDATA_EXIT_OK) {
                 break;
             }
         }
     }
 
-    if (rc == NGX_HTTP_CHAINDATA_EXIT_OK && ferror(in)) {
+    if (rc == CHAINDATA_EXIT_OK && ferror(in)) {
         fprintf(stderr, "chaindata-load: %s: read error: %s\n", name,
                 strerror(errno));
-        rc = NGX_HTTP_CHAINDATA_EXIT_SYSTEM;
-        ngx_http_chaindata_writeset_reset(&ld->ws);
+        rc = CHAINDATA_EXIT_SYSTEM;
+        chaindata_writeset_reset(&ld->ws);
     }
 
-    if (rc == NGX_HTTP_CHAINDATA_EXIT_OK) {
-        rc = ngx_http_chaindata_end_batch(ld, lineno);
+    if (rc == CHAINDATA_EXIT_OK) {
+        rc = chaindata_end_batch(ld, lineno);
     }
 
     free(line);
@@ -548,7 +548,7 @@ ngx_http_chaindata_load_stream(ngx_http_chaindata_loader_t *ld, FILE *in,
 
 
 static int
-ngx_http_chaindata_load_files(ngx_http_chaindata_loader_t *ld, int nfiles,
+chaindata_load_files(chaindata_loader_t *ld, int nfiles,
     char **files)
 {
     int    i, rc;
@@ -559,41 +559,41 @@ ngx_http_chaindata_load_files(ngx_http_chaindata_loader_t *ld, int nfiles,
         if (strcmp(files[i], "-") != 0 && access(files[i], R_OK) != 0) {
             fprintf(stderr, "chaindata-load: cannot read %s: %s\n", files[i],
                     strerror(errno));
-            return NGX_HTTP_CHAINDATA_EXIT_SYSTEM;
+            return CHAINDATA_EXIT_SYSTEM;
         }
     }
 
     if (nfiles == 0) {
-        return ngx_http_chaindata_load_stream(ld, stdin, "<stdin>");
+        return chaindata_load_stream(ld, stdin, "<stdin>");
     }
 
     for (i = 0; i < nfiles; i++) {
         if (strcmp(files[i], "-") == 0) {
-            rc = ngx_http_chaindata_load_stream(ld, stdin, "<stdin>");
+            rc = chaindata_load_stream(ld, stdin, "<stdin>");
 
         } else {
             in = fopen(files[i], "r");
             if (in == NULL) {
                 fprintf(stderr, "chaindata-load: cannot open %s: %s\n",
                         files[i], strerror(errno));
-                return NGX_HTTP_CHAINDATA_EXIT_SYSTEM;
+                return CHAINDATA_EXIT_SYSTEM;
             }
 
-            rc = ngx_http_chaindata_load_stream(ld, in, files[i]);
+            rc = chaindata_load_stream(ld, in, files[i]);
             fclose(in);
         }
 
-        if (rc != NGX_HTTP_CHAINDATA_EXIT_OK) {
+        if (rc != CHAINDATA_EXIT_OK) {
             return rc;
         }
     }
 
-    return NGX_HTTP_CHAINDATA_EXIT_OK;
+    return CHAINDATA_EXIT_OK;
 }
 
 
 static void
-ngx_http_chaindata_summary(ngx_http_chaindata_loader_t *ld)
+chaindata_summary(chaindata_loader_t *ld)
 {
     size_t  i;
 
@@ -604,9 +604,9 @@ ngx_http_chaindata_summary(ngx_http_chaindata_loader_t *ld)
     fprintf(stderr, "chaindata-load: %s: %zu batches committed (",
             ld->db_path, ld->batches);
 
-    for (i = 0; i < NGX_HTTP_CHAINDATA_REC_KINDS; i++) {
+    for (i = 0; i < CHAINDATA_REC_KINDS; i++) {
         fprintf(stderr, "%s%zu %s", i ? ", " : "", ld->applied[i],
-                ngx_http_chaindata_rec_names[i]);
+                chaindata_rec_names[i]);
     }
 
     fprintf(stderr, ")");
@@ -620,7 +620,7 @@ ngx_http_chaindata_summary(ngx_http_chaindata_loader_t *ld)
 
 
 static int
-ngx_http_chaindata_parse_args(ngx_http_chaindata_loader_t *ld, int argc,
+chaindata_parse_args(chaindata_loader_t *ld, int argc,
     char **argv)
 {
     int          c;
@@ -662,8 +662,8 @@ ngx_http_chaindata_parse_args(ngx_http_chaindata_loader_t *ld, int argc,
 
         case 'm':
         case 'M':
-            if (ngx_http_chaindata_parse_size(optarg,
-                                              c == 'm' ? &ld->map_size
+            if (chaindata_parse_size(optarg,
+                                     c == 'm' ? &ld->map_size
                                                        : &ld->max_map_size)
                 != 0)
             {
@@ -677,8 +677,8 @@ ngx_http_chaindata_parse_args(ngx_http_chaindata_loader_t *ld, int argc,
             break;
 
         case 'h':
-            ngx_http_chaindata_usage(stdout);
-            exit(NGX_HTTP_CHAINDATA_EXIT_OK);
+            chaindata_usage(stdout);
+            exit(CHAINDATA_EXIT_OK);
 
         default:
             return -1;
@@ -701,37 +701,37 @@ ngx_http_chaindata_parse_args(ngx_http_chaindata_loader_t *ld, int argc,
 int
 main(int argc, char **argv)
 {
-    int                           rc;
-    ngx_http_chaindata_loader_t   ld;
+    int                 rc;
+    chaindata_loader_t  ld;
 
     memset(&ld, 0, sizeof(ld));
     ld.batch = 1000;
     ld.map_size = (size_t) 1 << 30;
     ld.max_map_size = (size_t) 1 << 40;
 
-    if (ngx_http_chaindata_parse_args(&ld, argc, argv) != 0) {
-        ngx_http_chaindata_usage(stderr);
-        return NGX_HTTP_CHAINDATA_EXIT_USAGE;
+    if (chaindata_parse_args(&ld, argc, argv) != 0) {
+        chaindata_usage(stderr);
+        return CHAINDATA_EXIT_USAGE;
     }
 
-    if (ngx_http_chaindata_record_init(&ld.rec) != 0) {
+    if (chaindata_record_init(&ld.rec) != 0) {
         fprintf(stderr, "chaindata-load: out of memory\n");
-        return NGX_HTTP_CHAINDATA_EXIT_SYSTEM;
+        return CHAINDATA_EXIT_SYSTEM;
     }
 
-    rc = ngx_http_chaindata_open_env(&ld);
+    rc = chaindata_open_env(&ld);
 
-    if (rc == NGX_HTTP_CHAINDATA_EXIT_OK) {
-        rc = ngx_http_chaindata_load_files(&ld, argc - optind, argv + optind);
-        ngx_http_chaindata_summary(&ld);
+    if (rc == CHAINDATA_EXIT_OK) {
+        rc = chaindata_load_files(&ld, argc - optind, argv + optind);
+        chaindata_summary(&ld);
     }
 
     if (ld.env) {
         mdb_env_close(ld.env);
     }
 
-    ngx_http_chaindata_writeset_free(&ld.ws);
-    ngx_http_chaindata_record_free(&ld.rec);
+    chaindata_writeset_free(&ld.ws);
+    chaindata_record_free(&ld.rec);
 
     return rc;
 }

@@ -8,7 +8,7 @@
 #include <ngx_core.h>
 #include <ngx_http.h>
 
-#include "ngx_http_chaindata_codec.h"
+#include "chaindata_codec.h"
 #include "ngx_http_chaindata_reply.h"
 
 
@@ -591,7 +591,7 @@ ngx_http_chaindata_etag_matches(ngx_http_request_t *r, ngx_str_t *etag)
 
 ngx_int_t
 ngx_http_chaindata_request_query(ngx_http_request_t *r,
-    ngx_http_chaindata_query_t *q)
+    chaindata_query_t *q)
 {
     u_char  *buf;
 
@@ -604,7 +604,7 @@ ngx_http_chaindata_request_query(ngx_http_request_t *r,
         }
     }
 
-    ngx_http_chaindata_query_init(q, r->args.data, r->args.len, buf);
+    chaindata_query_init(q, r->args.data, r->args.len, buf);
 
     return NGX_OK;
 }
@@ -614,7 +614,7 @@ ngx_http_chaindata_request_query(ngx_http_request_t *r,
 
 const char *
 ngx_http_chaindata_query_message(ngx_http_request_t *r,
-    ngx_http_chaindata_query_t *q)
+    chaindata_query_t *q)
 {
     u_char      *msg;
     size_t       len;
@@ -622,15 +622,15 @@ ngx_http_chaindata_query_message(ngx_http_request_t *r,
 
     switch (q->rc) {
 
-    case NGX_HTTP_CHAINDATA_ARG_TOO_SMALL:
+    case CHAINDATA_ARG_TOO_SMALL:
         what = "must be >=";
         break;
 
-    case NGX_HTTP_CHAINDATA_ARG_TOO_LARGE:
+    case CHAINDATA_ARG_TOO_LARGE:
         what = "must be <=";
         break;
 
-    case NGX_HTTP_CHAINDATA_ARG_NOT_BOOLEAN:
+    case CHAINDATA_ARG_NOT_BOOLEAN:
         what = "must be boolean";
         break;
 
@@ -647,8 +647,8 @@ ngx_http_chaindata_query_message(ngx_http_request_t *r,
         return "invalid query";
     }
 
-    if (q->rc == NGX_HTTP_CHAINDATA_ARG_TOO_SMALL
-        || q->rc == NGX_HTTP_CHAINDATA_ARG_TOO_LARGE)
+    if (q->rc == CHAINDATA_ARG_TOO_SMALL
+        || q->rc == CHAINDATA_ARG_TOO_LARGE)
     {
         ngx_sprintf(msg, "querystring/%s %s %uL%Z", q->name, what, q->bound);
 

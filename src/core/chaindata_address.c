@@ -21,28 +21,28 @@
 
 #include <string.h>
 
-#include "ngx_http_chaindata_address.h"
-#include "ngx_http_chaindata_codec.h"
+#include "chaindata_address.h"
+#include "chaindata_codec.h"
 
 
-#define NGX_HTTP_CHAINDATA_BASE58_MIN     26
-#define NGX_HTTP_CHAINDATA_BASE58_MAX     35
-#define NGX_HTTP_CHAINDATA_CHECKSUM_LEN   6
+#define CHAINDATA_BASE58_MIN     26
+#define CHAINDATA_BASE58_MAX     35
+#define CHAINDATA_CHECKSUM_LEN   6
 
 
-static const char  *ngx_http_chaindata_bech32_hrps[] = {
+static const char  *chaindata_bech32_hrps[] = {
     "bc", "tb", "bcrt", NULL
 };
 
-static const char  ngx_http_chaindata_bech32_alphabet[] =
+static const char  chaindata_bech32_alphabet[] =
     "qpzry9x8gf2tvdw0s3jn54khce6mua7l";
 
-static const char  ngx_http_chaindata_base58_alphabet[] =
+static const char  chaindata_base58_alphabet[] =
     "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
 
 
 static unsigned char
-ngx_http_chaindata_lower(unsigned char c)
+chaindata_lower(unsigned char c)
 {
     return (c >= 'A' && c <= 'Z') ? (unsigned char) (c | 0x20) : c;
 }
@@ -51,31 +51,31 @@ ngx_http_chaindata_lower(unsigned char c)
 /* the value of a bech32 data character (either case), or -1 */
 
 static int
-ngx_http_chaindata_bech32_value(unsigned char c)
+chaindata_bech32_value(unsigned char c)
 {
     const char  *p;
 
-    c = ngx_http_chaindata_lower(c);
+    c = chaindata_lower(c);
 
     if (c == '\0') {
         return -1;
     }
 
-    p = strchr(ngx_http_chaindata_bech32_alphabet, c);
+    p = strchr(chaindata_bech32_alphabet, c);
 
-    return p ? (int) (p - ngx_http_chaindata_bech32_alphabet) : -1;
+    return p ? (int) (p - chaindata_bech32_alphabet) : -1;
 }
 
 
 /* the length of s's human-readable part when s is bech32-shaped, or 0 */
 
 static size_t
-ngx_http_chaindata_bech32_hrp(const unsigned char *s, size_t len)
+chaindata_bech32_hrp(const unsigned char *s, size_t len)
 {
     size_t        i, n;
     const char  **hrp;
 
-    for (hrp = ngx_http_chaindata_bech32_hrps; *hrp; hrp++) {
+    for (hrp = chaindata_bech32_hrps; *hrp; hrp++) {
         n = strlen(*hrp);
 
         if (len <= n || s[n] != '1') {
@@ -83,7 +83,7 @@ ngx_http_chaindata_bech32_hrp(const unsigned char *s, size_t len)
         }
 
         for (i = 0; i < n; i++) {
-            if (ngx_http_chaindata_lower(s[i]) != (unsigned char) (*hrp)[i]) {
+            if (chaindata_lower(s[i]) != (unsigned char) (*hrp)[i]) {
                 break;
             }
         }
@@ -98,7 +98,7 @@ ngx_http_chaindata_bech32_hrp(const unsigned char *s, size_t len)
 
 
 static int
-ngx_http_chaindata_bech32_check(const unsigned char *s, size_t len,
+chaindata_bech32_check(const unsigned char *s, size_t len,
     size_t hrp_len)
 {
     int     lower, upper, version;
@@ -121,18 +121,18 @@ ngx_http_chaindata_bech32_check(const unsigned char *s, size_t len,
     }
 
     /* the separator, the version, a program, the checksum */
-    if (len < hrp_len + 1 + 1 + NGX_HTTP_CHAINDATA_CHECKSUM_LEN + 1) {
+    if (len < hrp_len + 1 + 1 + CHAINDATA_CHECKSUM_LEN + 1) {
         return -1;
     }
 
     for (i = hrp_len + 1; i < len; i++) {
-        if (ngx_http_chaindata_bech32_value(s[i]) < 0) {
+        if (chaindata_bech32_value(s[i]) < 0) {
             return -1;
         }
     }
 
-    version = ngx_http_chaindata_bech32_value(s[hrp_len + 1]);
-    groups = len - hrp_len - 2 - NGX_HTTP_CHAINDATA_CHECKSUM_LEN;
+    version = chaindata_bech32_value(s[hrp_len + 1]);
+    groups = len - hrp_len - 2 - CHAINDATA_CHECKSUM_LEN;
     program = groups * 5 / 8;
 
     /* the 5-bit groups must hold whole bytes with under 5 bits of padding */
@@ -149,12 +149,12 @@ ngx_http_chaindata_bech32_check(const unsigned char *s, size_t len,
 
 
 static int
-ngx_http_chaindata_base58_check(const unsigned char *s, size_t len)
+chaindata_base58_check(const unsigned char *s, size_t len)
 {
     size_t  i;
 
-    if (len < NGX_HTTP_CHAINDATA_BASE58_MIN
-        || len > NGX_HTTP_CHAINDATA_BASE58_MAX
+    if (len < CHAINDATA_BASE58_MIN
+        || len > CHAINDATA_BASE58_MAX
         || strchr("13mn2", s[0]) == NULL)
     {
         return -1;
@@ -162,7 +162,7 @@ ngx_http_chaindata_base58_check(const unsigned char *s, size_t len)
 
     for (i = 0; i < len; i++) {
         if (s[i] == '\0'
-            || strchr(ngx_http_chaindata_base58_alphabet, s[i]) == NULL)
+            || strchr(chaindata_base58_alphabet, s[i]) == NULL)
         {
             return -1;
         }
@@ -173,41 +173,41 @@ ngx_http_chaindata_base58_check(const unsigned char *s, size_t len)
 
 
 int
-ngx_http_chaindata_address_check(const unsigned char *s, size_t len)
+chaindata_address_check(const unsigned char *s, size_t len)
 {
     size_t  hrp_len;
 
-    if (len == 0 || len > NGX_HTTP_CHAINDATA_ADDRESS_MAX_LEN) {
+    if (len == 0 || len > CHAINDATA_ADDRESS_MAX_LEN) {
         return -1;
     }
 
-    hrp_len = ngx_http_chaindata_bech32_hrp(s, len);
+    hrp_len = chaindata_bech32_hrp(s, len);
 
     if (hrp_len) {
-        return ngx_http_chaindata_bech32_check(s, len, hrp_len);
+        return chaindata_bech32_check(s, len, hrp_len);
     }
 
-    return ngx_http_chaindata_base58_check(s, len);
+    return chaindata_base58_check(s, len);
 }
 
 
 size_t
-ngx_http_chaindata_address_key(unsigned char *key, const unsigned char *s,
+chaindata_address_key(unsigned char *key, const unsigned char *s,
     size_t len)
 {
     size_t  i;
     int     bech32;
 
-    if (ngx_http_chaindata_address_check(s, len) != 0) {
+    if (chaindata_address_check(s, len) != 0) {
         return 0;
     }
 
-    bech32 = ngx_http_chaindata_bech32_hrp(s, len) != 0;
+    bech32 = chaindata_bech32_hrp(s, len) != 0;
 
     key[0] = (unsigned char) len;
 
     for (i = 0; i < len; i++) {
-        key[1 + i] = bech32 ? ngx_http_chaindata_lower(s[i]) : s[i];
+        key[1 + i] = bech32 ? chaindata_lower(s[i]) : s[i];
     }
 
     return 1 + len;

@@ -12,10 +12,10 @@
 #include <ngx_core.h>
 #include <ngx_http.h>
 
-#include "ngx_http_chaindata_address.h"
-#include "ngx_http_chaindata_codec.h"
+#include "chaindata_address.h"
+#include "chaindata_codec.h"
 #include "ngx_http_chaindata_module.h"
-#include "ngx_http_chaindata_paths.h"
+#include "chaindata_paths.h"
 #include "ngx_http_chaindata_reply.h"
 #include "ngx_http_chaindata_store.h"
 
@@ -29,21 +29,21 @@ typedef struct {
 
 /* what tells the two routes apart */
 typedef struct {
-    const char                      *segment;
-    ngx_http_chaindata_dbi_e         head_db;
-    ngx_http_chaindata_dbi_e         entry_db;
-    ngx_http_chaindata_list_key_pt   key;
-    const char                      *invalid;
-    const char                      *no_route;
-    const char                      *unreadable;
+    const char            *segment;
+    chaindata_dbi_e        head_db;
+    chaindata_dbi_e        entry_db;
+    chaindata_list_key_pt  key;
+    const char            *invalid;
+    const char            *no_route;
+    const char            *unreadable;
 } ngx_http_chaindata_rune_route_t;
 
 
 static ngx_http_chaindata_rune_route_t  ngx_http_chaindata_activity_route = {
     "activity",
-    NGX_HTTP_CHAINDATA_DBI_RUNE_ACTIVITY,
-    NGX_HTTP_CHAINDATA_DBI_RUNE_ACTIVITY_ENTRY,
-    ngx_http_chaindata_txid_list_key,
+    CHAINDATA_DBI_RUNE_ACTIVITY,
+    CHAINDATA_DBI_RUNE_ACTIVITY_ENTRY,
+    chaindata_txid_list_key,
     "params/tx_id must match pattern \"^[a-fA-F0-9]{64}$\"",
     "Route not found: the path must end in /{tx_id}/activity",
     "the rune activity could not be read from the index"
@@ -52,9 +52,9 @@ static ngx_http_chaindata_rune_route_t  ngx_http_chaindata_activity_route = {
 
 static ngx_http_chaindata_rune_route_t  ngx_http_chaindata_balances_route = {
     "balances",
-    NGX_HTTP_CHAINDATA_DBI_RUNE_BALANCES,
-    NGX_HTTP_CHAINDATA_DBI_RUNE_BALANCE_ENTRY,
-    ngx_http_chaindata_address_key,
+    CHAINDATA_DBI_RUNE_BALANCES,
+    CHAINDATA_DBI_RUNE_BALANCE_ENTRY,
+    chaindata_address_key,
     "params/address must be a Bitcoin address (base58, or bech32 in one "
     "case)",
     "Route not found: the path must end in /{address}/balances",
@@ -69,12 +69,12 @@ static ngx_http_chaindata_rune_route_t  ngx_http_chaindata_balances_route = {
 
 static ngx_int_t
 ngx_http_chaindata_page_etag(ngx_http_request_t *r,
-    ngx_http_chaindata_listh_t *h, ngx_http_chaindata_page_params_t *q,
+    chaindata_listh_t *h, chaindata_page_params_t *q,
     ngx_str_t *etag)
 {
     u_char  *p;
 
-    etag->data = ngx_pnalloc(r->pool, 2 + 2 * NGX_HTTP_CHAINDATA_DIGEST_LEN
+    etag->data = ngx_pnalloc(r->pool, 2 + 2 * CHAINDATA_DIGEST_LEN
                                       + 1 + q->offset_text.len
                                       + 1 + NGX_INT64_LEN);
     if (etag->data == NULL) {
@@ -83,8 +83,8 @@ ngx_http_chaindata_page_etag(ngx_http_request_t *r,
 
     p = etag->data;
     *p++ = '"';
-    p = ngx_http_chaindata_hex_encode(p, h->digest,
-                                      NGX_HTTP_CHAINDATA_DIGEST_LEN);
+    p = chaindata_hex_encode(p, h->digest,
+                             CHAINDATA_DIGEST_LEN);
     *p++ = '-';
     p = ngx_cpymem(p, q->offset_text.data, q->offset_text.len);
     p = ngx_sprintf(p, "-%uL\"", q->limit);
@@ -102,22 +102,22 @@ ngx_http_chaindata_page_etag(ngx_http_request_t *r,
 static ngx_int_t
 ngx_http_chaindata_page_body(ngx_http_request_t *r,
     const ngx_http_chaindata_rune_route_t *route,
-    ngx_http_chaindata_listh_t *h, ngx_http_chaindata_page_params_t *q,
+    chaindata_listh_t *h, chaindata_page_params_t *q,
     ngx_str_t *body)
 {
     u_char      *p;
     size_t       size, key_len;
-    MDB_val      entries[NGX_HTTP_CHAINDATA_PAGE_LIMIT_MAX];
+    MDB_val      entries[CHAINDATA_PAGE_LIMIT_MAX];
     ngx_uint_t   i, n, got;
-    u_char       key[NGX_HTTP_CHAINDATA_LIST_ENTRY_KEY_MAX];
+    u_char       key[CHAINDATA_LIST_ENTRY_KEY_MAX];
 
     n = 0;
 
     if (q->offset < h->count) {
         n = (ngx_uint_t) ngx_min(q->limit, h->count - q->offset);
 
-        key_len = ngx_http_chaindata_list_entry_key(key, q->key, q->key_len,
-                                                    (uint32_t) q->offset);
+        key_len = chaindata_list_entry_key(key, q->key, q->key_len,
+                                           (uint32_t) q->offset);
 
         if (ngx_http_chaindata_store_range(r->connection->log,
                                            route->entry_db,
@@ -132,7 +132,7 @@ ngx_http_chaindata_page_body(ngx_http_request_t *r,
             ngx_log_error(NGX_LOG_ALERT, r->connection->log, 0,
                           "chaindata: a rune list header counts %uD entries "
                           "but \"%s\" holds fewer", h->count,
-                          ngx_http_chaindata_db_names[route->entry_db]);
+                          chaindata_db_names[route->entry_db]);
             return NGX_ERROR;
         }
     }
@@ -176,11 +176,11 @@ ngx_http_chaindata_page_body(ngx_http_request_t *r,
 static ngx_int_t
 ngx_http_chaindata_page_read(ngx_http_request_t *r,
     const ngx_http_chaindata_rune_route_t *route,
-    ngx_http_chaindata_page_params_t *q, ngx_http_chaindata_page_reply_t *reply)
+    chaindata_page_params_t *q, ngx_http_chaindata_page_reply_t *reply)
 {
-    ngx_int_t                   rc;
-    MDB_val                     val;
-    ngx_http_chaindata_listh_t  h;
+    ngx_int_t          rc;
+    MDB_val            val;
+    chaindata_listh_t  h;
 
     rc = ngx_http_chaindata_store_get(r->connection->log, route->head_db,
                                       q->key, q->key_len, &val);
@@ -188,19 +188,19 @@ ngx_http_chaindata_page_read(ngx_http_request_t *r,
     if (rc == NGX_DECLINED) {
         /* unknown: the empty list */
         h.count = 0;
-        ngx_memcpy(h.digest, NGX_HTTP_CHAINDATA_EMPTY_DIGEST,
-                   NGX_HTTP_CHAINDATA_DIGEST_LEN);
+        ngx_memcpy(h.digest, CHAINDATA_EMPTY_DIGEST,
+                   CHAINDATA_DIGEST_LEN);
 
     } else if (rc != NGX_OK) {
         return NGX_ERROR;
 
-    } else if (ngx_http_chaindata_listh_decode(&h, val.mv_data, val.mv_size)
+    } else if (chaindata_listh_decode(&h, val.mv_data, val.mv_size)
                != 0)
     {
         ngx_log_error(NGX_LOG_ALERT, r->connection->log, 0,
                       "chaindata: a \"%s\" record is damaged "
                       "(format %d, %uz bytes)",
-                      ngx_http_chaindata_db_names[route->head_db],
+                      chaindata_db_names[route->head_db],
                       val.mv_size ? *(u_char *) val.mv_data : -1,
                       val.mv_size);
         return NGX_ERROR;
@@ -231,10 +231,10 @@ static ngx_int_t
 ngx_http_chaindata_rune_handler(ngx_http_request_t *r,
     const ngx_http_chaindata_rune_route_t *route)
 {
-    ngx_int_t                         rc;
-    ngx_http_chaindata_query_t        query;
-    ngx_http_chaindata_page_params_t  q;
-    ngx_http_chaindata_page_reply_t   reply;
+    ngx_int_t                        rc;
+    chaindata_query_t                query;
+    chaindata_page_params_t          q;
+    ngx_http_chaindata_page_reply_t  reply;
 
     /* first: every response of a deprecated route says so, errors too */
     if (ngx_http_chaindata_deprecation_headers(r) != NGX_OK) {
@@ -256,22 +256,22 @@ ngx_http_chaindata_rune_handler(ngx_http_request_t *r,
 
     ngx_memzero(&q, sizeof(q));
 
-    switch (ngx_http_chaindata_page_target(r->uri.data, r->uri.len,
-                                           route->segment, route->key,
-                                           &query, &q))
+    switch (chaindata_page_target(r->uri.data, r->uri.len,
+                                  route->segment, route->key,
+                                  &query, &q))
     {
-    case NGX_HTTP_CHAINDATA_TARGET_OK:
+    case CHAINDATA_TARGET_OK:
         break;
 
-    case NGX_HTTP_CHAINDATA_TARGET_NO_ROUTE:
+    case CHAINDATA_TARGET_NO_ROUTE:
         return ngx_http_chaindata_send_error(r, NGX_HTTP_NOT_FOUND, NULL,
                                              route->no_route);
 
-    case NGX_HTTP_CHAINDATA_TARGET_BAD_PARAM:
+    case CHAINDATA_TARGET_BAD_PARAM:
         return ngx_http_chaindata_send_error(r, NGX_HTTP_BAD_REQUEST, NULL,
                                              route->invalid);
 
-    case NGX_HTTP_CHAINDATA_TARGET_BAD_QUERY:
+    case CHAINDATA_TARGET_BAD_QUERY:
         return ngx_http_chaindata_send_error(r, NGX_HTTP_BAD_REQUEST, NULL,
                    ngx_http_chaindata_query_message(r, &query));
 

@@ -17,25 +17,25 @@
 #include <openssl/crypto.h>
 #include <openssl/sha.h>
 
-#include "ngx_http_chaindata_codec.h"
+#include "chaindata_codec.h"
 
 
-const char *ngx_http_chaindata_db_names[NGX_HTTP_CHAINDATA_DBI_COUNT] = {
-    NGX_HTTP_CHAINDATA_DB_META,
-    NGX_HTTP_CHAINDATA_DB_TX,
-    NGX_HTTP_CHAINDATA_DB_TX_EVENT,
-    NGX_HTTP_CHAINDATA_DB_CHAINHOOK,
-    NGX_HTTP_CHAINDATA_DB_RUNE_ACTIVITY,
-    NGX_HTTP_CHAINDATA_DB_RUNE_ACTIVITY_ENTRY,
-    NGX_HTTP_CHAINDATA_DB_RUNE_BALANCES,
-    NGX_HTTP_CHAINDATA_DB_RUNE_BALANCE_ENTRY
+const char *chaindata_db_names[CHAINDATA_DBI_COUNT] = {
+    CHAINDATA_DB_META,
+    CHAINDATA_DB_TX,
+    CHAINDATA_DB_TX_EVENT,
+    CHAINDATA_DB_CHAINHOOK,
+    CHAINDATA_DB_RUNE_ACTIVITY,
+    CHAINDATA_DB_RUNE_ACTIVITY_ENTRY,
+    CHAINDATA_DB_RUNE_BALANCES,
+    CHAINDATA_DB_RUNE_BALANCE_ENTRY
 };
 
 
 /* a hex digit's value, or -1 */
 
 int
-ngx_http_chaindata_hex_value(unsigned char c)
+chaindata_hex_value(unsigned char c)
 {
     if (c >= '0' && c <= '9') {
         return c - '0';
@@ -54,7 +54,7 @@ ngx_http_chaindata_hex_value(unsigned char c)
 /* decodes len hex digits (len even) into len / 2 bytes; -1 on a bad digit */
 
 int
-ngx_http_chaindata_hex_decode(unsigned char *dst, const unsigned char *src,
+chaindata_hex_decode(unsigned char *dst, const unsigned char *src,
     size_t len)
 {
     int     hi, lo;
@@ -65,8 +65,8 @@ ngx_http_chaindata_hex_decode(unsigned char *dst, const unsigned char *src,
     }
 
     for (i = 0; i < len; i += 2) {
-        hi = ngx_http_chaindata_hex_value(src[i]);
-        lo = ngx_http_chaindata_hex_value(src[i + 1]);
+        hi = chaindata_hex_value(src[i]);
+        lo = chaindata_hex_value(src[i + 1]);
 
         if (hi < 0 || lo < 0) {
             return -1;
@@ -80,7 +80,7 @@ ngx_http_chaindata_hex_decode(unsigned char *dst, const unsigned char *src,
 
 
 unsigned char *
-ngx_http_chaindata_hex_encode(unsigned char *dst, const unsigned char *src,
+chaindata_hex_encode(unsigned char *dst, const unsigned char *src,
     size_t n)
 {
     static const char  hex[] = "0123456789abcdef";
@@ -100,12 +100,12 @@ ngx_http_chaindata_hex_encode(unsigned char *dst, const unsigned char *src,
  */
 
 int
-ngx_http_chaindata_txid_parse(const unsigned char *s, size_t len,
+chaindata_txid_parse(const unsigned char *s, size_t len,
     unsigned char *txid, int *prefixed)
 {
     *prefixed = 0;
 
-    if (len == NGX_HTTP_CHAINDATA_TXID_HEX_LEN + 2
+    if (len == CHAINDATA_TXID_HEX_LEN + 2
         && s[0] == '0' && s[1] == 'x')
     {
         *prefixed = 1;
@@ -113,16 +113,16 @@ ngx_http_chaindata_txid_parse(const unsigned char *s, size_t len,
         len -= 2;
     }
 
-    if (len != NGX_HTTP_CHAINDATA_TXID_HEX_LEN) {
+    if (len != CHAINDATA_TXID_HEX_LEN) {
         return -1;
     }
 
-    return ngx_http_chaindata_hex_decode(txid, s, len);
+    return chaindata_hex_decode(txid, s, len);
 }
 
 
 void
-ngx_http_chaindata_put_u32be(unsigned char *p, uint32_t v)
+chaindata_put_u32be(unsigned char *p, uint32_t v)
 {
     p[0] = (unsigned char) (v >> 24);
     p[1] = (unsigned char) (v >> 16);
@@ -132,7 +132,7 @@ ngx_http_chaindata_put_u32be(unsigned char *p, uint32_t v)
 
 
 uint32_t
-ngx_http_chaindata_get_u32be(const unsigned char *p)
+chaindata_get_u32be(const unsigned char *p)
 {
     return (uint32_t) p[0] << 24 | (uint32_t) p[1] << 16
            | (uint32_t) p[2] << 8 | p[3];
@@ -140,7 +140,7 @@ ngx_http_chaindata_get_u32be(const unsigned char *p)
 
 
 void
-ngx_http_chaindata_put_u32le(unsigned char *p, uint32_t v)
+chaindata_put_u32le(unsigned char *p, uint32_t v)
 {
     p[0] = (unsigned char) v;
     p[1] = (unsigned char) (v >> 8);
@@ -150,7 +150,7 @@ ngx_http_chaindata_put_u32le(unsigned char *p, uint32_t v)
 
 
 uint32_t
-ngx_http_chaindata_get_u32le(const unsigned char *p)
+chaindata_get_u32le(const unsigned char *p)
 {
     return (uint32_t) p[3] << 24 | (uint32_t) p[2] << 16
            | (uint32_t) p[1] << 8 | p[0];
@@ -160,27 +160,27 @@ ngx_http_chaindata_get_u32le(const unsigned char *p)
 /* "tx_event" key: the binary tx id, then the event's position, big-endian */
 
 void
-ngx_http_chaindata_event_key(unsigned char *key, const unsigned char *txid,
+chaindata_event_key(unsigned char *key, const unsigned char *txid,
     uint32_t pos)
 {
-    memcpy(key, txid, NGX_HTTP_CHAINDATA_TXID_LEN);
-    ngx_http_chaindata_put_u32be(key + NGX_HTTP_CHAINDATA_TXID_LEN, pos);
+    memcpy(key, txid, CHAINDATA_TXID_LEN);
+    chaindata_put_u32be(key + CHAINDATA_TXID_LEN, pos);
 }
 
 
 void
-ngx_http_chaindata_txh_encode(unsigned char *out,
-    const ngx_http_chaindata_txh_t *h)
+chaindata_txh_encode(unsigned char *out,
+    const chaindata_txh_t *h)
 {
-    out[0] = NGX_HTTP_CHAINDATA_TXH_FORMAT;
+    out[0] = CHAINDATA_TXH_FORMAT;
     out[1] = (unsigned char) h->flags;
     out[2] = 0;
     out[3] = 0;
-    ngx_http_chaindata_put_u32le(out + 4, h->event_count);
-    ngx_http_chaindata_put_u32le(out + 8, h->events_at);
-    ngx_http_chaindata_put_u32le(out + 12, h->fargs_start);
-    ngx_http_chaindata_put_u32le(out + 16, h->fargs_len);
-    memcpy(out + 20, h->digest, NGX_HTTP_CHAINDATA_DIGEST_LEN);
+    chaindata_put_u32le(out + 4, h->event_count);
+    chaindata_put_u32le(out + 8, h->events_at);
+    chaindata_put_u32le(out + 12, h->fargs_start);
+    chaindata_put_u32le(out + 16, h->fargs_len);
+    memcpy(out + 20, h->digest, CHAINDATA_DIGEST_LEN);
 }
 
 
@@ -190,38 +190,38 @@ ngx_http_chaindata_txh_encode(unsigned char *out,
  */
 
 int
-ngx_http_chaindata_txh_decode(ngx_http_chaindata_txh_t *h,
+chaindata_txh_decode(chaindata_txh_t *h,
     const unsigned char *v, size_t len)
 {
-    if (len < NGX_HTTP_CHAINDATA_TXH_SIZE
-        || v[0] != NGX_HTTP_CHAINDATA_TXH_FORMAT
-        || (v[1] & ~(NGX_HTTP_CHAINDATA_TXH_EVENTS
-                     | NGX_HTTP_CHAINDATA_TXH_FARGS)))
+    if (len < CHAINDATA_TXH_SIZE
+        || v[0] != CHAINDATA_TXH_FORMAT
+        || (v[1] & ~(CHAINDATA_TXH_EVENTS
+                     | CHAINDATA_TXH_FARGS)))
     {
         return -1;
     }
 
     h->flags = v[1];
-    h->event_count = ngx_http_chaindata_get_u32le(v + 4);
-    h->events_at = ngx_http_chaindata_get_u32le(v + 8);
-    h->fargs_start = ngx_http_chaindata_get_u32le(v + 12);
-    h->fargs_len = ngx_http_chaindata_get_u32le(v + 16);
-    memcpy(h->digest, v + 20, NGX_HTTP_CHAINDATA_DIGEST_LEN);
-    h->doc = v + NGX_HTTP_CHAINDATA_TXH_SIZE;
-    h->doc_len = len - NGX_HTTP_CHAINDATA_TXH_SIZE;
+    h->event_count = chaindata_get_u32le(v + 4);
+    h->events_at = chaindata_get_u32le(v + 8);
+    h->fargs_start = chaindata_get_u32le(v + 12);
+    h->fargs_len = chaindata_get_u32le(v + 16);
+    memcpy(h->digest, v + 20, CHAINDATA_DIGEST_LEN);
+    h->doc = v + CHAINDATA_TXH_SIZE;
+    h->doc_len = len - CHAINDATA_TXH_SIZE;
 
     if (h->events_at > h->doc_len) {
         return -1;
     }
 
-    if (!(h->flags & NGX_HTTP_CHAINDATA_TXH_EVENTS) && h->event_count) {
+    if (!(h->flags & CHAINDATA_TXH_EVENTS) && h->event_count) {
         return -1;
     }
 
-    if ((h->flags & NGX_HTTP_CHAINDATA_TXH_FARGS)
+    if ((h->flags & CHAINDATA_TXH_FARGS)
         && (h->fargs_start > h->doc_len
             || h->fargs_len > h->doc_len - h->fargs_start
-            || (h->flags & NGX_HTTP_CHAINDATA_TXH_EVENTS
+            || (h->flags & CHAINDATA_TXH_EVENTS
                 && h->events_at > h->fargs_start
                 && h->events_at < h->fargs_start + h->fargs_len)))
     {
@@ -239,12 +239,12 @@ ngx_http_chaindata_txh_decode(ngx_http_chaindata_txh_t *h,
  */
 
 int
-ngx_http_chaindata_uuid_parse(const unsigned char *s, size_t len,
+chaindata_uuid_parse(const unsigned char *s, size_t len,
     unsigned char *uuid)
 {
     size_t  i, n;
 
-    if (len != NGX_HTTP_CHAINDATA_UUID_TEXT_LEN) {
+    if (len != CHAINDATA_UUID_TEXT_LEN) {
         return -1;
     }
 
@@ -260,7 +260,7 @@ ngx_http_chaindata_uuid_parse(const unsigned char *s, size_t len,
             continue;
         }
 
-        if (ngx_http_chaindata_hex_decode(uuid + n++, s + i, 2) != 0) {
+        if (chaindata_hex_decode(uuid + n++, s + i, 2) != 0) {
             return -1;
         }
 
@@ -277,7 +277,7 @@ ngx_http_chaindata_uuid_parse(const unsigned char *s, size_t len,
  */
 
 void
-ngx_http_chaindata_key_digest(const unsigned char *key, size_t len,
+chaindata_key_digest(const unsigned char *key, size_t len,
     unsigned char *digest)
 {
     SHA256_CTX  ctx;
@@ -291,31 +291,31 @@ ngx_http_chaindata_key_digest(const unsigned char *key, size_t len,
 
 
 void
-ngx_http_chaindata_chh_encode(unsigned char *out,
+chaindata_chh_encode(unsigned char *out,
     const unsigned char *key_digest)
 {
-    out[0] = NGX_HTTP_CHAINDATA_CHH_FORMAT;
+    out[0] = CHAINDATA_CHH_FORMAT;
     out[1] = 0;
     out[2] = 0;
     out[3] = 0;
-    memcpy(out + 4, key_digest, NGX_HTTP_CHAINDATA_KEY_DIGEST_LEN);
+    memcpy(out + 4, key_digest, CHAINDATA_KEY_DIGEST_LEN);
 }
 
 
 int
-ngx_http_chaindata_chh_decode(ngx_http_chaindata_chh_t *h,
+chaindata_chh_decode(chaindata_chh_t *h,
     const unsigned char *v, size_t len)
 {
-    if (len < NGX_HTTP_CHAINDATA_CHH_SIZE + 2
-        || v[0] != NGX_HTTP_CHAINDATA_CHH_FORMAT
+    if (len < CHAINDATA_CHH_SIZE + 2
+        || v[0] != CHAINDATA_CHH_FORMAT
         || v[1] != 0)
     {
         return -1;
     }
 
     h->key_digest = v + 4;
-    h->doc = v + NGX_HTTP_CHAINDATA_CHH_SIZE;
-    h->doc_len = len - NGX_HTTP_CHAINDATA_CHH_SIZE;
+    h->doc = v + CHAINDATA_CHH_SIZE;
+    h->doc_len = len - CHAINDATA_CHH_SIZE;
 
     return 0;
 }
@@ -327,31 +327,31 @@ ngx_http_chaindata_chh_decode(ngx_http_chaindata_chh_t *h,
  */
 
 void
-ngx_http_chaindata_listh_encode(unsigned char *out,
-    const ngx_http_chaindata_listh_t *h)
+chaindata_listh_encode(unsigned char *out,
+    const chaindata_listh_t *h)
 {
-    out[0] = NGX_HTTP_CHAINDATA_LISTH_FORMAT;
+    out[0] = CHAINDATA_LISTH_FORMAT;
     out[1] = 0;
     out[2] = 0;
     out[3] = 0;
-    ngx_http_chaindata_put_u32le(out + 4, h->count);
-    memcpy(out + 8, h->digest, NGX_HTTP_CHAINDATA_DIGEST_LEN);
+    chaindata_put_u32le(out + 4, h->count);
+    memcpy(out + 8, h->digest, CHAINDATA_DIGEST_LEN);
 }
 
 
 int
-ngx_http_chaindata_listh_decode(ngx_http_chaindata_listh_t *h,
+chaindata_listh_decode(chaindata_listh_t *h,
     const unsigned char *v, size_t len)
 {
-    if (len != NGX_HTTP_CHAINDATA_LISTH_SIZE
-        || v[0] != NGX_HTTP_CHAINDATA_LISTH_FORMAT
+    if (len != CHAINDATA_LISTH_SIZE
+        || v[0] != CHAINDATA_LISTH_FORMAT
         || v[1] || v[2] || v[3])
     {
         return -1;
     }
 
-    h->count = ngx_http_chaindata_get_u32le(v + 4);
-    memcpy(h->digest, v + 8, NGX_HTTP_CHAINDATA_DIGEST_LEN);
+    h->count = chaindata_get_u32le(v + 4);
+    memcpy(h->digest, v + 8, CHAINDATA_DIGEST_LEN);
 
     return 0;
 }
@@ -360,11 +360,11 @@ ngx_http_chaindata_listh_decode(ngx_http_chaindata_listh_t *h,
 /* an entry's key: the list's key, then the position, big-endian */
 
 size_t
-ngx_http_chaindata_list_entry_key(unsigned char *key,
+chaindata_list_entry_key(unsigned char *key,
     const unsigned char *list_key, size_t list_key_len, uint32_t pos)
 {
     memcpy(key, list_key, list_key_len);
-    ngx_http_chaindata_put_u32be(key + list_key_len, pos);
+    chaindata_put_u32be(key + list_key_len, pos);
 
     return list_key_len + 4;
 }
@@ -376,8 +376,8 @@ ngx_http_chaindata_list_entry_key(unsigned char *key,
  * any other negative number is reported as such.
  */
 
-ngx_http_chaindata_int_rc_e
-ngx_http_chaindata_parse_int(const unsigned char *s, size_t len,
+chaindata_int_rc_e
+chaindata_parse_int(const unsigned char *s, size_t len,
     uint64_t cap, uint64_t *out)
 {
     int       negative;
@@ -393,14 +393,14 @@ ngx_http_chaindata_parse_int(const unsigned char *s, size_t len,
     }
 
     if (len == 0) {
-        return NGX_HTTP_CHAINDATA_INT_INVALID;
+        return CHAINDATA_INT_INVALID;
     }
 
     v = 0;
 
     for (i = 0; i < len; i++) {
         if (s[i] < '0' || s[i] > '9') {
-            return NGX_HTTP_CHAINDATA_INT_INVALID;
+            return CHAINDATA_INT_INVALID;
         }
 
         if (v < cap) {
@@ -410,12 +410,12 @@ ngx_http_chaindata_parse_int(const unsigned char *s, size_t len,
     }
 
     if (negative && v != 0) {
-        return NGX_HTTP_CHAINDATA_INT_NEGATIVE;
+        return CHAINDATA_INT_NEGATIVE;
     }
 
     *out = v;
 
-    return NGX_HTTP_CHAINDATA_INT_OK;
+    return CHAINDATA_INT_OK;
 }
 
 
@@ -427,7 +427,7 @@ ngx_http_chaindata_parse_int(const unsigned char *s, size_t len,
  */
 
 size_t
-ngx_http_chaindata_query_find(const unsigned char *args, size_t len,
+chaindata_query_find(const unsigned char *args, size_t len,
     const char *name, const unsigned char **value, size_t *value_len)
 {
     size_t                n, name_len, key_len;
@@ -468,7 +468,7 @@ ngx_http_chaindata_query_find(const unsigned char *args, size_t len,
  */
 
 static unsigned char
-ngx_http_chaindata_json_short_escape(unsigned char c)
+chaindata_json_short_escape(unsigned char c)
 {
     switch (c) {
     case '"':  return '"';
@@ -484,14 +484,14 @@ ngx_http_chaindata_json_short_escape(unsigned char c)
 
 
 size_t
-ngx_http_chaindata_json_escape_len(const unsigned char *s, size_t len)
+chaindata_json_escape_len(const unsigned char *s, size_t len)
 {
     size_t  n;
 
     n = len;
 
     while (len--) {
-        if (ngx_http_chaindata_json_short_escape(*s)) {
+        if (chaindata_json_short_escape(*s)) {
             n += 1;
 
         } else if (*s < 0x20) {
@@ -506,13 +506,13 @@ ngx_http_chaindata_json_escape_len(const unsigned char *s, size_t len)
 
 
 unsigned char *
-ngx_http_chaindata_json_escape(unsigned char *dst, const unsigned char *s,
+chaindata_json_escape(unsigned char *dst, const unsigned char *s,
     size_t len)
 {
     unsigned char  e;
 
     while (len--) {
-        e = ngx_http_chaindata_json_short_escape(*s);
+        e = chaindata_json_short_escape(*s);
 
         if (e) {
             *dst++ = '\\';
@@ -523,7 +523,7 @@ ngx_http_chaindata_json_escape(unsigned char *dst, const unsigned char *s,
             *dst++ = 'u';
             *dst++ = '0';
             *dst++ = '0';
-            dst = ngx_http_chaindata_hex_encode(dst, s, 1);
+            dst = chaindata_hex_encode(dst, s, 1);
 
         } else {
             *dst++ = *s;
@@ -543,7 +543,7 @@ ngx_http_chaindata_json_escape(unsigned char *dst, const unsigned char *s,
  */
 
 size_t
-ngx_http_chaindata_utf8_valid_len(const unsigned char *s, size_t len)
+chaindata_utf8_valid_len(const unsigned char *s, size_t len)
 {
     size_t         i, n, k;
     unsigned char  c, lo, hi;

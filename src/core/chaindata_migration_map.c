@@ -7,8 +7,8 @@
 
 #include <string.h>
 
-#include "ngx_http_chaindata_codec.h"
-#include "ngx_http_chaindata_migration_map.h"
+#include "chaindata_codec.h"
+#include "chaindata_migration_map.h"
 
 
 /*
@@ -18,15 +18,15 @@
  * ("Deprecated Bitcoin-layer endpoints") writes the same table down.
  */
 
-const ngx_http_chaindata_mig_row_t  ngx_http_chaindata_mig_rows[] = {
+const chaindata_mig_row_t  chaindata_mig_rows[] = {
 
     { .section = "9.2",
       .path = "/inscriptions",
-      .query = ngx_http_chaindata_mig_list("limit", "offset", "after",
+      .query = chaindata_mig_list("limit", "offset", "after",
                    "before", "sat_ordinal_range", "content_type",
                    "content_length_range", "tag"),
       .replacement = "/inscriptions",
-      .supported = ngx_http_chaindata_mig_list("limit", "offset", "after",
+      .supported = chaindata_mig_list("limit", "offset", "after",
                        "content_type"),
       .text = "service params: limit (default 20, max 100), offset, after, "
               "before, sat_ordinal_range, content_type, "
@@ -43,7 +43,7 @@ const ngx_http_chaindata_mig_row_t  ngx_http_chaindata_mig_rows[] = {
     { .section = "9.2",
       .path = "/inscriptions/{inscriptionId}/content",
       .replacement = "/inscriptions/{inscriptionId}/content",
-      .changes = NGX_HTTP_CHAINDATA_MIG_RAW_CONTENT,
+      .changes = CHAINDATA_MIG_RAW_CONTENT,
       .redirect = 1,
       .text = "raw content; MIME type must be handled" },
 
@@ -56,23 +56,23 @@ const ngx_http_chaindata_mig_row_t  ngx_http_chaindata_mig_rows[] = {
 
     { .section = "9.2",
       .path = "/inscriptions/block-height/{blockHeight}",
-      .query = ngx_http_chaindata_mig_list("limit", "offset"),
+      .query = chaindata_mig_list("limit", "offset"),
       .replacement = "/inscriptions/block/{blockHeight}",
-      .supported = ngx_http_chaindata_mig_list("limit", "offset"),
+      .supported = chaindata_mig_list("limit", "offset"),
       .text = "path segment differs; limit and offset supported" },
 
     { .section = "9.2",
       .path = "/inscriptions/block-hash/{blockHash}",
-      .query = ngx_http_chaindata_mig_list("limit", "offset"),
+      .query = chaindata_mig_list("limit", "offset"),
       .replacement = "/inscriptions/block/{blockHash}",
-      .supported = ngx_http_chaindata_mig_list("limit", "offset"),
+      .supported = chaindata_mig_list("limit", "offset"),
       .text = "path segment differs; pagination supported" },
 
     { .section = "9.2",
       .path = "/collections",
-      .query = ngx_http_chaindata_mig_list("limit", "offset"),
+      .query = chaindata_mig_list("limit", "offset"),
       .replacement = "/collections",
-      .supported = ngx_http_chaindata_mig_list("limit", "offset"),
+      .supported = chaindata_mig_list("limit", "offset"),
       .redirect = 1,
       .text = "limit (default 20, max 100), offset" },
 
@@ -84,9 +84,9 @@ const ngx_http_chaindata_mig_row_t  ngx_http_chaindata_mig_rows[] = {
 
     { .section = "9.2",
       .path = "/collections/{collectionId}/inscriptions",
-      .query = ngx_http_chaindata_mig_list("limit", "offset"),
+      .query = chaindata_mig_list("limit", "offset"),
       .replacement = "/collections/{collectionId}/inscriptions",
-      .supported = ngx_http_chaindata_mig_list("limit", "offset"),
+      .supported = chaindata_mig_list("limit", "offset"),
       .redirect = 1,
       .text = "limit, offset" },
 
@@ -98,60 +98,60 @@ const ngx_http_chaindata_mig_row_t  ngx_http_chaindata_mig_rows[] = {
 
     { .section = "9.3",
       .path = "/brc-20/tokens",
-      .query = ngx_http_chaindata_mig_list("limit", "offset"),
+      .query = chaindata_mig_list("limit", "offset"),
       .text = "no global token list" },
 
     { .section = "9.3",
       .path = "/brc-20/tokens/{ticker}",
       .replacement = "/v1/brc20/ticker/{ticker}",
-      .changes = NGX_HTTP_CHAINDATA_MIG_PRICE_DATA,
+      .changes = CHAINDATA_MIG_PRICE_DATA,
       .text = "replacement adds price data" },
 
     { .section = "9.3",
       .path = "/brc-20/tokens/{ticker}/holders",
-      .query = ngx_http_chaindata_mig_list("limit", "offset"),
+      .query = chaindata_mig_list("limit", "offset"),
       .text = "no holder list" },
 
     { .section = "9.3",
       .path = "/brc-20/tokens/{ticker}/events",
-      .query = ngx_http_chaindata_mig_list("limit", "offset",
-                                           "event_type"),
+      .query = chaindata_mig_list("limit", "offset",
+                                  "event_type"),
       .text = "no per-token event history" },
 
     { .section = "9.3",
       .path = "/brc-20/balances/{address}",
-      .query = ngx_http_chaindata_mig_list("ticker", "limit", "offset"),
+      .query = chaindata_mig_list("ticker", "limit", "offset"),
       .replacement = "/v1/ordinals/address/{address}/brc20",
-      .base = NGX_HTTP_CHAINDATA_MIG_BASE_BRC20,
-      .ignored = ngx_http_chaindata_mig_list("limit", "offset"),
-      .changes = NGX_HTTP_CHAINDATA_MIG_FULL_LIST,
+      .base = CHAINDATA_MIG_BASE_BRC20,
+      .ignored = chaindata_mig_list("limit", "offset"),
+      .changes = CHAINDATA_MIG_FULL_LIST,
       .text = "confirmed balances per ticker; limit and offset accepted "
               "but currently ignored, the full list is returned; base URL "
               "and path change" },
 };
 
 
-const ngx_http_chaindata_mig_extra_t  ngx_http_chaindata_mig_extras[] = {
-    { "mint", ngx_http_chaindata_mig_list("estimate", "order", "execute"),
+const chaindata_mig_extra_t  chaindata_mig_extras[] = {
+    { "mint", chaindata_mig_list("estimate", "order", "execute"),
       "mint (estimate, order, execute)" },
-    { "deploy", ngx_http_chaindata_mig_list("estimate"),
+    { "deploy", chaindata_mig_list("estimate"),
       "deploy (estimate and related)" },
-    { "swap_quote", ngx_http_chaindata_mig_list("quote"),
+    { "swap_quote", chaindata_mig_list("quote"),
       "swap-quote" },
 };
 
 
-const size_t  ngx_http_chaindata_mig_nrows =
-    sizeof(ngx_http_chaindata_mig_rows)
-    / sizeof(ngx_http_chaindata_mig_rows[0]);
+const size_t  chaindata_mig_nrows =
+    sizeof(chaindata_mig_rows)
+    / sizeof(chaindata_mig_rows[0]);
 
-const size_t  ngx_http_chaindata_mig_nextras =
-    sizeof(ngx_http_chaindata_mig_extras)
-    / sizeof(ngx_http_chaindata_mig_extras[0]);
+const size_t  chaindata_mig_nextras =
+    sizeof(chaindata_mig_extras)
+    / sizeof(chaindata_mig_extras[0]);
 
 
 int
-ngx_http_chaindata_mig_unreserved(unsigned char c)
+chaindata_mig_unreserved(unsigned char c)
 {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
            || (c >= '0' && c <= '9')
@@ -162,9 +162,9 @@ ngx_http_chaindata_mig_unreserved(unsigned char c)
 /* may stand as is in a query string (RFC 3986 3.4, '%' apart) */
 
 static int
-ngx_http_chaindata_mig_query_char(unsigned char c)
+chaindata_mig_query_char(unsigned char c)
 {
-    return ngx_http_chaindata_mig_unreserved(c)
+    return chaindata_mig_unreserved(c)
            || (c != 0 && strchr("!$&'()*+,;=:@/?", c) != NULL);
 }
 
@@ -176,14 +176,14 @@ ngx_http_chaindata_mig_query_char(unsigned char c)
  */
 
 static int
-ngx_http_chaindata_mig_hex(unsigned char c)
+chaindata_mig_hex(unsigned char c)
 {
     return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f');
 }
 
 
 static unsigned char *
-ngx_http_chaindata_mig_pct(unsigned char *p, unsigned char c)
+chaindata_mig_pct(unsigned char *p, unsigned char c)
 {
     static const unsigned char  hex[] = "0123456789ABCDEF";
 
@@ -196,16 +196,16 @@ ngx_http_chaindata_mig_pct(unsigned char *p, unsigned char c)
 
 
 static int
-ngx_http_chaindata_span_is(const ngx_http_chaindata_span_t *a,
-    const ngx_http_chaindata_span_t *b)
+chaindata_span_is(const chaindata_span_t *a,
+    const chaindata_span_t *b)
 {
     return a->len == b->len && memcmp(a->data, b->data, a->len) == 0;
 }
 
 
 int
-ngx_http_chaindata_mig_in_list(const char *const *list,
-    const ngx_http_chaindata_span_t *name)
+chaindata_mig_in_list(const char *const *list,
+    const chaindata_span_t *name)
 {
     if (list == NULL) {
         return 0;
@@ -226,7 +226,7 @@ ngx_http_chaindata_mig_in_list(const char *const *list,
 /* skips the segment "name" (and its slash) at *p */
 
 static void
-ngx_http_chaindata_mig_skip(const unsigned char **p, const unsigned char *end,
+chaindata_mig_skip(const unsigned char **p, const unsigned char *end,
     const char *name)
 {
     size_t  len;
@@ -251,9 +251,9 @@ ngx_http_chaindata_mig_skip(const unsigned char **p, const unsigned char *end,
  */
 
 int
-ngx_http_chaindata_mig_subpath(const unsigned char *uri, size_t len,
+chaindata_mig_subpath(const unsigned char *uri, size_t len,
     const unsigned char *name, size_t name_len,
-    ngx_http_chaindata_span_t *sub)
+    chaindata_span_t *sub)
 {
     int                   prefix, versioned;
     const unsigned char  *p, *end;
@@ -291,11 +291,11 @@ ngx_http_chaindata_mig_subpath(const unsigned char *uri, size_t len,
             p++;
         }
 
-        ngx_http_chaindata_mig_skip(&p, end, "ordinals");
+        chaindata_mig_skip(&p, end, "ordinals");
     }
 
     if (!versioned) {
-        ngx_http_chaindata_mig_skip(&p, end, "v1");
+        chaindata_mig_skip(&p, end, "v1");
     }
 
     sub->data = p;
@@ -308,8 +308,8 @@ ngx_http_chaindata_mig_subpath(const unsigned char *uri, size_t len,
 /* "a/b/c" or "/a/b/c" into segments; -1 for empty ones or too many */
 
 static int
-ngx_http_chaindata_mig_split(const unsigned char *s, size_t len,
-    ngx_http_chaindata_span_t *seg)
+chaindata_mig_split(const unsigned char *s, size_t len,
+    chaindata_span_t *seg)
 {
     int                   n;
     const unsigned char  *p, *end, *slash;
@@ -322,7 +322,7 @@ ngx_http_chaindata_mig_split(const unsigned char *s, size_t len,
     }
 
     for (n = 0; p <= end; n++) {
-        if (n == NGX_HTTP_CHAINDATA_MIG_SEGMENTS) {
+        if (n == CHAINDATA_MIG_SEGMENTS) {
             return -1;
         }
 
@@ -346,7 +346,7 @@ ngx_http_chaindata_mig_split(const unsigned char *s, size_t len,
 
 
 static int
-ngx_http_chaindata_mig_is_param(const ngx_http_chaindata_span_t *seg)
+chaindata_mig_is_param(const chaindata_span_t *seg)
 {
     return seg->len > 2 && seg->data[0] == '{'
            && seg->data[seg->len - 1] == '}';
@@ -354,7 +354,7 @@ ngx_http_chaindata_mig_is_param(const ngx_http_chaindata_span_t *seg)
 
 
 static int
-ngx_http_chaindata_mig_dots(const ngx_http_chaindata_span_t *seg)
+chaindata_mig_dots(const chaindata_span_t *seg)
 {
     return (seg->len == 1 && seg->data[0] == '.')
            || (seg->len == 2 && seg->data[0] == '.' && seg->data[1] == '.');
@@ -367,31 +367,31 @@ ngx_http_chaindata_mig_dots(const ngx_http_chaindata_span_t *seg)
  */
 
 int
-ngx_http_chaindata_mig_match(const ngx_http_chaindata_span_t *sub,
-    ngx_http_chaindata_mig_match_t *m)
+chaindata_mig_match(const chaindata_span_t *sub,
+    chaindata_mig_match_t *m)
 {
-    int                                  n, k, i;
-    size_t                               ri;
-    unsigned                             score, best;
-    ngx_http_chaindata_span_t            req[NGX_HTTP_CHAINDATA_MIG_SEGMENTS];
-    ngx_http_chaindata_span_t            tpl[NGX_HTTP_CHAINDATA_MIG_SEGMENTS];
-    const ngx_http_chaindata_mig_row_t  *row;
+    int                         n, k, i;
+    size_t                      ri;
+    unsigned                    score, best;
+    chaindata_span_t            req[CHAINDATA_MIG_SEGMENTS];
+    chaindata_span_t            tpl[CHAINDATA_MIG_SEGMENTS];
+    const chaindata_mig_row_t  *row;
 
     m->row = NULL;
     m->nparams = 0;
 
-    n = ngx_http_chaindata_mig_split(sub->data, sub->len, req);
+    n = chaindata_mig_split(sub->data, sub->len, req);
     if (n <= 0) {
         return -1;
     }
 
     best = 0;
 
-    for (ri = 0; ri < ngx_http_chaindata_mig_nrows; ri++) {
-        row = &ngx_http_chaindata_mig_rows[ri];
+    for (ri = 0; ri < chaindata_mig_nrows; ri++) {
+        row = &chaindata_mig_rows[ri];
 
-        k = ngx_http_chaindata_mig_split((const unsigned char *) row->path,
-                                         strlen(row->path), tpl);
+        k = chaindata_mig_split((const unsigned char *) row->path,
+                                strlen(row->path), tpl);
         if (k != n) {
             continue;
         }
@@ -399,20 +399,20 @@ ngx_http_chaindata_mig_match(const ngx_http_chaindata_span_t *sub,
         score = 1;
 
         for (i = 0; i < n; i++) {
-            if (ngx_http_chaindata_mig_is_param(&tpl[i])) {
+            if (chaindata_mig_is_param(&tpl[i])) {
                 /* nginx resolves dot segments; refuse any left anyway */
-                if (ngx_http_chaindata_mig_dots(&req[i])) {
+                if (chaindata_mig_dots(&req[i])) {
                     break;
                 }
 
                 continue;
             }
 
-            if (!ngx_http_chaindata_span_is(&tpl[i], &req[i])) {
+            if (!chaindata_span_is(&tpl[i], &req[i])) {
                 break;
             }
 
-            score |= 1u << (NGX_HTTP_CHAINDATA_MIG_SEGMENTS - i);
+            score |= 1u << (CHAINDATA_MIG_SEGMENTS - i);
         }
 
         if (i < n || score <= best) {
@@ -424,7 +424,7 @@ ngx_http_chaindata_mig_match(const ngx_http_chaindata_span_t *sub,
         m->nparams = 0;
 
         for (i = 0; i < n; i++) {
-            if (ngx_http_chaindata_mig_is_param(&tpl[i])) {
+            if (chaindata_mig_is_param(&tpl[i])) {
                 m->params[m->nparams].name.data = tpl[i].data + 1;
                 m->params[m->nparams].name.len = tpl[i].len - 2;
                 m->params[m->nparams].value = req[i];
@@ -437,41 +437,41 @@ ngx_http_chaindata_mig_match(const ngx_http_chaindata_span_t *sub,
 }
 
 
-ngx_http_chaindata_mig_param_e
-ngx_http_chaindata_mig_check(const ngx_http_chaindata_mig_match_t *m,
+chaindata_mig_param_e
+chaindata_mig_check(const chaindata_mig_match_t *m,
     size_t *which)
 {
-    size_t                                i;
-    const ngx_http_chaindata_mig_param_t  *param;
+    size_t                        i;
+    const chaindata_mig_param_t  *param;
 
     for (i = 0; i < m->nparams; i++) {
         param = &m->params[i];
         *which = i;
 
-        if (param->value.len > NGX_HTTP_CHAINDATA_MIG_PARAM_MAX) {
-            return NGX_HTTP_CHAINDATA_MIG_PARAM_LONG;
+        if (param->value.len > CHAINDATA_MIG_PARAM_MAX) {
+            return CHAINDATA_MIG_PARAM_LONG;
         }
 
-        if (ngx_http_chaindata_utf8_valid_len(param->value.data,
-                                              param->value.len)
+        if (chaindata_utf8_valid_len(param->value.data,
+                                     param->value.len)
             != param->value.len)
         {
-            return NGX_HTTP_CHAINDATA_MIG_PARAM_UTF8;
+            return CHAINDATA_MIG_PARAM_UTF8;
         }
     }
 
-    return NGX_HTTP_CHAINDATA_MIG_PARAM_OK;
+    return CHAINDATA_MIG_PARAM_OK;
 }
 
 
-static const ngx_http_chaindata_span_t *
-ngx_http_chaindata_mig_param(const ngx_http_chaindata_mig_match_t *m,
-    const ngx_http_chaindata_span_t *name)
+static const chaindata_span_t *
+chaindata_mig_param(const chaindata_mig_match_t *m,
+    const chaindata_span_t *name)
 {
     size_t  i;
 
     for (i = 0; i < m->nparams; i++) {
-        if (ngx_http_chaindata_span_is(&m->params[i].name, name)) {
+        if (chaindata_span_is(&m->params[i].name, name)) {
             return &m->params[i].value;
         }
     }
@@ -481,13 +481,13 @@ ngx_http_chaindata_mig_param(const ngx_http_chaindata_mig_match_t *m,
 
 
 size_t
-ngx_http_chaindata_mig_expand(unsigned char *out, const char *tpl,
-    const ngx_http_chaindata_mig_match_t *m)
+chaindata_mig_expand(unsigned char *out, const char *tpl,
+    const chaindata_mig_match_t *m)
 {
-    size_t                            len, i;
-    const unsigned char              *s, *end, *close;
-    ngx_http_chaindata_span_t         name;
-    const ngx_http_chaindata_span_t  *value;
+    size_t                   len, i;
+    const unsigned char     *s, *end, *close;
+    chaindata_span_t         name;
+    const chaindata_span_t  *value;
 
     s = (const unsigned char *) tpl;
     end = s + strlen(tpl);
@@ -509,13 +509,13 @@ ngx_http_chaindata_mig_expand(unsigned char *out, const char *tpl,
         name.len = close - s - 1;
         s = close;
 
-        value = ngx_http_chaindata_mig_param(m, &name);
+        value = chaindata_mig_param(m, &name);
         if (value == NULL) {
             return (size_t) -1;
         }
 
         for (i = 0; i < value->len; i++) {
-            if (ngx_http_chaindata_mig_unreserved(value->data[i])) {
+            if (chaindata_mig_unreserved(value->data[i])) {
                 if (out) {
                     out[len] = value->data[i];
                 }
@@ -524,7 +524,7 @@ ngx_http_chaindata_mig_expand(unsigned char *out, const char *tpl,
 
             } else {
                 if (out) {
-                    ngx_http_chaindata_mig_pct(out + len, value->data[i]);
+                    chaindata_mig_pct(out + len, value->data[i]);
                 }
 
                 len += 3;
@@ -537,13 +537,13 @@ ngx_http_chaindata_mig_expand(unsigned char *out, const char *tpl,
 
 
 static int
-ngx_http_chaindata_mig_listed(const ngx_http_chaindata_mig_names_t *names,
-    const ngx_http_chaindata_span_t *name)
+chaindata_mig_listed(const chaindata_mig_names_t *names,
+    const chaindata_span_t *name)
 {
     size_t  i;
 
     for (i = 0; i < names->n; i++) {
-        if (ngx_http_chaindata_span_is(&names->names[i], name)) {
+        if (chaindata_span_is(&names->names[i], name)) {
             return 1;
         }
     }
@@ -553,14 +553,14 @@ ngx_http_chaindata_mig_listed(const ngx_http_chaindata_mig_names_t *names,
 
 
 void
-ngx_http_chaindata_mig_query(const ngx_http_chaindata_mig_row_t *row,
+chaindata_mig_query(const chaindata_mig_row_t *row,
     const unsigned char *args, size_t len, unsigned char *buf,
-    ngx_http_chaindata_mig_names_t *unsupported,
-    ngx_http_chaindata_mig_names_t *ignored)
+    chaindata_mig_names_t *unsupported,
+    chaindata_mig_names_t *ignored)
 {
-    const unsigned char             *p, *end, *amp, *eq;
-    ngx_http_chaindata_span_t        name;
-    ngx_http_chaindata_mig_names_t  *to;
+    const unsigned char    *p, *end, *amp, *eq;
+    chaindata_span_t        name;
+    chaindata_mig_names_t  *to;
 
     p = args;
     end = args + len;
@@ -582,20 +582,20 @@ ngx_http_chaindata_mig_query(const ngx_http_chaindata_mig_row_t *row,
 
         /* names are disjoint parts of the query: buf has room for all */
         name.data = buf;
-        name.len = ngx_http_chaindata_unescape(buf, p, eq - p);
+        name.len = chaindata_unescape(buf, p, eq - p);
         buf += name.len;
 
         if (name.len == 0
-            || ngx_http_chaindata_mig_in_list(row->supported, &name))
+            || chaindata_mig_in_list(row->supported, &name))
         {
             continue;
         }
 
-        to = ngx_http_chaindata_mig_in_list(row->ignored, &name)
+        to = chaindata_mig_in_list(row->ignored, &name)
              ? ignored : unsupported;
 
-        if (to->n < NGX_HTTP_CHAINDATA_MIG_QUERY_MAX
-            && !ngx_http_chaindata_mig_listed(to, &name))
+        if (to->n < CHAINDATA_MIG_QUERY_MAX
+            && !chaindata_mig_listed(to, &name))
         {
             to->names[to->n++] = name;
         }
@@ -604,7 +604,7 @@ ngx_http_chaindata_mig_query(const ngx_http_chaindata_mig_row_t *row,
 
 
 size_t
-ngx_http_chaindata_mig_escape_query(unsigned char *out,
+chaindata_mig_escape_query(unsigned char *out,
     const unsigned char *args, size_t len)
 {
     unsigned char        *p;
@@ -614,15 +614,15 @@ ngx_http_chaindata_mig_escape_query(unsigned char *out,
     end = args + len;
 
     for (s = args; s < end; s++) {
-        if (ngx_http_chaindata_mig_query_char(*s)
+        if (chaindata_mig_query_char(*s)
             || (*s == '%' && end - s > 2
-                && ngx_http_chaindata_mig_hex(s[1])
-                && ngx_http_chaindata_mig_hex(s[2])))
+                && chaindata_mig_hex(s[1])
+                && chaindata_mig_hex(s[2])))
         {
             *p++ = *s;
 
         } else {
-            p = ngx_http_chaindata_mig_pct(p, *s);
+            p = chaindata_mig_pct(p, *s);
         }
     }
 

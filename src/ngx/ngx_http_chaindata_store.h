@@ -16,7 +16,7 @@
 
 #include <lmdb.h>
 
-#include "ngx_http_chaindata_codec.h"
+#include "chaindata_codec.h"
 
 
 /* checks for nginx -t and the master: the worker user can read the index */
@@ -31,14 +31,14 @@ void ngx_http_chaindata_store_end(void);
 
 /* NGX_OK, NGX_DECLINED when absent, NGX_ERROR (logged) */
 ngx_int_t ngx_http_chaindata_store_get(ngx_log_t *log,
-    ngx_http_chaindata_dbi_e db, u_char *key, size_t key_len, MDB_val *val);
+    chaindata_dbi_e  db, u_char *key, size_t key_len, MDB_val *val);
 
 /*
  * Up to n values whose keys start with prefix, from the key start on;
  * *got tells how many.  NGX_OK or NGX_ERROR (logged).
  */
 ngx_int_t ngx_http_chaindata_store_range(ngx_log_t *log,
-    ngx_http_chaindata_dbi_e db, u_char *prefix, size_t prefix_len,
+    chaindata_dbi_e db, u_char *prefix, size_t prefix_len,
     u_char *start, size_t start_len, MDB_val *vals, ngx_uint_t n,
     ngx_uint_t *got);
 

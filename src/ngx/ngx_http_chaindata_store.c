@@ -9,7 +9,7 @@
 
 #include <grp.h>
 
-#include "ngx_http_chaindata_codec.h"
+#include "chaindata_codec.h"
 #include "ngx_http_chaindata_store.h"
 
 
@@ -20,8 +20,8 @@
 typedef struct {
     MDB_env     *env;
     MDB_txn     *txn;
-    MDB_dbi      dbi[NGX_HTTP_CHAINDATA_DBI_COUNT];
-    MDB_cursor  *cursor[NGX_HTTP_CHAINDATA_DBI_COUNT];
+    MDB_dbi      dbi[CHAINDATA_DBI_COUNT];
+    MDB_cursor  *cursor[CHAINDATA_DBI_COUNT];
     ngx_str_t    path;
     time_t       retry;
     unsigned     active:1;
@@ -53,8 +53,8 @@ ngx_http_chaindata_store_attach(MDB_env *env, MDB_dbi *dbi, int *mdb_rc)
         return "cannot begin a read transaction";
     }
 
-    for (i = 0; i < NGX_HTTP_CHAINDATA_DBI_COUNT; i++) {
-        rc = mdb_dbi_open(txn, ngx_http_chaindata_db_names[i], 0, &dbi[i]);
+    for (i = 0; i < CHAINDATA_DBI_COUNT; i++) {
+        rc = mdb_dbi_open(txn, chaindata_db_names[i], 0, &dbi[i]);
         if (rc != 0) {
             mdb_txn_abort(txn);
 
@@ -68,23 +68,23 @@ ngx_http_chaindata_store_attach(MDB_env *env, MDB_dbi *dbi, int *mdb_rc)
         }
     }
 
-    key.mv_data = NGX_HTTP_CHAINDATA_META_SCHEMA;
-    key.mv_size = sizeof(NGX_HTTP_CHAINDATA_META_SCHEMA) - 1;
+    key.mv_data = CHAINDATA_META_SCHEMA;
+    key.mv_size = sizeof(CHAINDATA_META_SCHEMA) - 1;
 
-    rc = mdb_get(txn, dbi[NGX_HTTP_CHAINDATA_DBI_META], &key, &val);
+    rc = mdb_get(txn, dbi[CHAINDATA_DBI_META], &key, &val);
     if (rc != 0) {
         mdb_txn_abort(txn);
         return "not a chaindata index (no schema version)";
     }
 
-    len = sizeof(NGX_HTTP_CHAINDATA_SCHEMA_VERSION) - 1;
+    len = sizeof(CHAINDATA_SCHEMA_VERSION) - 1;
 
     if (val.mv_size != len
-        || ngx_memcmp(val.mv_data, NGX_HTTP_CHAINDATA_SCHEMA_VERSION, len) != 0)
+        || ngx_memcmp(val.mv_data, CHAINDATA_SCHEMA_VERSION, len) != 0)
     {
         mdb_txn_abort(txn);
         return "the index has another schema version than this module "
-               "reads (" NGX_HTTP_CHAINDATA_SCHEMA_VERSION "): rebuild "
+               "reads (" CHAINDATA_SCHEMA_VERSION "): rebuild "
                "it with the chaindata-load of this release";
     }
 
@@ -232,7 +232,7 @@ ngx_http_chaindata_store_check(ngx_cycle_t *cycle, ngx_str_t *db)
 {
     int          rc, mdb_rc;
     MDB_env     *env;
-    MDB_dbi      dbi[NGX_HTTP_CHAINDATA_DBI_COUNT];
+    MDB_dbi      dbi[CHAINDATA_DBI_COUNT];
     const char  *failure;
 
     if (ngx_http_chaindata_check_files(cycle, db) != NGX_OK) {
@@ -241,7 +241,7 @@ ngx_http_chaindata_store_check(ngx_cycle_t *cycle, ngx_str_t *db)
 
     rc = mdb_env_create(&env);
     if (rc == 0) {
-        rc = mdb_env_set_maxdbs(env, NGX_HTTP_CHAINDATA_MAX_DBS);
+        rc = mdb_env_set_maxdbs(env, CHAINDATA_MAX_DBS);
     }
 
     if (rc == 0) {
@@ -283,7 +283,7 @@ ngx_http_chaindata_store_reopen(ngx_log_t *log)
 
     rc = mdb_env_create(&st->env);
     if (rc == 0) {
-        rc = mdb_env_set_maxdbs(st->env, NGX_HTTP_CHAINDATA_MAX_DBS);
+        rc = mdb_env_set_maxdbs(st->env, CHAINDATA_MAX_DBS);
     }
 
     if (rc == 0) {
@@ -369,7 +369,7 @@ ngx_http_chaindata_store_close(void)
 
     st = &ngx_http_chaindata_store;
 
-    for (i = 0; i < NGX_HTTP_CHAINDATA_DBI_COUNT; i++) {
+    for (i = 0; i < CHAINDATA_DBI_COUNT; i++) {
         if (st->cursor[i]) {
             mdb_cursor_close(st->cursor[i]);
             st->cursor[i] = NULL;
@@ -463,7 +463,7 @@ ngx_http_chaindata_store_end(void)
 
 
 ngx_int_t
-ngx_http_chaindata_store_get(ngx_log_t *log, ngx_http_chaindata_dbi_e db,
+ngx_http_chaindata_store_get(ngx_log_t *log, chaindata_dbi_e db,
     u_char *key, size_t key_len, MDB_val *val)
 {
     int                          rc;
@@ -486,14 +486,14 @@ ngx_http_chaindata_store_get(ngx_log_t *log, ngx_http_chaindata_dbi_e db,
     }
 
     ngx_log_error(NGX_LOG_ERR, log, 0, "chaindata: reading \"%s\" failed: %s",
-                  ngx_http_chaindata_db_names[db], mdb_strerror(rc));
+                  chaindata_db_names[db], mdb_strerror(rc));
 
     return NGX_ERROR;
 }
 
 
 ngx_int_t
-ngx_http_chaindata_store_range(ngx_log_t *log, ngx_http_chaindata_dbi_e db,
+ngx_http_chaindata_store_range(ngx_log_t *log, chaindata_dbi_e db,
     u_char *prefix, size_t prefix_len, u_char *start, size_t start_len,
     MDB_val *vals, ngx_uint_t n, ngx_uint_t *got)
 {
@@ -558,7 +558,7 @@ ngx_http_chaindata_store_range(ngx_log_t *log, ngx_http_chaindata_dbi_e db,
 failed:
 
     ngx_log_error(NGX_LOG_ERR, log, 0, "chaindata: reading \"%s\" failed: %s",
-                  ngx_http_chaindata_db_names[db], mdb_strerror(rc));
+                  chaindata_db_names[db], mdb_strerror(rc));
 
     return NGX_ERROR;
 }

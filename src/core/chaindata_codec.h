@@ -1,0 +1,177 @@
+
+/*
+ * chaindata: key and value layouts of the LMDB index, and the small
+ * parsers both the nginx module and the loader need.
+ *
+ * No nginx headers here: the loader, the unit tests and the fuzz targets
+ * link this file on its own.  lmdb-schema/README.md documents every layout
+ * defined below; change both together.
+ */
+
+
+#ifndef _CHAINDATA_CODEC_H_INCLUDED_
+#define _CHAINDATA_CODEC_H_INCLUDED_
+
+
+#include <stddef.h>
+#include <stdint.h>
+
+
+/* bump when any key or value layout changes; the module refuses others */
+#define CHAINDATA_SCHEMA_VERSION      "1"
+
+#define CHAINDATA_MAX_DBS             16
+
+#define CHAINDATA_DB_META             "meta"
+#define CHAINDATA_DB_TX               "tx"
+#define CHAINDATA_DB_TX_EVENT         "tx_event"
+#define CHAINDATA_DB_CHAINHOOK        "chainhook"
+#define CHAINDATA_DB_RUNE_ACTIVITY    "rune_activity"
+#define CHAINDATA_DB_RUNE_ACTIVITY_ENTRY                           \
+    "rune_activity_entry"
+#define CHAINDATA_DB_RUNE_BALANCES    "rune_balances"
+#define CHAINDATA_DB_RUNE_BALANCE_ENTRY                            \
+    "rune_balance_entry"
+
+#define CHAINDATA_META_SCHEMA         "schema_version"
+
+#define CHAINDATA_TXID_LEN            32
+#define CHAINDATA_TXID_HEX_LEN        64
+#define CHAINDATA_EVENT_KEY_LEN       (CHAINDATA_TXID_LEN + 4)
+
+#define CHAINDATA_DIGEST_LEN          16
+
+/* the value of a "tx" record: a fixed header, then the document */
+#define CHAINDATA_TXH_FORMAT          1
+#define CHAINDATA_TXH_SIZE            36
+#define CHAINDATA_TXH_EVENTS          0x01
+#define CHAINDATA_TXH_FARGS           0x02
+
+/* chainhooks: a UUID names one, its API key is kept only as a digest */
+#define CHAINDATA_UUID_LEN            16
+#define CHAINDATA_UUID_TEXT_LEN       36
+#define CHAINDATA_API_KEY_MAX         128
+#define CHAINDATA_KEY_DIGEST_LEN      32
+
+/* the value of a "chainhook" record: a fixed header, then the document */
+#define CHAINDATA_CHH_FORMAT          1
+#define CHAINDATA_CHH_SIZE            36
+
+/*
+ * A list (rune activity of a transaction, rune balances of an address):
+ * a header record under the list's key, one record per entry under the
+ * key and the entry's position (u32 big-endian).  lmdb-schema/runes.md.
+ */
+#define CHAINDATA_LISTH_FORMAT        1
+#define CHAINDATA_LISTH_SIZE          24
+
+/* the longest list key: a length byte and a 90-character address */
+#define CHAINDATA_LIST_KEY_MAX        (1 + 90)
+#define CHAINDATA_LIST_ENTRY_KEY_MAX                                \
+    (CHAINDATA_LIST_KEY_MAX + 4)
+
+/* the digest of an empty list: SHA-256 of no bytes, its first 16 */
+#define CHAINDATA_EMPTY_DIGEST                                      \
+    "\xe3\xb0\xc4\x42\x98\xfc\x1c\x14\x9a\xfb\xf4\xc8\x99\x6f\xb9\x24"
+
+
+/* the named databases, in the order chaindata_db_names lists */
+typedef enum {
+    CHAINDATA_DBI_META = 0,
+    CHAINDATA_DBI_TX,
+    CHAINDATA_DBI_TX_EVENT,
+    CHAINDATA_DBI_CHAINHOOK,
+    CHAINDATA_DBI_RUNE_ACTIVITY,
+    CHAINDATA_DBI_RUNE_ACTIVITY_ENTRY,
+    CHAINDATA_DBI_RUNE_BALANCES,
+    CHAINDATA_DBI_RUNE_BALANCE_ENTRY,
+    CHAINDATA_DBI_COUNT
+} chaindata_dbi_e;
+
+extern const char *chaindata_db_names[CHAINDATA_DBI_COUNT];
+
+
+typedef struct {
+    unsigned        flags;
+    uint32_t        event_count;
+    uint32_t        events_at;
+    uint32_t        fargs_start;
+    uint32_t        fargs_len;
+    unsigned char   digest[CHAINDATA_DIGEST_LEN];
+    const unsigned char  *doc;
+    size_t          doc_len;
+} chaindata_txh_t;
+
+
+typedef struct {
+    const unsigned char  *key_digest;   /* KEY_DIGEST_LEN bytes */
+    const unsigned char  *doc;
+    size_t                doc_len;
+} chaindata_chh_t;
+
+
+typedef struct {
+    uint32_t        count;
+    unsigned char   digest[CHAINDATA_DIGEST_LEN];
+} chaindata_listh_t;
+
+
+typedef enum {
+    CHAINDATA_INT_OK = 0,
+    CHAINDATA_INT_NEGATIVE,
+    CHAINDATA_INT_INVALID
+} chaindata_int_rc_e;
+
+
+int chaindata_hex_value(unsigned char c);
+int chaindata_hex_decode(unsigned char *dst, const unsigned char *src,
+    size_t len);
+unsigned char *chaindata_hex_encode(unsigned char *dst,
+    const unsigned char *src, size_t n);
+
+int chaindata_txid_parse(const unsigned char *s, size_t len,
+    unsigned char *txid, int *prefixed);
+
+void chaindata_put_u32be(unsigned char *p, uint32_t v);
+uint32_t chaindata_get_u32be(const unsigned char *p);
+void chaindata_put_u32le(unsigned char *p, uint32_t v);
+uint32_t chaindata_get_u32le(const unsigned char *p);
+
+void chaindata_event_key(unsigned char *key,
+    const unsigned char *txid, uint32_t pos);
+
+void chaindata_txh_encode(unsigned char *out,
+    const chaindata_txh_t  *h);
+int chaindata_txh_decode(chaindata_txh_t *h,
+    const unsigned char *v, size_t len);
+
+void chaindata_listh_encode(unsigned char *out,
+    const chaindata_listh_t  *h);
+int chaindata_listh_decode(chaindata_listh_t *h,
+    const unsigned char *v, size_t len);
+size_t chaindata_list_entry_key(unsigned char *key,
+    const unsigned char *list_key, size_t list_key_len, uint32_t pos);
+
+chaindata_int_rc_e chaindata_parse_int(
+    const unsigned char *s, size_t len, uint64_t cap, uint64_t *out);
+
+size_t chaindata_query_find(const unsigned char *args, size_t len,
+    const char *name, const unsigned char **value, size_t *value_len);
+
+int chaindata_uuid_parse(const unsigned char *s, size_t len,
+    unsigned char *uuid);
+void chaindata_key_digest(const unsigned char *key, size_t len,
+    unsigned char *digest);
+void chaindata_chh_encode(unsigned char *out,
+    const unsigned char *key_digest);
+int chaindata_chh_decode(chaindata_chh_t *h,
+    const unsigned char *v, size_t len);
+
+size_t chaindata_json_escape_len(const unsigned char *s, size_t len);
+unsigned char *chaindata_json_escape(unsigned char *dst,
+    const unsigned char *s, size_t len);
+
+size_t chaindata_utf8_valid_len(const unsigned char *s, size_t len);
+
+
+#endif /* _CHAINDATA_CODEC_H_INCLUDED_ */

@@ -1,0 +1,381 @@
+
+/*
+ * chaindata: request targets taken apart without nginx (see the header).
+ */
+
+
+#include <string.h>
+
+#include "chaindata_paths.h"
+
+
+size_t
+chaindata_unescape(unsigned char *dst, const unsigned char *src,
+    size_t len)
+{
+    int             hi, lo;
+    unsigned char  *d;
+    const unsigned char  *end;
+
+    d = dst;
+    end = src + len;
+
+    while (src < end) {
+        if (*src != '%') {
+            *d++ = *src++;
+            continue;
+        }
+
+        /* "%" at the end: dropped */
+        if (++src == end) {
+            break;
+        }
+
+        hi = chaindata_hex_value(*src);
+
+        if (hi < 0) {
+            /* "%" before a non-hex character: the character stays */
+            *d++ = *src++;
+            continue;
+        }
+
+        /* "%" and a digit at the end: dropped */
+        if (++src == end) {
+            break;
+        }
+
+        lo = chaindata_hex_value(*src++);
+
+        /* "%", a digit and a non-hex character: all three dropped */
+        if (lo >= 0) {
+            *d++ = (unsigned char) (hi << 4 | lo);
+        }
+    }
+
+    return d - dst;
+}
+
+
+void
+chaindata_segment_last(const unsigned char *path, size_t len,
+    chaindata_span_t *seg)
+{
+    const unsigned char  *p, *end;
+
+    end = path + len;
+
+    for (p = end; p > path && p[-1] != '/'; p--) { /* void */ }
+
+    seg->data = p;
+    seg->len = end - p;
+}
+
+
+int
+chaindata_segment_before(const unsigned char *path, size_t len,
+    const char *last, chaindata_span_t *param)
+{
+    size_t                n;
+    const unsigned char  *slash, *start;
+    chaindata_span_t      seg;
+
+    chaindata_segment_last(path, len, &seg);
+
+    n = strlen(last);
+
+    if (seg.len != n || memcmp(seg.data, last, n) != 0) {
+        return -1;
+    }
+
+    /* the slash before the last segment, which must not be the first */
+    if (seg.data - path < 2) {
+        return -1;
+    }
+
+    slash = seg.data - 1;
+
+    for (start = slash; start > path && start[-1] != '/'; start--) {
+        /* void */
+    }
+
+    param->data = start;
+    param->len = slash - start;
+
+    return 0;
+}
+
+
+void
+chaindata_query_init(chaindata_query_t *q,
+    const unsigned char *args, size_t len, unsigned char *buf)
+{
+    memset(q, 0, sizeof(chaindata_query_t));
+
+    q->args = args;
+    q->len = len;
+    q->buf = buf;
+}
+
+
+int
+chaindata_query_value(chaindata_query_t *q,
+    const char *name, chaindata_span_t *value)
+{
+    size_t                n, raw_len;
+    unsigned char        *dst;
+    const unsigned char  *raw;
+
+    n = chaindata_query_find(q->args, q->len, name, &raw, &raw_len);
+
+    if (n == 0) {
+        return 0;
+    }
+
+    if (raw_len > q->len - q->used) {
+        return -1;
+    }
+
+    dst = q->buf + q->used;
+    value->data = dst;
+    value->len = chaindata_unescape(dst, raw, raw_len);
+    q->used += value->len;
+
+    return n > 1 ? 2 : 1;
+}
+
+
+static int
+chaindata_query_fail(chaindata_query_t *q,
+    const char *name, chaindata_arg_e rc, uint64_t bound)
+{
+    q->name = name;
+    q->rc = rc;
+    q->bound = bound;
+
+    return 1;
+}
+
+
+/* the checks of query_uint on a value already looked up (n as it says) */
+
+static int
+chaindata_check_uint(chaindata_query_t *q,
+    const char *name, int n, chaindata_span_t *value, uint64_t min,
+    uint64_t max, uint64_t dflt, uint64_t *out)
+{
+    chaindata_int_rc_e  irc;
+
+    if (n < 0) {
+        return -1;
+    }
+
+    if (n == 0) {
+        *out = dflt;
+        return 0;
+    }
+
+    /* a repeated argument is an array upstream: not an integer either */
+    irc = (n > 1) ? CHAINDATA_INT_INVALID
+                  : chaindata_parse_int(value->data, value->len,
+                                        max == UINT64_MAX
+                                        ? max : max + 1, out);
+
+    if (irc == CHAINDATA_INT_INVALID) {
+        return chaindata_query_fail(q, name,
+                                      CHAINDATA_ARG_NOT_INTEGER, 0);
+    }
+
+    if (irc == CHAINDATA_INT_NEGATIVE || *out < min) {
+        return chaindata_query_fail(q, name,
+                                      CHAINDATA_ARG_TOO_SMALL, min);
+    }
+
+    if (*out > max) {
+        return chaindata_query_fail(q, name,
+                                      CHAINDATA_ARG_TOO_LARGE, max);
+    }
+
+    return 0;
+}
+
+
+int
+chaindata_query_uint(chaindata_query_t *q,
+    const char *name, uint64_t min, uint64_t max, uint64_t dflt,
+    uint64_t *out)
+{
+    int               n;
+    chaindata_span_t  value;
+
+    n = chaindata_query_value(q, name, &value);
+
+    return chaindata_check_uint(q, name, n, &value, min, max, dflt,
+                                out);
+}
+
+
+int
+chaindata_query_bool(chaindata_query_t *q,
+    const char *name, unsigned *out)
+{
+    int               n;
+    chaindata_span_t  value;
+
+    *out = 0;
+
+    n = chaindata_query_value(q, name, &value);
+
+    if (n <= 0) {
+        return n;
+    }
+
+    if (n == 1) {
+        if (value.len == 4 && memcmp(value.data, "true", 4) == 0) {
+            *out = 1;
+            return 0;
+        }
+
+        if (value.len == 5 && memcmp(value.data, "false", 5) == 0) {
+            return 0;
+        }
+    }
+
+    return chaindata_query_fail(q, name,
+                                CHAINDATA_ARG_NOT_BOOLEAN, 0);
+}
+
+
+static chaindata_target_e
+chaindata_query_target(int rc)
+{
+    return rc == 0 ? CHAINDATA_TARGET_OK
+                   : rc > 0 ? CHAINDATA_TARGET_BAD_QUERY
+                            : CHAINDATA_TARGET_ERROR;
+}
+
+
+/*
+ * Upstream validates the path first, then the query in this order:
+ * event_limit, event_offset, exclude_function_args, unanchored; the first
+ * failure is reported.
+ */
+
+chaindata_target_e
+chaindata_tx_target(const unsigned char *path, size_t len,
+    chaindata_query_t *q, chaindata_tx_params_t *p)
+{
+    int       rc, prefixed;
+    unsigned  unanchored;
+
+    chaindata_segment_last(path, len, &p->id);
+
+    if (chaindata_txid_parse(p->id.data, p->id.len, p->txid,
+                             &prefixed)
+        != 0)
+    {
+        return CHAINDATA_TARGET_BAD_PARAM;
+    }
+
+    if (!prefixed) {
+        return CHAINDATA_TARGET_ADD_PREFIX;
+    }
+
+    rc = chaindata_query_uint(q, "event_limit", 0,
+                              CHAINDATA_EVENT_LIMIT_MAX,
+                              CHAINDATA_EVENT_LIMIT,
+                              &p->limit);
+    if (rc != 0) {
+        return chaindata_query_target(rc);
+    }
+
+    if (p->limit == 0) {
+        p->limit = CHAINDATA_EVENT_LIMIT;
+    }
+
+    rc = chaindata_query_uint(q, "event_offset", 0, UINT64_MAX, 0,
+                              &p->offset);
+    if (rc != 0) {
+        return chaindata_query_target(rc);
+    }
+
+    rc = chaindata_query_bool(q, "exclude_function_args",
+                              &p->exclude_fargs);
+    if (rc != 0) {
+        return chaindata_query_target(rc);
+    }
+
+    /* accepted and ignored: microblocks are gone since Nakamoto */
+    rc = chaindata_query_bool(q, "unanchored", &unanchored);
+
+    return chaindata_query_target(rc);
+}
+
+
+size_t
+chaindata_txid_list_key(unsigned char *key, const unsigned char *s,
+    size_t len)
+{
+    if (len != CHAINDATA_TXID_HEX_LEN
+        || chaindata_hex_decode(key, s, len) != 0)
+    {
+        return 0;
+    }
+
+    return CHAINDATA_TXID_LEN;
+}
+
+
+/*
+ * The path parameter, then offset, then limit, as upstream validates them.
+ * A huge offset is valid (its page is empty) and echoed as given, without
+ * leading zeros; "-0" is zero.
+ */
+
+chaindata_target_e
+chaindata_page_target(const unsigned char *path, size_t len,
+    const char *last, chaindata_list_key_pt key,
+    chaindata_query_t *q, chaindata_page_params_t *p)
+{
+    int               n, rc;
+    chaindata_span_t  param, value;
+
+    if (chaindata_segment_before(path, len, last, &param) != 0) {
+        return CHAINDATA_TARGET_NO_ROUTE;
+    }
+
+    p->key_len = key(p->key, param.data, param.len);
+
+    if (p->key_len == 0) {
+        return CHAINDATA_TARGET_BAD_PARAM;
+    }
+
+    n = chaindata_query_value(q, "offset", &value);
+
+    rc = chaindata_check_uint(q, "offset", n, &value, 0, UINT64_MAX,
+                              0, &p->offset);
+    if (rc != 0) {
+        return chaindata_query_target(rc);
+    }
+
+    p->offset_text.data = (const unsigned char *) "0";
+    p->offset_text.len = 1;
+
+    if (n == 1) {
+        /* the check let it pass: digits, or "-" and zeros */
+        while (value.len && (value.data[0] == '-' || value.data[0] == '0')) {
+            value.data++;
+            value.len--;
+        }
+
+        if (value.len) {
+            p->offset_text = value;
+        }
+    }
+
+    rc = chaindata_query_uint(q, "limit", 1,
+                              CHAINDATA_PAGE_LIMIT_MAX,
+                              CHAINDATA_PAGE_LIMIT,
+                              &p->limit);
+
+    return chaindata_query_target(rc);
+}

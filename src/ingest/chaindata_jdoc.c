@@ -1,0 +1,679 @@
+
+/*
+ * chaindata: JSON document tree for the loader (see the header).
+ */
+
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <yajl/yajl_parse.h>
+
+#include "chaindata_codec.h"
+#include "chaindata_jdoc.h"
+
+
+#define CHAINDATA_ARENA_CHUNK  (1024 * 1024)
+
+
+typedef struct chaindata_chunk_s  chaindata_chunk_t;
+
+struct chaindata_chunk_s {
+    chaindata_chunk_t  *next;
+    size_t              size;
+    size_t              used;
+    unsigned char       data[];
+};
+
+
+struct chaindata_arena_s {
+    chaindata_chunk_t  *chunks;
+};
+
+
+typedef struct {
+    chaindata_arena_t     *arena;
+    chaindata_jv_t        *root;
+    chaindata_jv_t        *stack[CHAINDATA_MAX_DEPTH];
+    unsigned               depth;
+    const unsigned char   *key;
+    size_t                 key_len;
+    const char            *failure;
+    const chaindata_jv_t  *dup;
+} chaindata_jparse_t;
+
+
+static unsigned char *
+chaindata_cpymem(unsigned char *p, const void *s, size_t n)
+{
+    memcpy(p, s, n);
+
+    return p + n;
+}
+
+
+chaindata_arena_t *
+chaindata_arena_create(void)
+{
+    return calloc(1, sizeof(chaindata_arena_t));
+}
+
+
+void *
+chaindata_arena_alloc(chaindata_arena_t *a, size_t size)
+{
+    size_t              chunk;
+    chaindata_chunk_t  *c;
+
+    size = (size + 15) & ~(size_t) 15;
+    c = a->chunks;
+
+    if (c == NULL || c->size - c->used < size) {
+        chunk = size > CHAINDATA_ARENA_CHUNK
+                ? size : CHAINDATA_ARENA_CHUNK;
+
+        c = malloc(sizeof(chaindata_chunk_t) + chunk);
+        if (c == NULL) {
+            return NULL;
+        }
+
+        c->size = chunk;
+        c->used = 0;
+        c->next = a->chunks;
+        a->chunks = c;
+    }
+
+    c->used += size;
+
+    return c->data + c->used - size;
+}
+
+
+/* keeps one chunk for the next record, frees the rest */
+
+void
+chaindata_arena_reset(chaindata_arena_t *a)
+{
+    chaindata_chunk_t  *c, *next;
+
+    if (a->chunks == NULL) {
+        return;
+    }
+
+    for (c = a->chunks->next; c; c = next) {
+        next = c->next;
+        free(c);
+    }
+
+    a->chunks->next = NULL;
+    a->chunks->used = 0;
+}
+
+
+void
+chaindata_arena_destroy(chaindata_arena_t *a)
+{
+    if (a == NULL) {
+        return;
+    }
+
+    chaindata_arena_reset(a);
+    free(a->chunks);
+    free(a);
+}
+
+
+static chaindata_jv_t *
+chaindata_jparse_add(chaindata_jparse_t *jp,
+    chaindata_jv_type_e type)
+{
+    chaindata_jv_t  *v, *parent;
+
+    v = chaindata_arena_alloc(jp->arena, sizeof(*v));
+    if (v == NULL) {
+        jp->failure = "out of memory";
+        return NULL;
+    }
+
+    memset(v, 0, sizeof(*v));
+    v->type = type;
+
+    if (jp->depth == 0) {
+        jp->root = v;
+        return v;
+    }
+
+    parent = jp->stack[jp->depth - 1];
+
+    if (parent->type == CHAINDATA_JV_OBJECT) {
+        v->key = jp->key;
+        v->key_len = jp->key_len;
+    }
+
+    if (parent->last) {
+        parent->last->next = v;
+
+    } else {
+        parent->child = v;
+    }
+
+    parent->last = v;
+    parent->n++;
+
+    return v;
+}
+
+
+static const unsigned char *
+chaindata_jparse_copy(chaindata_jparse_t *jp,
+    const unsigned char *s, size_t len)
+{
+    unsigned char  *p;
+
+    p = chaindata_arena_alloc(jp->arena, len + 1);
+    if (p == NULL) {
+        jp->failure = "out of memory";
+        return NULL;
+    }
+
+    memcpy(p, s, len);
+    p[len] = '\0';
+
+    return p;
+}
+
+
+static int
+chaindata_jparse_scalar(chaindata_jparse_t *jp,
+    chaindata_jv_type_e type, const unsigned char *s, size_t len)
+{
+    chaindata_jv_t  *v;
+
+    v = chaindata_jparse_add(jp, type);
+    if (v == NULL) {
+        return 0;
+    }
+
+    if (s) {
+        v->str = chaindata_jparse_copy(jp, s, len);
+        if (v->str == NULL) {
+            return 0;
+        }
+
+        v->len = len;
+    }
+
+    return 1;
+}
+
+
+static int
+chaindata_jparse_null(void *ctx)
+{
+    return chaindata_jparse_scalar(ctx, CHAINDATA_JV_NULL,
+                                   NULL, 0);
+}
+
+
+static int
+chaindata_jparse_boolean(void *ctx, int b)
+{
+    return chaindata_jparse_scalar(ctx,
+               b ? CHAINDATA_JV_TRUE : CHAINDATA_JV_FALSE,
+               NULL, 0);
+}
+
+
+static int
+chaindata_jparse_number(void *ctx, const char *s, size_t len)
+{
+    return chaindata_jparse_scalar(ctx, CHAINDATA_JV_NUMBER,
+                                   (const unsigned char *) s, len);
+}
+
+
+static int
+chaindata_jparse_string(void *ctx, const unsigned char *s,
+    size_t len)
+{
+    return chaindata_jparse_scalar(ctx, CHAINDATA_JV_STRING,
+                                   s, len);
+}
+
+
+static int
+chaindata_jparse_open(chaindata_jparse_t *jp,
+    chaindata_jv_type_e type)
+{
+    chaindata_jv_t  *v;
+
+    if (jp->depth == CHAINDATA_MAX_DEPTH) {
+        jp->failure = "nested deeper than 64 levels";
+        return 0;
+    }
+
+    v = chaindata_jparse_add(jp, type);
+    if (v == NULL) {
+        return 0;
+    }
+
+    jp->stack[jp->depth++] = v;
+
+    return 1;
+}
+
+
+static int
+chaindata_jparse_start_map(void *ctx)
+{
+    return chaindata_jparse_open(ctx, CHAINDATA_JV_OBJECT);
+}
+
+
+static int
+chaindata_jparse_start_array(void *ctx)
+{
+    return chaindata_jparse_open(ctx, CHAINDATA_JV_ARRAY);
+}
+
+
+static int
+chaindata_jparse_map_key(void *ctx, const unsigned char *s,
+    size_t len)
+{
+    chaindata_jparse_t  *jp = ctx;
+
+    jp->key = chaindata_jparse_copy(jp, s, len);
+    jp->key_len = len;
+
+    return jp->key != NULL;
+}
+
+
+static int
+chaindata_jparse_end_map(void *ctx)
+{
+    chaindata_jparse_t  *jp = ctx;
+
+    const chaindata_jv_t  *obj;
+
+    obj = jp->stack[--jp->depth];
+
+    /* a document with a member twice means two things: refuse it */
+    jp->dup = chaindata_jv_duplicate(obj);
+    if (jp->dup) {
+        jp->failure = "duplicate member";
+        return 0;
+    }
+
+    return 1;
+}
+
+
+static int
+chaindata_jparse_end_array(void *ctx)
+{
+    chaindata_jparse_t  *jp = ctx;
+
+    jp->depth--;
+
+    return 1;
+}
+
+
+static const yajl_callbacks  chaindata_jparse_callbacks = {
+    chaindata_jparse_null,
+    chaindata_jparse_boolean,
+    NULL,
+    NULL,
+    chaindata_jparse_number,
+    chaindata_jparse_string,
+    chaindata_jparse_start_map,
+    chaindata_jparse_map_key,
+    chaindata_jparse_end_map,
+    chaindata_jparse_start_array,
+    chaindata_jparse_end_array
+};
+
+
+chaindata_jv_t *
+chaindata_jdoc_parse(chaindata_arena_t *a,
+    const unsigned char *text, size_t len, char *err, size_t err_len)
+{
+    char               *nl;
+    yajl_handle         h;
+    yajl_status         st;
+    unsigned char      *msg;
+    chaindata_jparse_t  jp;
+
+    memset(&jp, 0, sizeof(jp));
+    jp.arena = a;
+
+    h = yajl_alloc(&chaindata_jparse_callbacks, NULL, &jp);
+    if (h == NULL) {
+        snprintf(err, err_len, "out of memory");
+        return NULL;
+    }
+
+    st = yajl_parse(h, text, len);
+    if (st == yajl_status_ok) {
+        st = yajl_complete_parse(h);
+    }
+
+    if (st == yajl_status_ok) {
+        yajl_free(h);
+        return jp.root;
+    }
+
+    if (jp.dup) {
+        snprintf(err, err_len, "duplicate member \"%.*s\" in an object",
+                 (int) (jp.dup->key_len > 128 ? 128 : jp.dup->key_len),
+                 jp.dup->key);
+
+    } else if (jp.failure) {
+        snprintf(err, err_len, "%s", jp.failure);
+
+    } else {
+        msg = yajl_get_error(h, 0, text, len);
+
+        if (msg) {
+            nl = strchr((char *) msg, '\n');
+            if (nl) {
+                *nl = '\0';
+            }
+
+            snprintf(err, err_len, "malformed JSON (%s) near byte %zu",
+                     (char *) msg, yajl_get_bytes_consumed(h));
+            yajl_free_error(h, msg);
+
+        } else {
+            snprintf(err, err_len, "malformed JSON");
+        }
+    }
+
+    yajl_free(h);
+
+    return NULL;
+}
+
+
+chaindata_jv_t *
+chaindata_jv_get(const chaindata_jv_t *obj,
+    const char *name)
+{
+    size_t           len;
+    chaindata_jv_t  *m;
+
+    if (obj == NULL || obj->type != CHAINDATA_JV_OBJECT) {
+        return NULL;
+    }
+
+    len = strlen(name);
+
+    for (m = obj->child; m; m = m->next) {
+        if (m->key_len == len && memcmp(m->key, name, len) == 0) {
+            return m;
+        }
+    }
+
+    return NULL;
+}
+
+
+int
+chaindata_jv_is(const chaindata_jv_t *v, const char *s)
+{
+    size_t  len;
+
+    len = strlen(s);
+
+    return v && v->type == CHAINDATA_JV_STRING && v->len == len
+           && memcmp(v->str, s, len) == 0;
+}
+
+
+int
+chaindata_jv_is_integer(const chaindata_jv_t *v)
+{
+    size_t  i;
+
+    if (v == NULL || v->type != CHAINDATA_JV_NUMBER) {
+        return 0;
+    }
+
+    for (i = 0; i < v->len; i++) {
+        if (v->str[i] == '.' || v->str[i] == 'e' || v->str[i] == 'E') {
+            return 0;
+        }
+    }
+
+    return 1;
+}
+
+
+/* a non-negative JSON integer that fits 64 bits */
+
+int
+chaindata_jv_to_u64(const chaindata_jv_t *v,
+    uint64_t *out)
+{
+    size_t    i;
+    uint64_t  n, d;
+
+    if (!chaindata_jv_is_integer(v) || v->str[0] == '-') {
+        return -1;
+    }
+
+    n = 0;
+
+    for (i = 0; i < v->len; i++) {
+        d = v->str[i] - '0';
+
+        /* up to 18446744073709551615 exactly */
+        if (n > UINT64_MAX / 10
+            || (n == UINT64_MAX / 10 && d > UINT64_MAX % 10))
+        {
+            return -1;
+        }
+
+        n = n * 10 + d;
+    }
+
+    *out = n;
+
+    return 0;
+}
+
+
+static int
+chaindata_jv_key_cmp(const void *a, const void *b)
+{
+    int                    rc;
+    size_t                 n;
+    const chaindata_jv_t  *x, *y;
+
+    x = *(chaindata_jv_t * const *) a;
+    y = *(chaindata_jv_t * const *) b;
+
+    n = x->key_len < y->key_len ? x->key_len : y->key_len;
+    rc = memcmp(x->key, y->key, n);
+
+    if (rc) {
+        return rc;
+    }
+
+    return (x->key_len > y->key_len) - (x->key_len < y->key_len);
+}
+
+
+/*
+ * The first member of obj whose name repeats, or NULL.  Small objects are
+ * checked pairwise; a large one (only hostile input has those) is sorted.
+ */
+
+const chaindata_jv_t *
+chaindata_jv_duplicate(const chaindata_jv_t *obj)
+{
+    size_t                 i;
+    const chaindata_jv_t  *m, *o, *found, **sorted;
+
+    if (obj->n <= 32) {
+        for (m = obj->child; m; m = m->next) {
+            for (o = m->next; o; o = o->next) {
+                if (m->key_len == o->key_len
+                    && memcmp(m->key, o->key, m->key_len) == 0)
+                {
+                    return o;
+                }
+            }
+        }
+
+        return NULL;
+    }
+
+    sorted = malloc(obj->n * sizeof(*sorted));
+    if (sorted == NULL) {
+        return obj->child;
+    }
+
+    for (i = 0, m = obj->child; m; m = m->next) {
+        sorted[i++] = m;
+    }
+
+    qsort(sorted, obj->n, sizeof(*sorted), chaindata_jv_key_cmp);
+
+    found = NULL;
+
+    for (i = 1; i < obj->n; i++) {
+        if (chaindata_jv_key_cmp(&sorted[i - 1], &sorted[i]) == 0) {
+            found = sorted[i];
+            break;
+        }
+    }
+
+    free(sorted);
+
+    return found;
+}
+
+
+size_t
+chaindata_jv_member_size(const chaindata_jv_t *m)
+{
+    /* "key": value */
+    return chaindata_json_escape_len(m->key, m->key_len) + 3
+           + chaindata_jv_size(m);
+}
+
+
+size_t
+chaindata_jv_size(const chaindata_jv_t *v)
+{
+    size_t                 size;
+    const chaindata_jv_t  *c;
+
+    switch (v->type) {
+
+    case CHAINDATA_JV_NULL:
+    case CHAINDATA_JV_TRUE:
+        return 4;
+
+    case CHAINDATA_JV_FALSE:
+        return 5;
+
+    case CHAINDATA_JV_NUMBER:
+        return v->len;
+
+    case CHAINDATA_JV_STRING:
+        return chaindata_json_escape_len(v->str, v->len) + 2;
+
+    case CHAINDATA_JV_OBJECT:
+        size = 2 + (v->n ? v->n - 1 : 0);
+
+        for (c = v->child; c; c = c->next) {
+            size += chaindata_jv_member_size(c);
+        }
+
+        return size;
+
+    default: /* CHAINDATA_JV_ARRAY */
+        size = 2 + (v->n ? v->n - 1 : 0);
+
+        for (c = v->child; c; c = c->next) {
+            size += chaindata_jv_size(c);
+        }
+
+        return size;
+    }
+}
+
+
+unsigned char *
+chaindata_jv_write_key(unsigned char *p,
+    const chaindata_jv_t *m)
+{
+    *p++ = '"';
+    p = chaindata_json_escape(p, m->key, m->key_len);
+    *p++ = '"';
+    *p++ = ':';
+
+    return p;
+}
+
+
+unsigned char *
+chaindata_jv_write(unsigned char *p, const chaindata_jv_t *v)
+{
+    const chaindata_jv_t  *c;
+
+    switch (v->type) {
+
+    case CHAINDATA_JV_NULL:
+        return chaindata_cpymem(p, "null", 4);
+
+    case CHAINDATA_JV_TRUE:
+        return chaindata_cpymem(p, "true", 4);
+
+    case CHAINDATA_JV_FALSE:
+        return chaindata_cpymem(p, "false", 5);
+
+    case CHAINDATA_JV_NUMBER:
+        return chaindata_cpymem(p, v->str, v->len);
+
+    case CHAINDATA_JV_STRING:
+        *p++ = '"';
+        p = chaindata_json_escape(p, v->str, v->len);
+        *p++ = '"';
+        return p;
+
+    case CHAINDATA_JV_OBJECT:
+        *p++ = '{';
+
+        for (c = v->child; c; c = c->next) {
+            if (c != v->child) {
+                *p++ = ',';
+            }
+
+            p = chaindata_jv_write_key(p, c);
+            p = chaindata_jv_write(p, c);
+        }
+
+        *p++ = '}';
+        return p;
+
+    default: /* CHAINDATA_JV_ARRAY */
+        *p++ = '[';
+
+        for (c = v->child; c; c = c->next) {
+            if (c != v->child) {
+                *p++ = ',';
+            }
+
+            p = chaindata_jv_write(p, c);
+        }
+
+        *p++ = ']';
+        return p;
+    }
+}

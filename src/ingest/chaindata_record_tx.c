@@ -1,0 +1,777 @@
+
+/*
+ * chaindata: "tx" records.
+ *
+ *   {"kind":"tx","data":<Transaction>}    upsert by data.tx_id
+ *   {"kind":"tx","delete":"0x<64 hex>"}   remove
+ *
+ * The document is stored compactly with its events array emptied; each
+ * event becomes a record of its own keyed by position, so that a page of
+ * events costs O(log n + page).  See lmdb-schema/README.md.
+ */
+
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/evp.h>
+
+#include "chaindata_codec.h"
+#include "chaindata_jdoc.h"
+#include "chaindata_record.h"
+
+
+#define CHAINDATA_T_STR     0x01
+#define CHAINDATA_T_INT     0x02
+#define CHAINDATA_T_NUM     0x04
+#define CHAINDATA_T_BOOL    0x08
+#define CHAINDATA_T_NULL    0x10
+#define CHAINDATA_T_OBJ     0x20
+#define CHAINDATA_T_ARR     0x40
+
+/*
+ * What one request may have to copy: the document without its events, and
+ * one event (a page holds at most 100).  Larger ones are refused at ingest
+ * rather than served.
+ */
+#define CHAINDATA_MAX_DOC      (8 * 1024 * 1024)
+#define CHAINDATA_MAX_EVENT    (1024 * 1024)
+
+/* where a field is required: confirmed documents, mempool ones, or both */
+#define CHAINDATA_OPTIONAL  0
+#define CHAINDATA_CONFIRMED 1
+#define CHAINDATA_MEMPOOL   2
+#define CHAINDATA_BOTH      3
+
+
+typedef struct {
+    const char  *name;
+    unsigned     types;
+    unsigned     required;
+} chaindata_field_t;
+
+
+typedef struct {
+    const char  *name;
+    const char  *payload;
+} chaindata_variant_t;
+
+
+typedef struct {
+    uint32_t               index;
+    const chaindata_jv_t  *event;
+    size_t                 size;
+} chaindata_event_t;
+
+
+/* specification 2.2 and the upstream schema's required members */
+
+static const chaindata_field_t  chaindata_tx_fields[] = {
+
+#define S  CHAINDATA_T_STR
+#define I  CHAINDATA_T_INT
+#define N  CHAINDATA_T_NUM
+#define B  CHAINDATA_T_BOOL
+#define Z  CHAINDATA_T_NULL
+#define O  CHAINDATA_T_OBJ
+#define A  CHAINDATA_T_ARR
+#define C  CHAINDATA_CONFIRMED
+#define M  CHAINDATA_MEMPOOL
+
+    { "tx_id", S, C|M },
+    { "nonce", I, C|M },
+    { "fee_rate", S, C|M },
+    { "sender_address", S, C|M },
+    { "sponsor_nonce", I, 0 },
+    { "sponsored", B, C|M },
+    { "sponsor_address", S, 0 },
+    { "post_condition_mode", S, C|M },
+    { "post_conditions", A, C|M },
+    { "anchor_mode", S, C|M },
+    { "block_hash", S, C },
+    { "block_height", I, C },
+    { "block_time", N, C },
+    { "block_time_iso", S, C },
+    { "burn_block_time", I, C },
+    { "burn_block_height", I, C },
+    { "burn_block_time_iso", S, C },
+    { "parent_burn_block_time", I, C },
+    { "parent_burn_block_time_iso", S, C },
+    { "canonical", B, C },
+    { "tx_index", I, C },
+    { "tx_status", S, C|M },
+    { "tx_result", O, C },
+    { "event_count", I, C },
+    { "parent_block_hash", S, C },
+    { "is_unanchored", B, C },
+    { "microblock_hash", S, C },
+    { "microblock_sequence", I, C },
+    { "microblock_canonical", B, C },
+    { "execution_cost_read_count", I, C },
+    { "execution_cost_read_length", I, C },
+    { "execution_cost_runtime", I, C },
+    { "execution_cost_write_count", I, C },
+    { "execution_cost_write_length", I, C },
+    { "vm_error", S|Z, C },
+    { "events", A, C },
+    { "replaced_by_tx_id", S|Z, M },
+    { "receipt_time", I, M },
+    { "receipt_time_iso", S, M },
+    { "tx_type", S, C|M },
+    { NULL, 0, 0 }
+
+#undef S
+#undef I
+#undef N
+#undef B
+#undef Z
+#undef O
+#undef A
+#undef C
+#undef M
+};
+
+
+static const chaindata_variant_t  chaindata_tx_types[] = {
+    { "token_transfer", "token_transfer" },
+    { "smart_contract", "smart_contract" },
+    { "contract_call", "contract_call" },
+    { "poison_microblock", "poison_microblock" },
+    { "coinbase", "coinbase_payload" },
+    { "tenure_change", "tenure_change_payload" },
+    { NULL, NULL }
+};
+
+
+static const chaindata_variant_t  chaindata_event_types[] = {
+    { "smart_contract_log", "contract_log" },
+    { "stx_lock", "stx_lock_event" },
+    { "stx_asset", "asset" },
+    { "fungible_token_asset", "asset" },
+    { "non_fungible_token_asset", "asset" },
+    { NULL, NULL }
+};
+
+
+/* tx_status values: the first four are confirmed, the rest mempool */
+
+static const char  *chaindata_tx_statuses[] = {
+    "success",
+    "abort_by_response",
+    "abort_by_post_condition",
+    "problematic_skipped",
+    "pending",
+    "dropped_replace_by_fee",
+    "dropped_replace_across_fork",
+    "dropped_too_expensive",
+    "dropped_stale_garbage_collect",
+    "dropped_problematic",
+    NULL
+};
+
+#define CHAINDATA_CONFIRMED_STATUSES  4
+
+
+static const char  *chaindata_tx_put_members[] = {
+    "kind", "data", NULL
+};
+
+static const char  *chaindata_tx_delete_members[] = {
+    "kind", "delete", NULL
+};
+
+
+static int
+chaindata_has_type(const chaindata_jv_t *v, unsigned types)
+{
+    uint64_t  n;
+
+    switch (v->type) {
+
+    case CHAINDATA_JV_STRING:
+        return types & CHAINDATA_T_STR;
+
+    case CHAINDATA_JV_NUMBER:
+        return (types & CHAINDATA_T_NUM)
+               || ((types & CHAINDATA_T_INT)
+                   && chaindata_jv_to_u64(v, &n) == 0);
+
+    case CHAINDATA_JV_TRUE:
+    case CHAINDATA_JV_FALSE:
+        return types & CHAINDATA_T_BOOL;
+
+    case CHAINDATA_JV_NULL:
+        return types & CHAINDATA_T_NULL;
+
+    case CHAINDATA_JV_OBJECT:
+        return types & CHAINDATA_T_OBJ;
+
+    default:
+        return types & CHAINDATA_T_ARR;
+    }
+}
+
+
+static const char *
+chaindata_type_name(unsigned types)
+{
+    switch (types) {
+    case CHAINDATA_T_STR:  return "a string";
+    case CHAINDATA_T_INT:  return "an integer from 0 to 2^64-1";
+    case CHAINDATA_T_NUM:  return "a number";
+    case CHAINDATA_T_BOOL: return "a boolean";
+    case CHAINDATA_T_OBJ:  return "an object";
+    case CHAINDATA_T_ARR:  return "an array";
+    default:                        return "a string or null";
+    }
+}
+
+
+static int
+chaindata_check_fields(chaindata_record_t *rec,
+    const chaindata_jv_t *data, unsigned shape)
+{
+    const chaindata_jv_t     *v;
+    const chaindata_field_t  *f;
+
+    for (f = chaindata_tx_fields; f->name; f++) {
+        v = chaindata_jv_get(data, f->name);
+
+        if (v == NULL) {
+            if (f->required & shape) {
+                return chaindata_record_fail(rec,
+                           "data.%s is missing (required in a %s "
+                           "transaction)", f->name,
+                           shape == CHAINDATA_MEMPOOL
+                           ? "mempool" : "confirmed");
+            }
+
+            continue;
+        }
+
+        if (!chaindata_has_type(v, f->types)) {
+            return chaindata_record_fail(rec, "data.%s must be %s",
+                       f->name, chaindata_type_name(f->types));
+        }
+    }
+
+    return 0;
+}
+
+
+static const chaindata_variant_t *
+chaindata_variant(const chaindata_variant_t *variants,
+    const chaindata_jv_t *v)
+{
+    for ( /* void */ ; variants->name; variants++) {
+        if (chaindata_jv_is(v, variants->name)) {
+            return variants;
+        }
+    }
+
+    return NULL;
+}
+
+
+/* the shape the status implies: confirmed or mempool, 0 if unknown */
+
+static unsigned
+chaindata_tx_shape(const chaindata_jv_t *status)
+{
+    unsigned  i;
+
+    for (i = 0; chaindata_tx_statuses[i]; i++) {
+        if (chaindata_jv_is(status, chaindata_tx_statuses[i]))
+        {
+            return i < CHAINDATA_CONFIRMED_STATUSES
+                   ? CHAINDATA_CONFIRMED : CHAINDATA_MEMPOOL;
+        }
+    }
+
+    return 0;
+}
+
+
+static int
+chaindata_check_event(chaindata_record_t *rec,
+    const chaindata_jv_t *ev, size_t i,
+    const chaindata_jv_t *tx_id, chaindata_event_t *out)
+{
+    uint64_t                    index;
+    const chaindata_jv_t       *v;
+    const chaindata_variant_t  *t;
+
+    if (ev->type != CHAINDATA_JV_OBJECT) {
+        return chaindata_record_fail(rec,
+                   "data.events[%zu] must be an object", i);
+    }
+
+    v = chaindata_jv_get(ev, "event_index");
+
+    if (v == NULL || chaindata_jv_to_u64(v, &index) != 0
+        || index > UINT32_MAX)
+    {
+        return chaindata_record_fail(rec,
+                   "data.events[%zu].event_index must be an integer "
+                   "from 0 to 4294967295", i);
+    }
+
+    v = chaindata_jv_get(ev, "event_type");
+    t = v ? chaindata_variant(chaindata_event_types, v)
+          : NULL;
+
+    if (t == NULL) {
+        return chaindata_record_fail(rec,
+                   "data.events[%zu].event_type must be one of "
+                   "smart_contract_log, stx_lock, stx_asset, "
+                   "fungible_token_asset, non_fungible_token_asset", i);
+    }
+
+    v = chaindata_jv_get(ev, t->payload);
+
+    if (v == NULL || v->type != CHAINDATA_JV_OBJECT) {
+        return chaindata_record_fail(rec,
+                   "data.events[%zu].%s must be an object (event_type %s)",
+                   i, t->payload, t->name);
+    }
+
+    v = chaindata_jv_get(ev, "tx_id");
+
+    if (v == NULL || v->type != CHAINDATA_JV_STRING
+        || v->len != tx_id->len || memcmp(v->str, tx_id->str, v->len) != 0)
+    {
+        return chaindata_record_fail(rec,
+                   "data.events[%zu].tx_id must equal data.tx_id", i);
+    }
+
+    out->index = (uint32_t) index;
+    out->event = ev;
+    out->size = chaindata_jv_size(ev);
+
+    if (out->size > CHAINDATA_MAX_EVENT) {
+        return chaindata_record_fail(rec,
+                   "data.events[%zu] is %zu bytes; an event may have at "
+                   "most %d", i, out->size, CHAINDATA_MAX_EVENT);
+    }
+
+    return 0;
+}
+
+
+static int
+chaindata_event_cmp(const void *a, const void *b)
+{
+    const chaindata_event_t  *x = a, *y = b;
+
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+
+/* checks the events and returns them sorted by event_index */
+
+static int
+chaindata_collect_events(chaindata_record_t *rec,
+    const chaindata_jv_t *data, chaindata_event_t **out)
+{
+    size_t                 i;
+    uint64_t               count;
+    chaindata_event_t     *events;
+    const chaindata_jv_t  *list, *ev, *tx_id;
+
+    list = chaindata_jv_get(data, "events");
+    tx_id = chaindata_jv_get(data, "tx_id");
+
+    if (chaindata_jv_to_u64(chaindata_jv_get(data,
+                                             "event_count"),
+                            &count) != 0
+        || count != list->n)
+    {
+        return chaindata_record_fail(rec,
+                   "data.event_count must equal the number of data.events "
+                   "(%zu)", list->n);
+    }
+
+    if (list->n > UINT32_MAX) {
+        return chaindata_record_fail(rec, "too many events");
+    }
+
+    events = chaindata_arena_alloc(rec->arena,
+                                   (list->n + 1) * sizeof(*events));
+    if (events == NULL) {
+        return chaindata_record_fail(rec, "out of memory");
+    }
+
+    for (i = 0, ev = list->child; ev; ev = ev->next, i++) {
+        if (chaindata_check_event(rec, ev, i, tx_id, &events[i])
+            != 0)
+        {
+            return -1;
+        }
+    }
+
+    qsort(events, list->n, sizeof(*events), chaindata_event_cmp);
+
+    for (i = 1; i < list->n; i++) {
+        if (events[i].index == events[i - 1].index) {
+            return chaindata_record_fail(rec,
+                       "two events share event_index %u",
+                       (unsigned) events[i].index);
+        }
+    }
+
+    *out = events;
+
+    return 0;
+}
+
+
+static int
+chaindata_check_tx(chaindata_record_t *rec,
+    const chaindata_jv_t *data, unsigned *shape)
+{
+    size_t                      i;
+    const chaindata_jv_t       *v;
+    const chaindata_variant_t  *t;
+
+    if (data->type != CHAINDATA_JV_OBJECT) {
+        return chaindata_record_fail(rec, "data must be an object");
+    }
+
+    v = chaindata_jv_get(data, "tx_id");
+
+    if (v == NULL || v->type != CHAINDATA_JV_STRING
+        || v->len != CHAINDATA_TXID_HEX_LEN + 2
+        || v->str[0] != '0' || v->str[1] != 'x')
+    {
+        goto bad_id;
+    }
+
+    for (i = 2; i < v->len; i++) {
+        if (!((v->str[i] >= '0' && v->str[i] <= '9')
+              || (v->str[i] >= 'a' && v->str[i] <= 'f')))
+        {
+            goto bad_id;
+        }
+    }
+
+    v = chaindata_jv_get(data, "tx_status");
+    *shape = v ? chaindata_tx_shape(v) : 0;
+
+    if (*shape == 0) {
+        return chaindata_record_fail(rec,
+                   "data.tx_status is missing or not a known status");
+    }
+
+    if (*shape == CHAINDATA_MEMPOOL
+        && (chaindata_jv_get(data, "events")
+            || chaindata_jv_get(data, "event_count")))
+    {
+        return chaindata_record_fail(rec,
+                   "a mempool transaction (tx_status %.40s) has no events "
+                   "or event_count", v->str);
+    }
+
+    if (chaindata_check_fields(rec, data, *shape) != 0) {
+        return -1;
+    }
+
+    v = chaindata_jv_get(data, "tx_type");
+    t = chaindata_variant(chaindata_tx_types, v);
+
+    if (t == NULL) {
+        return chaindata_record_fail(rec,
+                   "data.tx_type must be one of token_transfer, "
+                   "smart_contract, contract_call, poison_microblock, "
+                   "coinbase, tenure_change");
+    }
+
+    v = chaindata_jv_get(data, t->payload);
+
+    if (v == NULL || v->type != CHAINDATA_JV_OBJECT) {
+        return chaindata_record_fail(rec,
+                   "data.%s must be an object (tx_type %s)",
+                   t->payload, t->name);
+    }
+
+    return 0;
+
+bad_id:
+
+    return chaindata_record_fail(rec,
+               "data.tx_id must be \"0x\" and 64 lowercase hex digits");
+}
+
+
+/*
+ * Writes contract_call, noting the span of its function_args member and
+ * one separating comma: exclude_function_args cuts that span out.
+ */
+
+static unsigned char *
+chaindata_write_call(unsigned char *doc, unsigned char *p,
+    const chaindata_jv_t *call, chaindata_txh_t *h)
+{
+    unsigned char         *start;
+    const chaindata_jv_t  *m;
+
+    *p++ = '{';
+
+    for (m = call->child; m; m = m->next) {
+        start = p;
+
+        if (m != call->child) {
+            *p++ = ',';
+        }
+
+        p = chaindata_jv_write_key(p, m);
+        p = chaindata_jv_write(p, m);
+
+        if (m->key_len == sizeof("function_args") - 1
+            && memcmp(m->key, "function_args", m->key_len) == 0)
+        {
+            h->flags |= CHAINDATA_TXH_FARGS;
+            h->fargs_start = (uint32_t) (start - doc);
+            h->fargs_len = (uint32_t) (p - start);
+
+            if (m == call->child && m->next) {
+                h->fargs_len++;     /* the comma the next member writes */
+            }
+        }
+    }
+
+    *p++ = '}';
+
+    return p;
+}
+
+
+static unsigned char *
+chaindata_write_doc(unsigned char *doc,
+    const chaindata_jv_t *data, int is_call,
+    chaindata_txh_t *h)
+{
+    unsigned char         *p;
+    const chaindata_jv_t  *m;
+
+    p = doc;
+    *p++ = '{';
+
+    for (m = data->child; m; m = m->next) {
+        if (m != data->child) {
+            *p++ = ',';
+        }
+
+        p = chaindata_jv_write_key(p, m);
+
+        if (chaindata_jv_get(data, "events") == m) {
+            *p++ = '[';
+            h->flags |= CHAINDATA_TXH_EVENTS;
+            h->events_at = (uint32_t) (p - doc);
+            *p++ = ']';
+
+        } else if (is_call
+                   && chaindata_jv_get(data, "contract_call") == m
+                   && m->type == CHAINDATA_JV_OBJECT)
+        {
+            p = chaindata_write_call(doc, p, m, h);
+
+        } else {
+            p = chaindata_jv_write(p, m);
+        }
+    }
+
+    *p++ = '}';
+
+    return p;
+}
+
+
+static int
+chaindata_tx_put(chaindata_record_t *rec,
+    const chaindata_jv_t *envelope,
+    const chaindata_jv_t *data, chaindata_writeset_t *ws)
+{
+    int                    is_call;
+    size_t                 doc_size, i, n;
+    unsigned               shape;
+    EVP_MD_CTX            *md;
+    unsigned char         *value, *end, *ev_value;
+    unsigned char          txid[CHAINDATA_TXID_LEN];
+    unsigned char          key[CHAINDATA_EVENT_KEY_LEN];
+    unsigned char          digest[EVP_MAX_MD_SIZE];
+    const chaindata_jv_t  *tx_id, *events;
+    chaindata_txh_t        h;
+    chaindata_event_t     *sorted;
+
+    if (chaindata_check_tx(rec, data, &shape) != 0) {
+        return -1;
+    }
+
+    events = chaindata_jv_get(data, "events");
+    sorted = NULL;
+    n = 0;
+
+    if (events) {
+        if (chaindata_collect_events(rec, data, &sorted) != 0) {
+            return -1;
+        }
+
+        n = events->n;
+    }
+
+    tx_id = chaindata_jv_get(data, "tx_id");
+    (void) chaindata_hex_decode(txid, tx_id->str + 2,
+                                CHAINDATA_TXID_HEX_LEN);
+
+    doc_size = chaindata_jv_size(data);
+
+    if (events) {
+        doc_size -= chaindata_jv_size(events) - 2;
+    }
+
+    if (doc_size > CHAINDATA_MAX_DOC) {
+        return chaindata_record_fail(rec,
+                   "data is %zu bytes without its events; a transaction "
+                   "may have at most %d", doc_size,
+                   CHAINDATA_MAX_DOC);
+    }
+
+    if (chaindata_writeset_add(ws, CHAINDATA_WRITE_DEL_PREFIX,
+                               CHAINDATA_DBI_TX_EVENT,
+                               txid, sizeof(txid), 0)
+        == NULL)
+    {
+        goto nomem;
+    }
+
+    value = chaindata_writeset_add(ws, CHAINDATA_WRITE_PUT,
+                                   CHAINDATA_DBI_TX,
+                                   txid, sizeof(txid),
+                                   CHAINDATA_TXH_SIZE
+                                   + doc_size);
+    if (value == NULL) {
+        goto nomem;
+    }
+
+    memset(&h, 0, sizeof(h));
+    h.event_count = (uint32_t) n;
+    is_call = chaindata_jv_is(chaindata_jv_get(data,
+                                               "tx_type"),
+                              "contract_call");
+
+    end = chaindata_write_doc(value + CHAINDATA_TXH_SIZE,
+                              data, is_call, &h);
+
+    if ((size_t) (end - value) != CHAINDATA_TXH_SIZE + doc_size) {
+        return chaindata_record_fail(rec,
+                                     "internal error: size mismatch");
+    }
+
+    md = EVP_MD_CTX_new();
+    if (md == NULL
+        || EVP_DigestInit_ex(md, EVP_sha256(), NULL) != 1
+        || EVP_DigestUpdate(md, value + CHAINDATA_TXH_SIZE, doc_size)
+           != 1)
+    {
+        EVP_MD_CTX_free(md);
+        return chaindata_record_fail(rec, "SHA-256 unavailable");
+    }
+
+    /* the header's value stays valid until the first event is added */
+    value = NULL;
+
+    for (i = 0; i < n; i++) {
+        chaindata_event_key(key, txid, (uint32_t) i);
+
+        ev_value = chaindata_writeset_add(ws,
+                       CHAINDATA_WRITE_PUT,
+                       CHAINDATA_DBI_TX_EVENT, key, sizeof(key),
+                       sorted[i].size);
+        if (ev_value == NULL) {
+            EVP_MD_CTX_free(md);
+            goto nomem;
+        }
+
+        (void) chaindata_jv_write(ev_value, sorted[i].event);
+
+        if (EVP_DigestUpdate(md, "\n", 1) != 1
+            || EVP_DigestUpdate(md, ev_value, sorted[i].size) != 1)
+        {
+            EVP_MD_CTX_free(md);
+            return chaindata_record_fail(rec, "SHA-256 failed");
+        }
+    }
+
+    if (EVP_DigestFinal_ex(md, digest, NULL) != 1) {
+        EVP_MD_CTX_free(md);
+        return chaindata_record_fail(rec, "SHA-256 failed");
+    }
+
+    EVP_MD_CTX_free(md);
+
+    memcpy(h.digest, digest, CHAINDATA_DIGEST_LEN);
+
+    /* the header write is the second of this record: find it again */
+    value = ws->buf + ws->writes[ws->nwrites - n - 1].val_off;
+    chaindata_txh_encode(value, &h);
+
+    rec->kind = CHAINDATA_REC_TX_PUT;
+
+    return 0;
+
+nomem:
+
+    return chaindata_record_fail(rec, "out of memory");
+}
+
+
+static int
+chaindata_tx_delete(chaindata_record_t *rec,
+    const chaindata_jv_t *id, chaindata_writeset_t *ws)
+{
+    int            prefixed;
+    unsigned char  txid[CHAINDATA_TXID_LEN];
+
+    if (id->type != CHAINDATA_JV_STRING
+        || chaindata_txid_parse(id->str, id->len, txid, &prefixed)
+           != 0
+        || !prefixed)
+    {
+        return chaindata_record_fail(rec,
+                   "delete must be \"0x\" and 64 hex digits");
+    }
+
+    if (chaindata_writeset_add(ws, CHAINDATA_WRITE_DEL,
+                               CHAINDATA_DBI_TX,
+                               txid, sizeof(txid), 0)
+        == NULL
+        || chaindata_writeset_add(ws,
+                                  CHAINDATA_WRITE_DEL_PREFIX,
+                                  CHAINDATA_DBI_TX_EVENT,
+                                  txid, sizeof(txid), 0)
+           == NULL)
+    {
+        return chaindata_record_fail(rec, "out of memory");
+    }
+
+    rec->kind = CHAINDATA_REC_TX_DELETE;
+
+    return 0;
+}
+
+
+int
+chaindata_record_tx(chaindata_record_t *rec,
+    const chaindata_jv_t *envelope, chaindata_writeset_t *ws)
+{
+    static const chaindata_upsert_t  upsert = {
+        "tx",
+        chaindata_tx_put_members,
+        chaindata_tx_delete_members,
+        chaindata_tx_put,
+        chaindata_tx_delete
+    };
+
+    return chaindata_record_upsert(rec, &upsert, envelope, ws);
+}
