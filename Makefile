@@ -13,6 +13,7 @@ PROVE       ?= prove
 BUILD       := build
 MODULE      := $(BUILD)/ngx_http_chaindata_module.so
 LOADER      := $(BUILD)/chaindata-load
+MIRROR      := $(BUILD)/chaindata-mirror
 UNIT        := $(BUILD)/chaindata-unit
 
 # Sources are found by their folders, never listed (./config finds the
@@ -23,15 +24,16 @@ UNIT        := $(BUILD)/chaindata-unit
 CORE_SRCS   := $(wildcard src/core/*.c)
 INGEST_SRCS := $(wildcard src/ingest/*.c)
 LOAD_SRCS   := $(wildcard src/load/*.c)
+MIRROR_SRCS := $(wildcard src/mirror/*.c)
 MODULE_SRCS := $(wildcard src/ngx/*.c)
 HEADERS     := $(wildcard src/*/*.h)
-INCS        := -Isrc/core -Isrc/ingest
+INCS        := -Isrc/core -Isrc/ingest -Isrc/mirror
 LIBS        := -llmdb -lyajl -lcrypto
 
-.PHONY: all deps deps-test deps-fuzz module loader unit test check-layout \
-        run bench clean
+.PHONY: all deps deps-test deps-fuzz module loader mirror unit test \
+        check-layout run bench bench-mirror clean
 
-all: module loader
+all: module loader mirror
 
 deps:
 	@sh tools/deps.sh build
@@ -44,6 +46,7 @@ deps-fuzz:
 
 module: $(MODULE)
 loader: $(LOADER)
+mirror: $(MIRROR)
 unit: $(UNIT)
 
 # nginx's configure learns the module's files when it runs: it runs again
@@ -90,6 +93,11 @@ $(1)/libchaindata_ingest.a: $(patsubst src/%.c,$(1)/obj/%.o,$(INGEST_SRCS))
 $(1)/chaindata-load: $(patsubst src/%.c,$(1)/obj/%.o,$(LOAD_SRCS)) \
                      $(1)/libchaindata_ingest.a $(1)/libchaindata_core.a
 	$(CC) $(2) $(3) -o $$@ $$^ $(LIBS)
+
+# the mirror also needs libcurl (README "Build")
+$(1)/chaindata-mirror: $(patsubst src/%.c,$(1)/obj/%.o,$(MIRROR_SRCS)) \
+                       $(1)/libchaindata_ingest.a $(1)/libchaindata_core.a
+	$(CC) $(2) $(3) -o $$@ $$^ $(LIBS) -lcurl -lm
 
 $(1)/chaindata-unit: t/unit/chaindata_unit.c $(HEADERS) \
                      $(1)/libchaindata_ingest.a $(1)/libchaindata_core.a
@@ -156,7 +164,7 @@ $(eval $(call chaindata_build,$(ASAN),-g -O1 $(SAN_FLAGS),$(SAN_FLAGS)))
 .PHONY: asan test-asan
 
 asan: $(ASAN)/ngx_http_chaindata_module.so $(ASAN)/chaindata-load \
-      $(ASAN)/chaindata-unit
+      $(ASAN)/chaindata-mirror $(ASAN)/chaindata-unit
 
 test-asan: deps-test asan fuzzers
 	CHAINDATA_BUILD=$(ASAN) CHAINDATA_PRELOAD="$(SAN_PRELOAD)" \
@@ -198,7 +206,7 @@ $(BUILD)/fuzz/fuzz_%: t/fuzz/fuzz_%.c $(CORE_SRCS) $(INGEST_SRCS) \
                       $(HEADERS) | deps-fuzz
 	@mkdir -p $(BUILD)/fuzz
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(INCS) -o $@ $< $(CORE_SRCS) $(INGEST_SRCS) \
-	    -lyajl -lcrypto
+	    -llmdb -lyajl -lcrypto
 
 fuzz: fuzzers
 	t/fuzz/run --seconds $(FUZZ_SECONDS)

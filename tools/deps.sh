@@ -5,7 +5,7 @@
 
 set -eu
 
-need="gcc make nginx nginx-dev libyajl-dev liblmdb-dev libssl-dev"
+need="gcc make nginx nginx-dev libyajl-dev liblmdb-dev libssl-dev libcurl4-openssl-dev"
 
 case "${1:-build}" in
     build) ;;
