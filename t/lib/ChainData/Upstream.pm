@@ -133,7 +133,8 @@ sub write_chain {
         my @txs = @{ $b->{txs} };
         my $pages = int((@txs + 49) / 50) || 1;
         for my $p (0 .. $pages - 1) {
-            my @slice = grep { defined } @txs[50 * $p .. 50 * $p + 49];
+            my $end = 50 * $p + 49 > $#txs ? $#txs : 50 * $p + 49;
+            my @slice = @txs[50 * $p .. $end];
             _put($root, "/extended/v2/blocks/$b->{height}/transactions",
                 'limit=50&offset=' . 50 * $p,
                 sprintf('{"limit":50,"offset":%d,"total":%d,"results":[%s]}',
