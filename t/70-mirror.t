@@ -44,6 +44,7 @@ my $ng = ChainData::Test::Nginx->start(
     db => $db,
     http => "    limit_req_zone \$binary_remote_addr zone=up:1m rate=200r/s;\n",
     locations => "        location /extended/v1/tx/ { chaindata_tx; }\n"
+        . "        location = /chaindata/status { chaindata_status; }\n"
         . nginx_locations($root, burst => 20, errors => 1,
                           limit_rate => '512k'),
 );
@@ -104,6 +105,33 @@ feed_is(1002, $chain->[-1]{hash}, 'first run');
 my $access = slurp($ng->prefix . '/access.log');
 like($access, qr/" 429 /, 'upstream answered 429s (retried after Retry-After)');
 like($access, qr/" 500 /, 'upstream answered 500s (retried)');
+
+# the edge tells how current it is, as --stats does
+{
+    my $r = http_get($port, '/chaindata/status');
+    is($r->{status}, 200, 'chaindata_status: 200');
+    like($r->{headers}{'content-type'}, qr{^application/json}, 'chaindata_status: JSON');
+    like($r->{headers}{'cache-control'}, qr/no-store/, 'chaindata_status: no-store');
+    my $st = json_decode($r->{body});
+    is($st->{schema_version}, '2', 'chaindata_status: schema version');
+    ok($st->{databases}{tx} > 60 && $st->{databases}{block} == 3,
+       'chaindata_status: records per database');
+    ok($st->{map_size} >= $st->{used_bytes} && $st->{used_bytes} > 0,
+       'chaindata_status: map size and bytes used');
+    ok($st->{max_readers} > 0 && $st->{readers} >= 1, 'chaindata_status: reader slots');
+    my ($f) = @{ $st->{feeds} };
+    is_deeply([@$f{qw(source height hash block_time)}],
+              ['stacks', 1002, $chain->[-1]{hash}, $chain->[-1]{time}],
+              'chaindata_status: the feed');
+    ok($f->{lag} > 0 && $f->{committed} > 0, 'chaindata_status: lag and commit time');
+    $r = http_get($port, '/chaindata/status?format=prometheus');
+    like($r->{headers}{'content-type'}, qr{^text/plain; version=0\.0\.4}, 'prometheus: content type');
+    like($r->{body}, qr/^chaindata_feed_height\{source="stacks",hash="\Q$chain->[-1]{hash}\E"\} 1002$/m,
+         'prometheus: the feed height');
+    like($r->{body}, qr/^chaindata_records\{database="tx_event"\} \d+$/m, 'prometheus: records');
+    like($r->{body}, qr/^chaindata_feed_lag_seconds\{source="stacks"\} \d+$/m, 'prometheus: lag');
+    unlike($r->{body} . $st, qr/api_key|chainhook\b.*uuid/i, 'no key or chainhook data');
+}
 
 # 2. the chain grows: the next run resumes from the position
 $chain = make_chain(1000, [\@b1000, \@b1001, \@b1002, \@b1003, \@b1004]);

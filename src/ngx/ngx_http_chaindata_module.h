@@ -67,6 +67,7 @@ ngx_int_t ngx_http_chaindata_deprecation_headers_with(ngx_http_request_t *r,
 
 /* ngx_http_chaindata_error.c */
 ngx_int_t ngx_http_chaindata_error_handler(ngx_http_request_t *r);
+ngx_int_t ngx_http_chaindata_status_handler(ngx_http_request_t *r);
 char *ngx_http_chaindata_error(ngx_conf_t *cf, ngx_command_t *cmd,
     void *conf);
 

@@ -154,21 +154,27 @@ sub write_chain {
 }
 
 # the recorded upstream's locations (under /up/) for the test nginx:
-# static answers, and the faults a test asks for
+# static answers, and the faults a test asks for (500s on the block
+# routes only, so that a transaction's answer fails only as a test makes it)
 sub nginx_locations {
     my ($root, %f) = @_;
     my $faults = '';
     $faults .= "            limit_req zone=up burst=$f{burst} nodelay;\n"
              . "            limit_req_status 429;\n"
              . "            add_header Retry-After 1 always;\n" if $f{burst};
-    $faults .= "            if (\$request_id ~ \"^[0-3]\") { return 500; }\n"
-        if $f{errors};
     $faults .= "            limit_rate $f{limit_rate};\n" if $f{limit_rate};
+    my $errors = $f{errors}
+        ? "            if (\$request_id ~ \"^[0-3]\") { return 500; }\n" : '';
     return <<"EOF2";
         location /up/ {
             root $root;
             default_type application/json;
 $faults            try_files "\$uri/q=\$args" =404;
+        }
+        location /up/extended/v2/ {
+            root $root;
+            default_type application/json;
+$faults$errors            try_files "\$uri/q=\$args" =404;
         }
 EOF2
 }
