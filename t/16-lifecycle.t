@@ -1,0 +1,156 @@
+#!/usr/bin/perl
+# The index's lifecycle under a running nginx: a reload refused because
+# the index cannot be used (the running configuration keeps serving), an
+# index renamed over the old one (workers switch to it without a reload),
+# an index that stays unreadable (logged once, not once per request), and
+# the LMDB reader table (more than LMDB's default 126 readers).
+
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+
+use Test::More;
+use Time::HiRes qw(sleep time);
+use ChainData::Test qw(:all);
+
+require_build();
+
+my $fx = fixture_path('tx.ndjson');
+my @txs = tx_fixtures($fx);
+my ($tx) = grep { $_->{event_count} } @txs;
+ok($tx, 'a fixture transaction with events') or BAIL_OUT('fixtures incomplete');
+
+my $LOC = "        location /extended/v1/tx/ { chaindata_tx; }\n";
+my $P = '/extended/v1/tx/';
+
+# a copy of the fixture transaction under a new id, as a loader record
+sub tx_copy {
+    my ($n) = @_;
+    my $id = sprintf '0x%056x%08x', 0x5a4b, $n;
+    (my $raw = $tx->{data_raw}) =~ s/\Q$tx->{tx_id}\E/$id/g;
+    return ($id, qq({"kind":"tx","data":$raw}\n));
+}
+
+# an index in $dir of the fixtures plus the given records
+sub build_index {
+    my ($dir, @records) = @_;
+    my ($code, $out, $err) = load_index($dir, '--quiet', $fx,
+                                        { stdin => join '', @records }, '-');
+    die "chaindata-load into $dir failed (exit $code): $err" if $code;
+    fixup_index_perms($dir);
+    return $dir;
+}
+
+# polls $cond (a sub) for up to $seconds; true when it held
+sub eventually {
+    my ($seconds, $cond) = @_;
+    my $deadline = time + $seconds;
+    while (time < $deadline) {
+        return 1 if $cond->();
+        sleep 0.1;
+    }
+    return $cond->();
+}
+
+sub status_of {
+    my ($ng, $id) = @_;
+    return http_get($ng->port, "$P$id")->{status};
+}
+
+# the lines of /proc/PID/maps that map an index file already deleted
+sub deleted_maps {
+    my ($pid) = @_;
+    open my $fh, '<', "/proc/$pid/maps" or return "no /proc/$pid/maps";
+    return join '', grep { /\.mdb \(deleted\)$/ } <$fh>;
+}
+
+# running, not a zombie nobody reaped
+sub alive {
+    my ($pid) = @_;
+    open my $fh, '<', "/proc/$pid/stat" or return 0;
+    my $stat = <$fh> // '';
+    return $stat =~ /\)\s+([^ZX])\s/ ? 1 : 0;
+}
+
+sub count {
+    my ($text, $re) = @_;
+    my $n = () = $text =~ /$re/g;
+    return $n;
+}
+
+
+# --- a reload refused because the index cannot be used -------------------
+
+{
+    my $db = build_index(temp_dir() . '/index');
+    my $ng = ChainData::Test::Nginx->start(db => $db, locations => $LOC);
+    $ng->expect_log(qr/\[emerg\].*chaindata_db ".*" cannot be read/);
+    my $master = $ng->pid;
+    my @workers = $ng->worker_pids;
+    is(status_of($ng, $tx->{tx_id}), 200, 'refused reload: serving first');
+
+    rename $db, "$db.away" or die "rename: $!";
+
+    kill 'HUP', $master or die "kill HUP: $!";
+    ok(eventually(10, sub { $ng->error_log =~ /\[emerg\].*cannot be read/ }),
+       'SIGHUP with the index gone: the reload is refused, saying why');
+    sleep 0.5;    # time for a master that died of it to be gone
+    ok(alive($master), 'the master is still running') or last;
+    is_deeply([$ng->worker_pids], \@workers, 'its workers too');
+    is(status_of($ng, $tx->{tx_id}), 200,
+       'and the running configuration still serves');
+
+    # the same through "nginx -s reload"
+    my $before = count($ng->error_log, qr/\[emerg\].*cannot be read/);
+    my ($code, $out, $err) = run_cmd([nginx_binary(), '-p', $ng->prefix . '/',
+        '-c', $ng->prefix . '/nginx.conf', '-s', 'reload']);
+    is($code, 0, 'nginx -s reload sends the signal') or diag($err);
+    ok(eventually(10, sub {
+        count($ng->error_log, qr/\[emerg\].*cannot be read/) > $before }),
+       'nginx -s reload: refused too');
+    sleep 0.5;
+    ok(alive($master), 'the master is still running');
+    is(status_of($ng, $tx->{tx_id}), 200, 'still serving');
+
+    rename "$db.away", $db or die "rename back: $!";
+    ok($ng->reload, 'the index back: the reload succeeds');
+    is(status_of($ng, $tx->{tx_id}), 200, 'and the new workers serve');
+    $ng->stop;
+}
+
+
+# --- the worker user is the one nginx ends up with -----------------------
+
+SKIP: {
+    skip 'needs root: only a root master switches users', 3 unless is_root();
+    my $db = build_index(temp_dir() . '/index');
+    my $daemon = getpwnam('daemon');
+    skip 'no user daemon', 3 unless defined $daemon;
+    chown $daemon, -1, "$db/lock.mdb" or die "chown: $!";
+    chmod 0600, "$db/lock.mdb" or die "chmod: $!";
+
+    # nginx -t with the "user" line moved to the end of the file
+    my $test = sub {
+        my ($user) = @_;
+        my ($c, $o, $prefix) = ChainData::Test::Nginx->test_config(
+            db => $db, locations => $LOC);
+        my $conf = slurp("$prefix/nginx.conf");
+        $conf =~ s/^user [^;]*;\n//m;
+        $conf .= "user $user;\n" if defined $user;
+        spew("$prefix/nginx.conf", $conf);
+        return run_cmd([nginx_binary(), '-t', '-p', "$prefix/",
+                        '-c', "$prefix/nginx.conf"]);
+    };
+
+    my ($code, $out, $err) = $test->('daemon');
+    is($code, 0, '"user daemon" after the http block, lock.mdb daemon\'s: '
+       . 'nginx -t succeeds') or diag($err);
+    ($code, $out, $err) = $test->('nobody nogroup');
+    isnt($code, 0, '"user nobody" after the http block: nginx -t fails');
+    like($err, qr/worker user "nobody" cannot write .*lock\.mdb/,
+         'naming that user');
+}
+
+
+done_testing();
