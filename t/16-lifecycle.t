@@ -153,4 +153,65 @@ SKIP: {
 }
 
 
+# --- the reader table ----------------------------------------------------
+
+{
+    my $dir = temp_dir();
+    my $db = build_index("$dir/index");
+    my ($code, $out) = run_cmd(['mdb_stat', '-e', $db]);
+    my ($max) = $out =~ /Max readers: (\d+)/;
+    cmp_ok($max // 0, '>', 126, "the loader's reader table is large ($max)");
+
+    my $ng = ChainData::Test::Nginx->start(db => $db, locations => $LOC);
+    is(status_of($ng, $tx->{tx_id}), 200, 'readers: serving');
+
+    # readers that stay: each mdb_dump holds its read transaction while it
+    # waits for its pipe to be read (the dump is far larger than a pipe)
+    my @dumps;
+    for (1 .. 140) {
+        my $pid = open my $fh, '-|', 'mdb_dump', '-a', $db
+            or die "mdb_dump: $!";
+        push @dumps, [$pid, $fh];
+    }
+    my $readers = sub {
+        my ($c, $o) = run_cmd(['mdb_stat', '-r', $db]);
+        return scalar(() = $o =~ /^\s*\d+\s+[0-9a-f]+\s+(?:\d+|-)\s*$/mg);
+    };
+    ok(eventually(20, sub { $readers->() >= 141 }),
+       '140 more readers beside the worker: all hold a slot')
+        or diag('readers: ' . $readers->());
+    ok($ng->reload, 'a reload meanwhile');
+    is(status_of($ng, $tx->{tx_id}), 200, 'the new worker gets a slot too');
+    kill 'KILL', map { $_->[0] } @dumps;
+    close $_->[1] for @dumps;
+
+    # chaindata-load --max-readers and chaindata_max_readers: the first
+    # process to open the lock file sizes the table
+    my $small = "$dir/small";
+    ($code, $out, my $err) = load_index($small, '--quiet', '--max-readers',
+                                         '10', $fx);
+    is($code, 0, 'chaindata-load --max-readers 10') or diag($err);
+    fixup_index_perms($small);
+    my $ng2 = ChainData::Test::Nginx->start(db => $small, locations => $LOC,
+        http => "    chaindata_max_readers 200;\n");
+    ($code, $out) = run_cmd(['mdb_stat', '-e', $small]);
+    like($out, qr/Max readers: 200\b/,
+         'chaindata_max_readers 200: nginx opened it first, so 200');
+    $ng2->stop;
+
+    my $big = "$dir/big";
+    ($code, $out, $err) = load_index($big, '--quiet', '--max-readers',
+                                     '300', $fx);
+    is($code, 0, 'chaindata-load --max-readers 300') or diag($err);
+    ($code, $out) = run_cmd(['mdb_stat', '-e', $big]);
+    like($out, qr/Max readers: 300\b/, 'the loader sized the table: 300');
+
+    ($code, $out, $err) = load_index("$dir/none", '--max-readers', '0');
+    is($code, 2, '--max-readers 0: a usage error');
+    ($code, $out) = ChainData::Test::Nginx->test_config(db => $db,
+        locations => $LOC, http => "    chaindata_max_readers 0;\n");
+    isnt($code, 0, 'chaindata_max_readers 0: nginx -t fails');
+}
+
+
 done_testing();

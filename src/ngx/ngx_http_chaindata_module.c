@@ -30,6 +30,11 @@ static ngx_int_t ngx_http_chaindata_init_process(ngx_cycle_t *cycle);
 static void ngx_http_chaindata_exit_process(ngx_cycle_t *cycle);
 
 
+static ngx_conf_num_bounds_t  ngx_http_chaindata_max_readers_bounds = {
+    ngx_conf_check_num_bounds, 1, CHAINDATA_MAX_READERS_LIMIT
+};
+
+
 static ngx_command_t  ngx_http_chaindata_commands[] = {
 
     { ngx_string("chaindata_db"),
@@ -38,6 +43,13 @@ static ngx_command_t  ngx_http_chaindata_commands[] = {
       NGX_HTTP_MAIN_CONF_OFFSET,
       0,
       NULL },
+
+    { ngx_string("chaindata_max_readers"),
+      NGX_HTTP_MAIN_CONF|NGX_CONF_TAKE1,
+      ngx_conf_set_num_slot,
+      NGX_HTTP_MAIN_CONF_OFFSET,
+      offsetof(ngx_http_chaindata_main_conf_t, max_readers),
+      &ngx_http_chaindata_max_readers_bounds },
 
     { ngx_string("chaindata_tx"),
       NGX_HTTP_LOC_CONF|NGX_CONF_NOARGS,
@@ -243,6 +255,8 @@ ngx_http_chaindata_create_main_conf(ngx_conf_t *cf)
      *     mcf->chainhook = 0;
      */
 
+    mcf->max_readers = NGX_CONF_UNSET;
+
     return mcf;
 }
 
@@ -258,6 +272,8 @@ ngx_http_chaindata_init_main_conf(ngx_conf_t *cf, void *conf)
                       "\"chaindata_db\" is set at the http level");
         return NGX_CONF_ERROR;
     }
+
+    ngx_conf_init_value(mcf->max_readers, CHAINDATA_MAX_READERS);
 
     return NGX_CONF_OK;
 }
@@ -403,7 +419,9 @@ ngx_http_chaindata_check_conf(ngx_cycle_t *cycle, void *conf)
         return NGX_CONF_OK;
     }
 
-    if (ngx_http_chaindata_store_check(cycle, &mcf->db) != NGX_OK) {
+    if (ngx_http_chaindata_store_check(cycle, &mcf->db, mcf->max_readers)
+        != NGX_OK)
+    {
         return NGX_CONF_ERROR;
     }
 
@@ -422,7 +440,8 @@ ngx_http_chaindata_init_process(ngx_cycle_t *cycle)
         return NGX_OK;
     }
 
-    return ngx_http_chaindata_store_open(cycle->log, &mcf->db);
+    return ngx_http_chaindata_store_open(cycle->log, &mcf->db,
+                                         mcf->max_readers);
 }
 
 

@@ -23,12 +23,51 @@ typedef struct {
     MDB_dbi      dbi[CHAINDATA_DBI_COUNT];
     MDB_cursor  *cursor[CHAINDATA_DBI_COUNT];
     ngx_str_t    path;
+    ngx_uint_t   max_readers;
     time_t       retry;
     unsigned     active:1;
 } ngx_http_chaindata_store_t;
 
 
 static ngx_http_chaindata_store_t  ngx_http_chaindata_store;
+
+
+/*
+ * Opens the index read-only as every reader of the module does: the
+ * first process to open lock.mdb while nobody has it open sizes its
+ * reader table with max_readers.  Returns 0 or LMDB's error.
+ */
+
+static int
+ngx_http_chaindata_env_open(MDB_env **env, u_char *path,
+    ngx_uint_t max_readers)
+{
+    int  rc;
+
+    rc = mdb_env_create(env);
+    if (rc != 0) {
+        *env = NULL;
+        return rc;
+    }
+
+    rc = mdb_env_set_maxdbs(*env, CHAINDATA_MAX_DBS);
+
+    if (rc == 0) {
+        rc = mdb_env_set_maxreaders(*env, (unsigned int) max_readers);
+    }
+
+    if (rc == 0) {
+        rc = mdb_env_open(*env, (char *) path,
+                          MDB_RDONLY|MDB_NOTLS|MDB_NORDAHEAD, 0644);
+    }
+
+    if (rc != 0) {
+        mdb_env_close(*env);
+        *env = NULL;
+    }
+
+    return rc;
+}
 
 
 /*
@@ -228,7 +267,8 @@ ngx_http_chaindata_check_files(ngx_cycle_t *cycle, ngx_str_t *db)
 
 
 ngx_int_t
-ngx_http_chaindata_store_check(ngx_cycle_t *cycle, ngx_str_t *db)
+ngx_http_chaindata_store_check(ngx_cycle_t *cycle, ngx_str_t *db,
+    ngx_uint_t max_readers)
 {
     int          rc, mdb_rc;
     MDB_env     *env;
@@ -239,21 +279,12 @@ ngx_http_chaindata_store_check(ngx_cycle_t *cycle, ngx_str_t *db)
         return NGX_ERROR;
     }
 
-    rc = mdb_env_create(&env);
-    if (rc == 0) {
-        rc = mdb_env_set_maxdbs(env, CHAINDATA_MAX_DBS);
-    }
-
-    if (rc == 0) {
-        rc = mdb_env_open(env, (char *) db->data,
-                          MDB_RDONLY|MDB_NOTLS|MDB_NORDAHEAD, 0644);
-    }
+    rc = ngx_http_chaindata_env_open(&env, db->data, max_readers);
 
     if (rc != 0) {
         ngx_log_error(NGX_LOG_EMERG, cycle->log, 0,
                       "chaindata_db \"%V\": cannot open the index: %s",
                       db, mdb_strerror(rc));
-        mdb_env_close(env);
         return NGX_ERROR;
     }
 
@@ -281,15 +312,8 @@ ngx_http_chaindata_store_reopen(ngx_log_t *log)
 
     st = &ngx_http_chaindata_store;
 
-    rc = mdb_env_create(&st->env);
-    if (rc == 0) {
-        rc = mdb_env_set_maxdbs(st->env, CHAINDATA_MAX_DBS);
-    }
-
-    if (rc == 0) {
-        rc = mdb_env_open(st->env, (char *) st->path.data,
-                          MDB_RDONLY|MDB_NOTLS|MDB_NORDAHEAD, 0644);
-    }
+    rc = ngx_http_chaindata_env_open(&st->env, st->path.data,
+                                     st->max_readers);
 
     if (rc != 0) {
         if (rc == EACCES) {
@@ -350,9 +374,11 @@ failed:
 
 
 ngx_int_t
-ngx_http_chaindata_store_open(ngx_log_t *log, ngx_str_t *db)
+ngx_http_chaindata_store_open(ngx_log_t *log, ngx_str_t *db,
+    ngx_uint_t max_readers)
 {
     ngx_http_chaindata_store.path = *db;
+    ngx_http_chaindata_store.max_readers = max_readers;
 
     /* a failure is logged and retried by the requests that need it */
     (void) ngx_http_chaindata_store_reopen(log);

@@ -20,9 +20,11 @@
 
 
 /* checks for nginx -t and the master: the worker user can read the index */
-ngx_int_t ngx_http_chaindata_store_check(ngx_cycle_t *cycle, ngx_str_t *db);
+ngx_int_t ngx_http_chaindata_store_check(ngx_cycle_t *cycle, ngx_str_t *db,
+    ngx_uint_t max_readers);
 
-ngx_int_t ngx_http_chaindata_store_open(ngx_log_t *log, ngx_str_t *db);
+ngx_int_t ngx_http_chaindata_store_open(ngx_log_t *log, ngx_str_t *db,
+    ngx_uint_t max_readers);
 void ngx_http_chaindata_store_close(void);
 
 /* NGX_OK, or NGX_DECLINED when the index cannot be read now (logged) */
