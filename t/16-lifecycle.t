@@ -24,11 +24,13 @@ ok($tx, 'a fixture transaction with events') or BAIL_OUT('fixtures incomplete');
 my $LOC = "        location /extended/v1/tx/ { chaindata_tx; }\n";
 my $P = '/extended/v1/tx/';
 
-# a copy of the fixture transaction under a new id, as a loader record
+# a copy of a fixture transaction ($tx unless $of) under a new id, as a
+# loader record
 sub tx_copy {
-    my ($n) = @_;
+    my ($n, $of) = @_;
+    $of //= $tx;
     my $id = sprintf '0x%056x%08x', 0x5a4b, $n;
-    (my $raw = $tx->{data_raw}) =~ s/\Q$tx->{tx_id}\E/$id/g;
+    (my $raw = $of->{data_raw}) =~ s/\Q$of->{tx_id}\E/$id/g;
     return ($id, qq({"kind":"tx","data":$raw}\n));
 }
 
@@ -213,5 +215,43 @@ SKIP: {
     isnt($code, 0, 'chaindata_max_readers 0: nginx -t fails');
 }
 
+
+# --- a second loader, after the first grew the map -------------------------
+
+{
+    my $db = temp_dir() . '/index';
+    my ($code, $out, $err) = load_index($db, '--quiet', '--map-size', '1M',
+                                        $fx);
+    is($code, 0, 'an index with a 1 MiB map') or BAIL_OUT($err);
+
+    # the second loader opens the index and waits for its input
+    my $loader = build_path('chaindata-load');
+    my $pid = open my $second, '|-', $loader, '--quiet', '--map-size', '1M',
+        '--db', $db or die "cannot start the loader: $!";
+    ok(eventually(10, sub {
+        open my $m, '<', "/proc/$pid/maps" or return 0;
+        grep { m{\Q$db\E/data\.mdb} } <$m> }),
+       'the second loader has the index open');
+
+    # the first loader grows the map meanwhile: copies of the transaction
+    # with 640 events
+    my ($big) = grep { ($_->{event_count} || 0) == 640 }
+                tx_fixtures(fixture_path('tx-many-events.ndjson'));
+    my $bulk = join '', map { (tx_copy($_, $big))[1] } 100 .. 219;
+    ($code, $out, $err) = load_index($db, '--quiet', '--map-size', '1M',
+                                     { stdin => $bulk });
+    is($code, 0, 'the first loader grew the map') or diag($err);
+    ($code, $out) = run_cmd(['mdb_stat', '-e', $db]);
+    my ($size) = $out =~ /Map size: (\d+)/;
+    cmp_ok($size, '>=', 4 << 20, "to $size bytes");
+
+    my ($id, $rec) = tx_copy(3);
+    print {$second} $rec;
+    close $second;
+    is($? >> 8, 0, 'the second loader adopted the new size and committed');
+    (my $hex = substr($id, 2)) =~ tr/A-F/a-f/;
+    ($code, $out) = run_cmd(['mdb_dump', '-s', 'tx', $db]);
+    like($out, qr/^ \Q$hex\E$/m, 'its record is in the index');
+}
 
 done_testing();

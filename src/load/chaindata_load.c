@@ -142,6 +142,31 @@ chaindata_mdb_fail(const char *what, int rc)
 
 
 /*
+ * Begins a write transaction.  LMDB lets one writer in at a time: another
+ * loader may have grown the map while this one waited (MDB_MAP_RESIZED),
+ * so its size is adopted and the transaction begun again.
+ */
+
+static int
+chaindata_write_begin(chaindata_loader_t *ld, MDB_txn **txn)
+{
+    int  rc;
+
+    rc = mdb_txn_begin(ld->env, NULL, 0, txn);
+
+    while (rc == MDB_MAP_RESIZED) {
+        rc = mdb_env_set_mapsize(ld->env, 0);
+
+        if (rc == 0) {
+            rc = mdb_txn_begin(ld->env, NULL, 0, txn);
+        }
+    }
+
+    return rc;
+}
+
+
+/*
  * Opens the named databases and checks (or, in a new index, writes) the
  * schema version.
  */
@@ -155,7 +180,7 @@ chaindata_open_dbs(chaindata_loader_t *ld)
     MDB_val      key, val;
     MDB_stat     st;
 
-    rc = mdb_txn_begin(ld->env, NULL, 0, &txn);
+    rc = chaindata_write_begin(ld, &txn);
     if (rc != 0) {
         return chaindata_mdb_fail("cannot begin a transaction", rc);
     }
@@ -391,7 +416,7 @@ chaindata_commit_batch(chaindata_loader_t *ld)
     MDB_envinfo   info;
 
     for ( ;; ) {
-        rc = mdb_txn_begin(ld->env, NULL, 0, &txn);
+        rc = chaindata_write_begin(ld, &txn);
         if (rc != 0) {
             return chaindata_mdb_fail("cannot begin a write "
                                       "transaction", rc);
