@@ -155,6 +155,92 @@ SKIP: {
 }
 
 
+# --- an index renamed over the old one -------------------------------------
+
+{
+    my $dir = temp_dir();
+    my $db = build_index("$dir/index");
+    my ($id1, $rec1) = tx_copy(1);
+    my ($id2, $rec2) = tx_copy(2);
+    build_index("$dir/index.new", $rec1);
+
+    my $ng = ChainData::Test::Nginx->start(db => $db, locations => $LOC);
+    my ($worker) = $ng->worker_pids;
+    is(status_of($ng, $id1), 404, 'swap: not in the index served');
+
+    # the directory: mv db db.old; mv db.new db
+    rename $db, "$db.old" or die "rename: $!";
+    rename "$dir/index.new", $db or die "rename: $!";
+    ok(eventually(10, sub { status_of($ng, $id1) == 200 }),
+       'directory renamed over: the new index is served, without a reload');
+    is(status_of($ng, $tx->{tx_id}), 200, 'all of it');
+    system('rm', '-rf', "$db.old") == 0 or die "rm: $?";
+    is(deleted_maps($worker), '', 'the worker maps no deleted index file');
+
+    # the files, in the order "mv db.new/* db/" renames them
+    build_index("$dir/index.new2", $rec2);
+    for my $f (qw(data.mdb lock.mdb)) {
+        rename "$dir/index.new2/$f", "$db/$f" or die "rename $f: $!";
+    }
+    ok(eventually(10, sub {
+        status_of($ng, $id2) == 200 && deleted_maps($worker) eq '' }),
+       'files renamed over: the new index is served');
+    is(status_of($ng, $id1), 404, 'and only it');
+    is(deleted_maps($worker), '', 'the worker maps no deleted index file');
+    is_deeply([$ng->worker_pids], [$worker], 'by the same worker');
+
+    # a moment without any index there: the open one goes on serving
+    rename $db, "$db.moved" or die "rename: $!";
+    sleep 1.2;
+    is(status_of($ng, $id2), 200, 'index moved away: still served');
+    rename "$db.moved", $db or die "rename: $!";
+    $ng->stop;
+}
+
+
+# --- an index that stays unreadable: logged once -------------------------
+
+{
+    my $db = build_index(temp_dir() . '/index');
+    my $ng = ChainData::Test::Nginx->start(db => $db, locations => $LOC);
+    $ng->expect_log(qr/exited on signal 9|chaindata_db .* cannot open the index/);
+
+    rename $db, "$db.away" or die "rename: $!";
+    mkdir $db or die "mkdir: $!";
+    chmod 0755, $db;
+    my @workers = $ng->worker_pids;
+    kill 'KILL', @workers;
+    ok(eventually(10, sub {
+        my @now = $ng->worker_pids;
+        @now && !grep { my $w = $_; grep { $w == $_ } @workers } @now }),
+       'a new worker, that cannot open the index');
+
+    # requests over more than two seconds: the worker tries the index again
+    # every second, and fails every time
+    my %status;
+    my $until = time + 2.5;
+    while (time < $until) {
+        $status{ status_of($ng, $tx->{tx_id}) }++;
+        sleep 0.1;
+    }
+    is_deeply([keys %status], [503], 'unreadable: every answer a 503');
+    my $log = $ng->error_log;
+    is(count($log, qr/cannot open the index/), 1,
+       'logged once, not once per request or attempt') or diag($log);
+
+    rmdir $db or die "rmdir: $!";
+    rename "$db.away", $db or die "rename back: $!";
+    ok(eventually(10, sub { status_of($ng, $tx->{tx_id}) == 200 }),
+       'readable again: served');
+    status_of($ng, $tx->{tx_id}) for 1 .. 5;
+    $log = $ng->error_log;
+    is(count($log, qr/\[notice\].*chaindata_db .* can be read again/), 1,
+       'a notice says so, once');
+    is(count($log, qr/cannot open the index/), 1, 'no more errors');
+    $ng->stop;
+}
+
+
 # --- the reader table ----------------------------------------------------
 
 {

@@ -1,7 +1,8 @@
 
 /*
  * chaindata: the index as the module sees it.  One environment per
- * worker, opened read-only in init_process, and one read transaction that
+ * worker, opened read-only in init_process (and again, between requests,
+ * when another index was renamed over it), and one read transaction that
  * each request renews and resets; values must be copied out before the
  * reset.
  */
