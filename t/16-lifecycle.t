@@ -2,8 +2,9 @@
 # The index's lifecycle under a running nginx: a reload refused because
 # the index cannot be used (the running configuration keeps serving), an
 # index renamed over the old one (workers switch to it without a reload),
-# an index that stays unreadable (logged once, not once per request), and
-# the LMDB reader table (more than LMDB's default 126 readers).
+# an index that stays unreadable (logged once, not once per request), the
+# LMDB reader table (more than LMDB's default 126 readers), and a second
+# loader after the first grew the map.
 
 use strict;
 use warnings;
@@ -203,7 +204,8 @@ SKIP: {
 {
     my $db = build_index(temp_dir() . '/index');
     my $ng = ChainData::Test::Nginx->start(db => $db, locations => $LOC);
-    $ng->expect_log(qr/exited on signal 9|chaindata_db .* cannot open the index/);
+    $ng->expect_log(
+        qr/exited on signal 9|chaindata_db .* cannot open the index/);
 
     rename $db, "$db.away" or die "rename: $!";
     mkdir $db or die "mkdir: $!";
