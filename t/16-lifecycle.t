@@ -68,6 +68,15 @@ sub deleted_maps {
     return join '', grep { /\.mdb \(deleted\)$/ } <$fh>;
 }
 
+# nginx with the configuration in $prefix, as the harness runs it (under
+# `make test-asan`, with the sanitizers' runtimes)
+sub run_nginx {
+    my ($prefix, @args) = @_;
+    return run_cmd([nginx_binary(), '-p', "$prefix/",
+                    '-c', "$prefix/nginx.conf", @args],
+                   env => ChainData::Test::Nginx::_sanitizer_env($prefix));
+}
+
 # running, not a zombie nobody reaped
 sub alive {
     my ($pid) = @_;
@@ -106,8 +115,7 @@ sub count {
 
     # the same through "nginx -s reload"
     my $before = count($ng->error_log, qr/\[emerg\].*cannot be read/);
-    my ($code, $out, $err) = run_cmd([nginx_binary(), '-p', $ng->prefix . '/',
-        '-c', $ng->prefix . '/nginx.conf', '-s', 'reload']);
+    my ($code, $out, $err) = run_nginx($ng->prefix, '-s', 'reload');
     is($code, 0, 'nginx -s reload sends the signal') or diag($err);
     ok(eventually(10, sub {
         count($ng->error_log, qr/\[emerg\].*cannot be read/) > $before }),
@@ -142,8 +150,7 @@ SKIP: {
         $conf =~ s/^user [^;]*;\n//m;
         $conf .= "user $user;\n" if defined $user;
         spew("$prefix/nginx.conf", $conf);
-        return run_cmd([nginx_binary(), '-t', '-p', "$prefix/",
-                        '-c', "$prefix/nginx.conf"]);
+        return run_nginx($prefix, '-t');
     };
 
     my ($code, $out, $err) = $test->('daemon');
