@@ -38,6 +38,7 @@ typedef struct {
     size_t                          batch;
     size_t                          map_size;
     size_t                          max_map_size;
+    unsigned int                    max_readers;
     int                             skip_invalid;
     int                             quiet;
 
@@ -90,10 +91,12 @@ chaindata_usage(FILE *out)
         "                       index's own if larger); K, M, G, T suffixes\n"
         "  --max-map-size SIZE  the map doubles when full, up to this\n"
         "                       (default 1T)\n"
+        "  --max-readers N      LMDB reader slots, when this loader is the\n"
+        "                       first to open the index (default %d)\n"
         "  --quiet              no summary on standard error\n"
         "\n"
         "exit status: 0 loaded, 1 input rejected, 2 usage, "
-        "3 index or system error\n");
+        "3 index or system error\n", CHAINDATA_MAX_READERS);
 }
 
 
@@ -139,6 +142,31 @@ chaindata_mdb_fail(const char *what, int rc)
 
 
 /*
+ * Begins a write transaction.  LMDB lets one writer in at a time: another
+ * loader may have grown the map while this one waited (MDB_MAP_RESIZED),
+ * so its size is adopted and the transaction begun again.
+ */
+
+static int
+chaindata_write_begin(chaindata_loader_t *ld, MDB_txn **txn)
+{
+    int  rc;
+
+    rc = mdb_txn_begin(ld->env, NULL, 0, txn);
+
+    while (rc == MDB_MAP_RESIZED) {
+        rc = mdb_env_set_mapsize(ld->env, 0);
+
+        if (rc == 0) {
+            rc = mdb_txn_begin(ld->env, NULL, 0, txn);
+        }
+    }
+
+    return rc;
+}
+
+
+/*
  * Opens the named databases and checks (or, in a new index, writes) the
  * schema version.
  */
@@ -152,7 +180,7 @@ chaindata_open_dbs(chaindata_loader_t *ld)
     MDB_val      key, val;
     MDB_stat     st;
 
-    rc = mdb_txn_begin(ld->env, NULL, 0, &txn);
+    rc = chaindata_write_begin(ld, &txn);
     if (rc != 0) {
         return chaindata_mdb_fail("cannot begin a transaction", rc);
     }
@@ -231,6 +259,10 @@ chaindata_open_env(chaindata_loader_t *ld)
     rc = mdb_env_create(&ld->env);
     if (rc == 0) {
         rc = mdb_env_set_maxdbs(ld->env, CHAINDATA_MAX_DBS);
+    }
+
+    if (rc == 0) {
+        rc = mdb_env_set_maxreaders(ld->env, ld->max_readers);
     }
 
     if (rc == 0) {
@@ -384,7 +416,7 @@ chaindata_commit_batch(chaindata_loader_t *ld)
     MDB_envinfo   info;
 
     for ( ;; ) {
-        rc = mdb_txn_begin(ld->env, NULL, 0, &txn);
+        rc = chaindata_write_begin(ld, &txn);
         if (rc != 0) {
             return chaindata_mdb_fail("cannot begin a write "
                                       "transaction", rc);
@@ -633,6 +665,7 @@ chaindata_parse_args(chaindata_loader_t *ld, int argc,
         { "skip-invalid", no_argument, NULL, 's' },
         { "map-size", required_argument, NULL, 'm' },
         { "max-map-size", required_argument, NULL, 'M' },
+        { "max-readers", required_argument, NULL, 'r' },
         { "quiet", no_argument, NULL, 'q' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
@@ -658,6 +691,20 @@ chaindata_parse_args(chaindata_loader_t *ld, int argc,
 
         case 's':
             ld->skip_invalid = 1;
+            break;
+
+        case 'r':
+            errno = 0;
+            n = strtoul(optarg, &end, 10);
+            if (errno || *end || n == 0 || n > CHAINDATA_MAX_READERS_LIMIT
+                || optarg[0] == '-')
+            {
+                fprintf(stderr, "chaindata-load: --max-readers wants a "
+                        "number from 1 to %d, not \"%s\"\n",
+                        CHAINDATA_MAX_READERS_LIMIT, optarg);
+                return -1;
+            }
+            ld->max_readers = (unsigned int) n;
             break;
 
         case 'm':
@@ -708,6 +755,7 @@ main(int argc, char **argv)
     ld.batch = 1000;
     ld.map_size = (size_t) 1 << 30;
     ld.max_map_size = (size_t) 1 << 40;
+    ld.max_readers = CHAINDATA_MAX_READERS;
 
     if (chaindata_parse_args(&ld, argc, argv) != 0) {
         chaindata_usage(stderr);
