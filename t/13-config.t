@@ -24,6 +24,7 @@ sub config_fails {
     like($out, qr/\[emerg\]/, "$name: an emerg message");
     like($out, $mention, "$name: message says what is wrong") or diag($out);
     unlike($out, qr/test is successful/, "$name: not reported successful");
+    like($out, qr/test failed\s*\z/, "$name: nginx's \"test failed\" last");
     return $out;
 }
 

@@ -22,6 +22,14 @@
 
 #define CHAINDATA_MAX_DBS             16
 
+/*
+ * Slots of LMDB's reader table (mdb_env_set_maxreaders), the loader's
+ * and the module's default, and the most either accepts: the first
+ * process to open lock.mdb while nobody has it open sizes the table.
+ */
+#define CHAINDATA_MAX_READERS         4096
+#define CHAINDATA_MAX_READERS_LIMIT   1048576
+
 #define CHAINDATA_DB_META             "meta"
 #define CHAINDATA_DB_TX               "tx"
 #define CHAINDATA_DB_TX_EVENT         "tx_event"

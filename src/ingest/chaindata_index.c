@@ -24,6 +24,31 @@ chaindata_index_fail(chaindata_index_t *ix, const char *what, int rc)
 
 
 /*
+ * Begins a write transaction.  LMDB lets one writer in at a time: another
+ * writer may have grown the map while this one waited (MDB_MAP_RESIZED),
+ * so its size is adopted and the transaction begun again.
+ */
+
+static int
+chaindata_index_write_begin(chaindata_index_t *ix, MDB_txn **txn)
+{
+    int  rc;
+
+    rc = mdb_txn_begin(ix->env, NULL, 0, txn);
+
+    while (rc == MDB_MAP_RESIZED) {
+        rc = mdb_env_set_mapsize(ix->env, 0);
+
+        if (rc == 0) {
+            rc = mdb_txn_begin(ix->env, NULL, 0, txn);
+        }
+    }
+
+    return rc;
+}
+
+
+/*
  * Opens the named databases and checks (or, in a new index, writes) the
  * schema version.
  */
@@ -37,7 +62,7 @@ chaindata_index_open_dbs(chaindata_index_t *ix)
     MDB_val      key, val;
     MDB_stat     st;
 
-    rc = mdb_txn_begin(ix->env, NULL, 0, &txn);
+    rc = chaindata_index_write_begin(ix, &txn);
     if (rc != 0) {
         return chaindata_index_fail(ix, "cannot begin a transaction", rc);
     }
@@ -119,6 +144,10 @@ chaindata_index_open(chaindata_index_t *ix)
     rc = mdb_env_create(&ix->env);
     if (rc == 0) {
         rc = mdb_env_set_maxdbs(ix->env, CHAINDATA_MAX_DBS);
+    }
+
+    if (rc == 0 && ix->max_readers) {
+        rc = mdb_env_set_maxreaders(ix->env, ix->max_readers);
     }
 
     if (rc == 0) {
@@ -278,7 +307,7 @@ chaindata_index_commit(chaindata_index_t *ix, const chaindata_writeset_t *ws)
     MDB_txn  *txn;
 
     for ( ;; ) {
-        rc = mdb_txn_begin(ix->env, NULL, 0, &txn);
+        rc = chaindata_index_write_begin(ix, &txn);
         if (rc != 0) {
             return rc;
         }

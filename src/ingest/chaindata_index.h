@@ -24,6 +24,7 @@ typedef struct {
     const char  *path;
     size_t       map_size;
     size_t       max_map_size;
+    unsigned     max_readers;     /* when it creates the lock file */
 
     MDB_env     *env;
     MDB_dbi      dbi[CHAINDATA_DBI_COUNT];

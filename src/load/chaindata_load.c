@@ -42,6 +42,7 @@ typedef struct {
     size_t                          batch;
     size_t                          map_size;
     size_t                          max_map_size;
+    unsigned int                    max_readers;
     int                             skip_invalid;
     int                             quiet;
     int                             follow;
@@ -98,6 +99,8 @@ chaindata_usage(FILE *out)
         "                       index's own if larger); K, M, G, T suffixes\n"
         "  --max-map-size SIZE  the map doubles when full, up to this\n"
         "                       (default 1T)\n"
+        "  --max-readers N      LMDB reader slots, when this loader is the\n"
+        "                       first to open the index (default %d)\n"
         "  --quiet              no summary on standard error\n"
         "  --follow             commit every record and every block as\n"
         "                       soon as it is read (a producer's pipe)\n"
@@ -105,7 +108,7 @@ chaindata_usage(FILE *out)
         "                       chaindata_status serves) and exit\n"
         "\n"
         "exit status: 0 loaded, 1 input rejected, 2 usage, "
-        "3 index or system error\n");
+        "3 index or system error\n", CHAINDATA_MAX_READERS);
 }
 
 
@@ -505,6 +508,7 @@ chaindata_parse_args(chaindata_loader_t *ld, int argc,
         { "skip-invalid", no_argument, NULL, 's' },
         { "map-size", required_argument, NULL, 'm' },
         { "max-map-size", required_argument, NULL, 'M' },
+        { "max-readers", required_argument, NULL, 'r' },
         { "quiet", no_argument, NULL, 'q' },
         { "follow", no_argument, NULL, 'f' },
         { "stats", no_argument, NULL, 'S' },
@@ -532,6 +536,20 @@ chaindata_parse_args(chaindata_loader_t *ld, int argc,
 
         case 's':
             ld->skip_invalid = 1;
+            break;
+
+        case 'r':
+            errno = 0;
+            n = strtoul(optarg, &end, 10);
+            if (errno || *end || n == 0 || n > CHAINDATA_MAX_READERS_LIMIT
+                || optarg[0] == '-')
+            {
+                fprintf(stderr, "chaindata-load: --max-readers wants a "
+                        "number from 1 to %d, not \"%s\"\n",
+                        CHAINDATA_MAX_READERS_LIMIT, optarg);
+                return -1;
+            }
+            ld->max_readers = (unsigned int) n;
             break;
 
         case 'm':
@@ -617,6 +635,7 @@ main(int argc, char **argv)
     ld.batch = 1000;
     ld.map_size = (size_t) 1 << 30;
     ld.max_map_size = (size_t) 1 << 40;
+    ld.max_readers = CHAINDATA_MAX_READERS;
 
     if (chaindata_parse_args(&ld, argc, argv) != 0) {
         chaindata_usage(stderr);
@@ -638,6 +657,7 @@ main(int argc, char **argv)
     ld.ix.path = ld.db_path;
     ld.ix.map_size = ld.map_size;
     ld.ix.max_map_size = ld.max_map_size;
+    ld.ix.max_readers = ld.max_readers;
 
     rc = chaindata_index_open(&ld.ix) == 0 ? CHAINDATA_EXIT_OK
                                            : CHAINDATA_EXIT_SYSTEM;

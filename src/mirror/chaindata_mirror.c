@@ -479,6 +479,7 @@ main(int argc, char **argv)
     m.ix.prog = "chaindata-mirror";
     m.ix.map_size = (size_t) 1 << 30;
     m.ix.max_map_size = (size_t) 1 << 40;
+    m.ix.max_readers = CHAINDATA_MAX_READERS;
 
     if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0) {
         fprintf(stderr, "chaindata-mirror: cannot initialise libcurl\n");

@@ -25,9 +25,14 @@ static char *ngx_http_chaindata_db(ngx_conf_t *cf, ngx_command_t *cmd,
     void *conf);
 static char *ngx_http_chaindata_handler_slot(ngx_conf_t *cf,
     ngx_command_t *cmd, void *conf);
-static ngx_int_t ngx_http_chaindata_init_module(ngx_cycle_t *cycle);
+static char *ngx_http_chaindata_check_conf(ngx_cycle_t *cycle, void *conf);
 static ngx_int_t ngx_http_chaindata_init_process(ngx_cycle_t *cycle);
 static void ngx_http_chaindata_exit_process(ngx_cycle_t *cycle);
+
+
+static ngx_conf_num_bounds_t  ngx_http_chaindata_max_readers_bounds = {
+    ngx_conf_check_num_bounds, 1, CHAINDATA_MAX_READERS_LIMIT
+};
 
 
 static ngx_command_t  ngx_http_chaindata_commands[] = {
@@ -38,6 +43,13 @@ static ngx_command_t  ngx_http_chaindata_commands[] = {
       NGX_HTTP_MAIN_CONF_OFFSET,
       0,
       NULL },
+
+    { ngx_string("chaindata_max_readers"),
+      NGX_HTTP_MAIN_CONF|NGX_CONF_TAKE1,
+      ngx_conf_set_num_slot,
+      NGX_HTTP_MAIN_CONF_OFFSET,
+      offsetof(ngx_http_chaindata_main_conf_t, max_readers),
+      &ngx_http_chaindata_max_readers_bounds },
 
     { ngx_string("chaindata_tx"),
       NGX_HTTP_LOC_CONF|NGX_CONF_NOARGS,
@@ -162,11 +174,42 @@ ngx_module_t  ngx_http_chaindata_module = {
     ngx_http_chaindata_commands,           /* module directives */
     NGX_HTTP_MODULE,                       /* module type */
     NULL,                                  /* init master */
-    ngx_http_chaindata_init_module,        /* init module */
+    NULL,                                  /* init module */
     ngx_http_chaindata_init_process,       /* init process */
     NULL,                                  /* init thread */
     NULL,                                  /* exit thread */
     ngx_http_chaindata_exit_process,       /* exit process */
+    NULL,                                  /* exit master */
+    NGX_MODULE_V1_PADDING
+};
+
+
+/*
+ * A core module for its init_conf alone, which checks the index.  Core
+ * modules' configurations are initialised once the whole file is read, so
+ * the worker user is final (nginx's default included), and a failure
+ * there refuses the configuration: "nginx -t" says "test failed", and a
+ * refused reload leaves the running configuration serving.
+ */
+
+static ngx_core_module_t  ngx_http_chaindata_check_module_ctx = {
+    ngx_string("chaindata_check"),
+    NULL,
+    ngx_http_chaindata_check_conf
+};
+
+
+ngx_module_t  ngx_http_chaindata_check_module = {
+    NGX_MODULE_V1,
+    &ngx_http_chaindata_check_module_ctx,  /* module context */
+    NULL,                                  /* module directives */
+    NGX_CORE_MODULE,                       /* module type */
+    NULL,                                  /* init master */
+    NULL,                                  /* init module */
+    NULL,                                  /* init process */
+    NULL,                                  /* init thread */
+    NULL,                                  /* exit thread */
+    NULL,                                  /* exit process */
     NULL,                                  /* exit master */
     NGX_MODULE_V1_PADDING
 };
@@ -219,6 +262,8 @@ ngx_http_chaindata_create_main_conf(ngx_conf_t *cf)
      *     mcf->chainhook = 0;
      */
 
+    mcf->max_readers = NGX_CONF_UNSET;
+
     return mcf;
 }
 
@@ -234,6 +279,8 @@ ngx_http_chaindata_init_main_conf(ngx_conf_t *cf, void *conf)
                       "\"chaindata_db\" is set at the http level");
         return NGX_CONF_ERROR;
     }
+
+    ngx_conf_init_value(mcf->max_readers, CHAINDATA_MAX_READERS);
 
     return NGX_CONF_OK;
 }
@@ -357,23 +404,35 @@ ngx_http_chaindata_cycle_conf(ngx_cycle_t *cycle)
 
 
 /*
- * Runs in the master and in "nginx -t": the index must be there, of this
- * schema version, and readable by the user the workers will run as.  The
- * environment is closed again; every worker opens its own.
+ * Runs in the master, at every start and reload, and in "nginx -t": the
+ * index must be there, of this schema version, and readable by the user
+ * the workers will run as.  The environment is closed again; every worker
+ * opens its own.
  */
 
-static ngx_int_t
-ngx_http_chaindata_init_module(ngx_cycle_t *cycle)
+static char *
+ngx_http_chaindata_check_conf(ngx_cycle_t *cycle, void *conf)
 {
     ngx_http_chaindata_main_conf_t  *mcf;
+
+    /* "nginx -s" only signals the master, which checks for itself */
+    if (ngx_process == NGX_PROCESS_SIGNALLER) {
+        return NGX_CONF_OK;
+    }
 
     mcf = ngx_http_chaindata_cycle_conf(cycle);
 
     if (mcf == NULL || mcf->db.len == 0) {
-        return NGX_OK;
+        return NGX_CONF_OK;
     }
 
-    return ngx_http_chaindata_store_check(cycle, &mcf->db);
+    if (ngx_http_chaindata_store_check(cycle, &mcf->db, mcf->max_readers)
+        != NGX_OK)
+    {
+        return NGX_CONF_ERROR;
+    }
+
+    return NGX_CONF_OK;
 }
 
 
@@ -388,7 +447,8 @@ ngx_http_chaindata_init_process(ngx_cycle_t *cycle)
         return NGX_OK;
     }
 
-    return ngx_http_chaindata_store_open(cycle->log, &mcf->db);
+    return ngx_http_chaindata_store_open(cycle->log, &mcf->db,
+                                         mcf->max_readers);
 }
 
 

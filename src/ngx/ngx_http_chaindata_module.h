@@ -15,6 +15,7 @@
 
 typedef struct {
     ngx_str_t    db;              /* chaindata_db */
+    ngx_int_t    max_readers;     /* chaindata_max_readers */
     ngx_uint_t   handlers;        /* locations that read the index */
     ngx_uint_t   chainhook;       /* of them, chainhook status locations */
 } ngx_http_chaindata_main_conf_t;

@@ -14,22 +14,82 @@
 #include "ngx_http_chaindata_store.h"
 
 
-/* how long a worker waits before it tries an unreadable index again */
-#define NGX_HTTP_CHAINDATA_RETRY  1
+/*
+ * How often, in seconds, a worker looks at the index's path again: to try
+ * an index it cannot read, and to notice one renamed over the one open.
+ */
+#define NGX_HTTP_CHAINDATA_RECHECK  1
+
+
+/* which file a path names */
+typedef struct {
+    dev_t        dev;
+    ino_t        ino;
+} ngx_http_chaindata_file_id_t;
 
 
 typedef struct {
-    MDB_env     *env;
-    MDB_txn     *txn;
-    MDB_dbi      dbi[CHAINDATA_DBI_COUNT];
-    MDB_cursor  *cursor[CHAINDATA_DBI_COUNT];
-    ngx_str_t    path;
-    time_t       retry;
-    unsigned     active:1;
+    MDB_env                       *env;
+    MDB_txn                       *txn;
+    MDB_dbi                        dbi[CHAINDATA_DBI_COUNT];
+    MDB_cursor                    *cursor[CHAINDATA_DBI_COUNT];
+    ngx_str_t                      path;
+    ngx_uint_t                     max_readers;
+
+    /* the files of the environment open */
+    ngx_http_chaindata_file_id_t   data;
+    ngx_http_chaindata_file_id_t   lock;
+
+    time_t                         retry;
+    time_t                         look;
+
+    /* why the index cannot be read, as last logged; NULL when it can */
+    const char                    *failure;
+    int                            failure_rc;
+
+    unsigned                       active:1;
 } ngx_http_chaindata_store_t;
 
 
 static ngx_http_chaindata_store_t  ngx_http_chaindata_store;
+
+
+/*
+ * Opens the index read-only as every reader of the module does: the
+ * first process to open lock.mdb while nobody has it open sizes its
+ * reader table with max_readers.  Returns 0 or LMDB's error.
+ */
+
+static int
+ngx_http_chaindata_env_open(MDB_env **env, u_char *path,
+    ngx_uint_t max_readers)
+{
+    int  rc;
+
+    rc = mdb_env_create(env);
+    if (rc != 0) {
+        *env = NULL;
+        return rc;
+    }
+
+    rc = mdb_env_set_maxdbs(*env, CHAINDATA_MAX_DBS);
+
+    if (rc == 0) {
+        rc = mdb_env_set_maxreaders(*env, (unsigned int) max_readers);
+    }
+
+    if (rc == 0) {
+        rc = mdb_env_open(*env, (char *) path,
+                          MDB_RDONLY|MDB_NOTLS|MDB_NORDAHEAD, 0644);
+    }
+
+    if (rc != 0) {
+        mdb_env_close(*env);
+        *env = NULL;
+    }
+
+    return rc;
+}
 
 
 /*
@@ -229,7 +289,8 @@ ngx_http_chaindata_check_files(ngx_cycle_t *cycle, ngx_str_t *db)
 
 
 ngx_int_t
-ngx_http_chaindata_store_check(ngx_cycle_t *cycle, ngx_str_t *db)
+ngx_http_chaindata_store_check(ngx_cycle_t *cycle, ngx_str_t *db,
+    ngx_uint_t max_readers)
 {
     int          rc, mdb_rc;
     MDB_env     *env;
@@ -240,21 +301,12 @@ ngx_http_chaindata_store_check(ngx_cycle_t *cycle, ngx_str_t *db)
         return NGX_ERROR;
     }
 
-    rc = mdb_env_create(&env);
-    if (rc == 0) {
-        rc = mdb_env_set_maxdbs(env, CHAINDATA_MAX_DBS);
-    }
-
-    if (rc == 0) {
-        rc = mdb_env_open(env, (char *) db->data,
-                          MDB_RDONLY|MDB_NOTLS|MDB_NORDAHEAD, 0644);
-    }
+    rc = ngx_http_chaindata_env_open(&env, db->data, max_readers);
 
     if (rc != 0) {
         ngx_log_error(NGX_LOG_EMERG, cycle->log, 0,
                       "chaindata_db \"%V\": cannot open the index: %s",
                       db, mdb_strerror(rc));
-        mdb_env_close(env);
         return NGX_ERROR;
     }
 
@@ -273,6 +325,150 @@ ngx_http_chaindata_store_check(ngx_cycle_t *cycle, ngx_str_t *db)
 }
 
 
+/*
+ * Logs why the index cannot be read, at level, once: not again while it
+ * stays unreadable for the same reason (requests that find it so answer
+ * 503 and log nothing), again when the reason changes.
+ */
+
+static void
+ngx_http_chaindata_store_failed(ngx_log_t *log, ngx_uint_t level,
+    const char *what, int rc)
+{
+    ngx_http_chaindata_store_t  *st;
+
+    st = &ngx_http_chaindata_store;
+
+    if (st->failure && st->failure_rc == rc
+        && ngx_strcmp(st->failure, what) == 0)
+    {
+        return;
+    }
+
+    st->failure = what;
+    st->failure_rc = rc;
+
+    if (rc == EACCES) {
+        ngx_log_error(level, log, 0,
+                      "chaindata_db \"%V\": this worker (uid %d) may not "
+                      "open the index; LMDB readers need read access to "
+                      "data.mdb and write access to lock.mdb",
+                      &st->path, (int) geteuid());
+        return;
+    }
+
+    ngx_log_error(level, log, 0, "chaindata_db \"%V\": %s%s%s", &st->path,
+                  what, rc ? ": " : "", rc ? mdb_strerror(rc) : "");
+}
+
+
+/* after a failure was logged, says once that the index can be read */
+
+static void
+ngx_http_chaindata_store_readable(ngx_log_t *log)
+{
+    ngx_http_chaindata_store_t  *st;
+
+    st = &ngx_http_chaindata_store;
+
+    if (st->failure == NULL) {
+        return;
+    }
+
+    st->failure = NULL;
+    st->failure_rc = 0;
+
+    ngx_log_error(NGX_LOG_NOTICE, log, 0,
+                  "chaindata_db \"%V\": the index can be read again",
+                  &st->path);
+}
+
+
+/* which file DIR/name is: NGX_OK, or NGX_DECLINED when there is none */
+
+static ngx_int_t
+ngx_http_chaindata_file_id(ngx_str_t *dir, const char *name,
+    ngx_http_chaindata_file_id_t *id)
+{
+    u_char           path[NGX_MAX_PATH];
+    ngx_file_info_t  fi;
+
+    if (dir->len + 1 + ngx_strlen(name) + 1 > NGX_MAX_PATH) {
+        return NGX_DECLINED;
+    }
+
+    ngx_sprintf(path, "%V/%s%Z", dir, name);
+
+    if (ngx_file_info(path, &fi) == NGX_FILE_ERROR) {
+        return NGX_DECLINED;
+    }
+
+    id->dev = fi.st_dev;
+    id->ino = fi.st_ino;
+
+    return NGX_OK;
+}
+
+
+/*
+ * Notes which files the environment just opened is made of: data.mdb by
+ * its descriptor, lock.mdb by its path, which LMDB opened a moment ago.
+ */
+
+static void
+ngx_http_chaindata_store_note_files(ngx_http_chaindata_store_t *st)
+{
+    int              fd;
+    ngx_file_info_t  fi;
+
+    ngx_memzero(&st->data, sizeof(ngx_http_chaindata_file_id_t));
+    ngx_memzero(&st->lock, sizeof(ngx_http_chaindata_file_id_t));
+
+    if (mdb_env_get_fd(st->env, &fd) == 0
+        && ngx_fd_info(fd, &fi) != NGX_FILE_ERROR)
+    {
+        st->data.dev = fi.st_dev;
+        st->data.ino = fi.st_ino;
+    }
+
+    (void) ngx_http_chaindata_file_id(&st->path, "lock.mdb", &st->lock);
+}
+
+
+/*
+ * Whether another index was renamed over the one open, the directory or
+ * its files, as operators swap in an index built beside: looks at most
+ * once a second.  Nothing at the path (between the two renames of a
+ * swap, or an index moved away) is no change: the open one serves on.
+ */
+
+static ngx_uint_t
+ngx_http_chaindata_store_replaced(ngx_http_chaindata_store_t *st)
+{
+    ngx_http_chaindata_file_id_t  id;
+
+    if (ngx_time() < st->look) {
+        return 0;
+    }
+
+    st->look = ngx_time() + NGX_HTTP_CHAINDATA_RECHECK;
+
+    if (ngx_http_chaindata_file_id(&st->path, "data.mdb", &id) != NGX_OK) {
+        return 0;
+    }
+
+    if (id.dev != st->data.dev || id.ino != st->data.ino) {
+        return 1;
+    }
+
+    if (ngx_http_chaindata_file_id(&st->path, "lock.mdb", &id) != NGX_OK) {
+        return 0;
+    }
+
+    return id.dev != st->lock.dev || id.ino != st->lock.ino;
+}
+
+
 static ngx_int_t
 ngx_http_chaindata_store_reopen(ngx_log_t *log)
 {
@@ -282,32 +478,17 @@ ngx_http_chaindata_store_reopen(ngx_log_t *log)
 
     st = &ngx_http_chaindata_store;
 
-    rc = mdb_env_create(&st->env);
-    if (rc == 0) {
-        rc = mdb_env_set_maxdbs(st->env, CHAINDATA_MAX_DBS);
-    }
-
-    if (rc == 0) {
-        rc = mdb_env_open(st->env, (char *) st->path.data,
-                          MDB_RDONLY|MDB_NOTLS|MDB_NORDAHEAD, 0644);
-    }
+    rc = ngx_http_chaindata_env_open(&st->env, st->path.data,
+                                     st->max_readers);
 
     if (rc != 0) {
-        if (rc == EACCES) {
-            ngx_log_error(NGX_LOG_ALERT, log, 0,
-                          "chaindata_db \"%V\": this worker (uid %d) may not "
-                          "open the index; LMDB readers need read access to "
-                          "data.mdb and write access to lock.mdb",
-                          &st->path, (int) geteuid());
-
-        } else {
-            ngx_log_error(NGX_LOG_ALERT, log, 0,
-                          "chaindata_db \"%V\": cannot open the index: %s",
-                          &st->path, mdb_strerror(rc));
-        }
-
+        ngx_http_chaindata_store_failed(log, NGX_LOG_ALERT,
+                                        "cannot open the index", rc);
         goto failed;
     }
+
+    ngx_http_chaindata_store_note_files(st);
+    st->look = ngx_time() + NGX_HTTP_CHAINDATA_RECHECK;
 
     /* the reader slots of killed workers are freed here */
     (void) mdb_reader_check(st->env, &dead);
@@ -319,17 +500,15 @@ ngx_http_chaindata_store_reopen(ngx_log_t *log)
 
     failure = ngx_http_chaindata_store_attach(st->env, st->dbi, &mdb_rc);
     if (failure) {
-        ngx_log_error(NGX_LOG_ALERT, log, 0, "chaindata_db \"%V\": %s%s%s",
-                      &st->path, failure, mdb_rc ? ": " : "",
-                      mdb_rc ? mdb_strerror(mdb_rc) : "");
+        ngx_http_chaindata_store_failed(log, NGX_LOG_ALERT, failure, mdb_rc);
         goto failed;
     }
 
     rc = mdb_txn_begin(st->env, NULL, MDB_RDONLY, &st->txn);
     if (rc != 0) {
-        ngx_log_error(NGX_LOG_ALERT, log, 0,
-                      "chaindata_db \"%V\": cannot begin a read "
-                      "transaction: %s", &st->path, mdb_strerror(rc));
+        ngx_http_chaindata_store_failed(log, NGX_LOG_ALERT,
+                                        "cannot begin a read transaction",
+                                        rc);
         goto failed;
     }
 
@@ -344,16 +523,18 @@ failed:
         st->env = NULL;
     }
 
-    st->retry = ngx_time() + NGX_HTTP_CHAINDATA_RETRY;
+    st->retry = ngx_time() + NGX_HTTP_CHAINDATA_RECHECK;
 
     return NGX_ERROR;
 }
 
 
 ngx_int_t
-ngx_http_chaindata_store_open(ngx_log_t *log, ngx_str_t *db)
+ngx_http_chaindata_store_open(ngx_log_t *log, ngx_str_t *db,
+    ngx_uint_t max_readers)
 {
     ngx_http_chaindata_store.path = *db;
+    ngx_http_chaindata_store.max_readers = max_readers;
 
     /* a failure is logged and retried by the requests that need it */
     (void) ngx_http_chaindata_store_reopen(log);
@@ -398,6 +579,15 @@ ngx_http_chaindata_store_begin(ngx_log_t *log)
 
     st = &ngx_http_chaindata_store;
 
+    /* between requests no read is active: the environment may change */
+    if (st->env && !st->active && ngx_http_chaindata_store_replaced(st)) {
+        ngx_log_error(NGX_LOG_NOTICE, log, 0,
+                      "chaindata_db \"%V\": another index was renamed over "
+                      "the one open; opening it", &st->path);
+        ngx_http_chaindata_store_close();
+        st->retry = 0;
+    }
+
     if (st->env == NULL) {
         if (st->path.len == 0 || ngx_time() < st->retry
             || ngx_http_chaindata_store_reopen(log) != NGX_OK)
@@ -411,6 +601,7 @@ ngx_http_chaindata_store_begin(ngx_log_t *log)
 
         if (rc == 0) {
             st->active = 1;
+            ngx_http_chaindata_store_readable(log);
             return NGX_OK;
         }
 
@@ -436,13 +627,12 @@ ngx_http_chaindata_store_begin(ngx_log_t *log)
         break;
     }
 
-    ngx_log_error(NGX_LOG_ERR, log, 0,
-                  "chaindata_db \"%V\": cannot begin a read transaction: %s",
-                  &st->path, mdb_strerror(rc));
+    ngx_http_chaindata_store_failed(log, NGX_LOG_ERR,
+                                    "cannot begin a read transaction", rc);
 
     if (rc == MDB_PANIC || rc == MDB_VERSION_MISMATCH || rc == MDB_INVALID) {
         ngx_http_chaindata_store_close();
-        st->retry = ngx_time() + NGX_HTTP_CHAINDATA_RETRY;
+        st->retry = ngx_time() + NGX_HTTP_CHAINDATA_RECHECK;
     }
 
     return NGX_DECLINED;

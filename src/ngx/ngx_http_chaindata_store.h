@@ -1,7 +1,8 @@
 
 /*
  * chaindata: the index as the module sees it.  One environment per
- * worker, opened read-only in init_process, and one read transaction that
+ * worker, opened read-only in init_process (and again, between requests,
+ * when another index was renamed over it), and one read transaction that
  * each request renews and resets; values must be copied out before the
  * reset.
  */
@@ -21,9 +22,11 @@
 
 
 /* checks for nginx -t and the master: the worker user can read the index */
-ngx_int_t ngx_http_chaindata_store_check(ngx_cycle_t *cycle, ngx_str_t *db);
+ngx_int_t ngx_http_chaindata_store_check(ngx_cycle_t *cycle, ngx_str_t *db,
+    ngx_uint_t max_readers);
 
-ngx_int_t ngx_http_chaindata_store_open(ngx_log_t *log, ngx_str_t *db);
+ngx_int_t ngx_http_chaindata_store_open(ngx_log_t *log, ngx_str_t *db,
+    ngx_uint_t max_readers);
 void ngx_http_chaindata_store_close(void);
 
 /* NGX_OK, or NGX_DECLINED when the index cannot be read now (logged) */
