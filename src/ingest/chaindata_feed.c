@@ -42,15 +42,7 @@ chaindata_feed_free(chaindata_feed_t *f)
 {
     chaindata_arena_destroy(f->arena);
     free(f->undo);
-    memset(f, 0, sizeof(*f));
 }
-
-
-static int chaindata_feed_fail(chaindata_feed_t *f, const char *fmt, ...)
-#ifdef __GNUC__
-    __attribute__ ((format (printf, 2, 3)))
-#endif
-    ;
 
 
 static int
