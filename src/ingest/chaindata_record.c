@@ -23,6 +23,15 @@ typedef struct {
 } chaindata_kind_t;
 
 
+#define CHAINDATA_REC_NAME(id, name)  name,
+
+const char *const  chaindata_rec_names[CHAINDATA_REC_KINDS] = {
+    CHAINDATA_REC_LIST(CHAINDATA_REC_NAME)
+};
+
+#undef CHAINDATA_REC_NAME
+
+
 static const chaindata_kind_t  chaindata_kinds[] = {
     { "tx", chaindata_record_tx },
     { "rune_activity", chaindata_record_rune_activity },

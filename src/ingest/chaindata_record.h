@@ -47,17 +47,31 @@ typedef struct {
 } chaindata_writeset_t;
 
 
+/*
+ * What a record did, as the loader counts it: each line is an enum value
+ * and the name the loader's summary gives a number of such records.  The
+ * enum and chaindata_rec_names are both made from this one list.
+ */
+#define CHAINDATA_REC_LIST(X)                                              \
+    X(TX_PUT, "tx upserts")                                                \
+    X(TX_DELETE, "tx deletes")                                             \
+    X(CHAINHOOK_PUT, "chainhook upserts")                                  \
+    X(CHAINHOOK_DELETE, "chainhook deletes")                               \
+    X(RUNE_ACTIVITY_PUT, "rune activity lists")                            \
+    X(RUNE_ACTIVITY_DELETE, "rune activity deletes")                       \
+    X(RUNE_BALANCES_PUT, "rune balance lists")                             \
+    X(RUNE_BALANCES_DELETE, "rune balance deletes")
+
+#define CHAINDATA_REC_ENUM(id, name)  CHAINDATA_REC_ ## id,
+
 typedef enum {
-    CHAINDATA_REC_TX_PUT = 0,
-    CHAINDATA_REC_TX_DELETE,
-    CHAINDATA_REC_CHAINHOOK_PUT,
-    CHAINDATA_REC_CHAINHOOK_DELETE,
-    CHAINDATA_REC_RUNE_ACTIVITY_PUT,
-    CHAINDATA_REC_RUNE_ACTIVITY_DELETE,
-    CHAINDATA_REC_RUNE_BALANCES_PUT,
-    CHAINDATA_REC_RUNE_BALANCES_DELETE,
+    CHAINDATA_REC_LIST(CHAINDATA_REC_ENUM)
     CHAINDATA_REC_KINDS
 } chaindata_rec_e;
+
+#undef CHAINDATA_REC_ENUM
+
+extern const char *const  chaindata_rec_names[CHAINDATA_REC_KINDS];
 
 
 typedef struct chaindata_arena_s  chaindata_arena_t;
