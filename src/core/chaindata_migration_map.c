@@ -169,19 +169,6 @@ chaindata_mig_query_char(unsigned char c)
 }
 
 
-/*
- * A hex digit.  Not "(c | 0x20)" alone, which also takes the control
- * bytes 0x10-0x19 for digits and let them into a Location unescaped
- * (found by fuzz_migration).
- */
-
-static int
-chaindata_mig_hex(unsigned char c)
-{
-    return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f');
-}
-
-
 static unsigned char *
 chaindata_mig_pct(unsigned char *p, unsigned char c)
 {
@@ -616,8 +603,8 @@ chaindata_mig_escape_query(unsigned char *out,
     for (s = args; s < end; s++) {
         if (chaindata_mig_query_char(*s)
             || (*s == '%' && end - s > 2
-                && chaindata_mig_hex(s[1])
-                && chaindata_mig_hex(s[2])))
+                && chaindata_hex_value(s[1]) >= 0
+                && chaindata_hex_value(s[2]) >= 0))
         {
             *p++ = *s;
 

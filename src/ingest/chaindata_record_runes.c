@@ -334,25 +334,13 @@ chaindata_check_u32(const chaindata_jv_t *v)
 static const char *
 chaindata_check_hash(const chaindata_jv_t *v)
 {
-    size_t  i;
-
-    if (v->len != CHAINDATA_TXID_HEX_LEN) {
-        goto bad;
-    }
-
-    for (i = 0; i < v->len; i++) {
-        if (!((v->str[i] >= '0' && v->str[i] <= '9')
-              || (v->str[i] >= 'a' && v->str[i] <= 'f')))
-        {
-            goto bad;
-        }
+    if (v->len != CHAINDATA_TXID_HEX_LEN
+        || !chaindata_hex_is_lower(v->str, v->len))
+    {
+        return "64 lowercase hex digits";
     }
 
     return NULL;
-
-bad:
-
-    return "64 lowercase hex digits";
 }
 
 

@@ -430,7 +430,6 @@ static int
 chaindata_check_tx(chaindata_record_t *rec,
     const chaindata_jv_t *data, unsigned *shape)
 {
-    size_t                      i;
     const chaindata_jv_t       *v;
     const chaindata_variant_t  *t;
 
@@ -442,17 +441,11 @@ chaindata_check_tx(chaindata_record_t *rec,
 
     if (v == NULL || v->type != CHAINDATA_JV_STRING
         || v->len != CHAINDATA_TXID_HEX_LEN + 2
-        || v->str[0] != '0' || v->str[1] != 'x')
+        || v->str[0] != '0' || v->str[1] != 'x'
+        || !chaindata_hex_is_lower(v->str + 2, CHAINDATA_TXID_HEX_LEN))
     {
-        goto bad_id;
-    }
-
-    for (i = 2; i < v->len; i++) {
-        if (!((v->str[i] >= '0' && v->str[i] <= '9')
-              || (v->str[i] >= 'a' && v->str[i] <= 'f')))
-        {
-            goto bad_id;
-        }
+        return chaindata_record_fail(rec,
+                   "data.tx_id must be \"0x\" and 64 lowercase hex digits");
     }
 
     v = chaindata_jv_get(data, "tx_status");
@@ -495,11 +488,6 @@ chaindata_check_tx(chaindata_record_t *rec,
     }
 
     return 0;
-
-bad_id:
-
-    return chaindata_record_fail(rec,
-               "data.tx_id must be \"0x\" and 64 lowercase hex digits");
 }
 
 

@@ -59,6 +59,13 @@ test_hex_and_ids(void)
                             bin, &prefixed) != 0, "0X refused");
     ok(chaindata_hex_decode(bin, (const unsigned char *) "0g", 2)
        != 0, "bad hex digit");
+    ok(chaindata_hex_value('F') == 15 && chaindata_hex_value('f') == 15
+       && chaindata_hex_value(0x10) == -1 && chaindata_hex_value(0x1a) == -1
+       && chaindata_hex_value('g') == -1, "hex digit values, control bytes");
+    ok(chaindata_hex_is_lower((const unsigned char *) "09af", 4)
+       && !chaindata_hex_is_lower((const unsigned char *) "09aF", 4)
+       && !chaindata_hex_is_lower((const unsigned char *) "0x", 2),
+       "lowercase hex digits");
 }
 
 
