@@ -6,18 +6,8 @@
 
 #include <string.h>
 
-/*
- * SHA256_Init() and friends are deprecated in OpenSSL 3 but are the only
- * interface that hashes on the stack: EVP and the one-shot SHA256() of
- * OpenSSL 3 allocate (and fetch the algorithm) on every call, which the
- * request path must not do.  nginx itself suppresses the warnings so.
- */
-#define OPENSSL_SUPPRESS_DEPRECATED
-
-#include <openssl/crypto.h>
-#include <openssl/sha.h>
-
 #include "chaindata_codec.h"
+#include "chaindata_digest.h"
 
 
 const char *chaindata_db_names[CHAINDATA_DBI_COUNT] = {
@@ -301,13 +291,11 @@ void
 chaindata_key_digest(const unsigned char *key, size_t len,
     unsigned char *digest)
 {
-    SHA256_CTX  ctx;
+    chaindata_digest_t  d;
 
-    SHA256_Init(&ctx);
-    SHA256_Update(&ctx, key, len);
-    SHA256_Final(digest, &ctx);
-
-    OPENSSL_cleanse(&ctx, sizeof(ctx));
+    chaindata_digest_init(&d);
+    chaindata_digest_add(&d, key, len);
+    chaindata_digest_final(&d, digest);
 }
 
 

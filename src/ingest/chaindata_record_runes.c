@@ -18,10 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/evp.h>
-
 #include "chaindata_address.h"
 #include "chaindata_codec.h"
+#include "chaindata_digest.h"
 #include "chaindata_jdoc.h"
 #include "chaindata_record.h"
 
@@ -886,14 +885,13 @@ chaindata_write_list(chaindata_record_t *rec,
     const chaindata_jv_t *results, const unsigned char *key,
     size_t key_len, chaindata_writeset_t *ws)
 {
-    int                    failed;
     size_t                 head, size, entry_key_len;
     uint32_t               pos;
-    EVP_MD_CTX            *md;
     unsigned char         *value, *end;
-    unsigned char          digest[EVP_MAX_MD_SIZE];
+    unsigned char          sha256[CHAINDATA_SHA256_LEN];
     unsigned char          ekey[CHAINDATA_LIST_ENTRY_KEY_MAX];
     chaindata_listh_t      h;
+    chaindata_digest_t     digest;
     const chaindata_jv_t  *entry;
 
     if (chaindata_writeset_add(ws, CHAINDATA_WRITE_DEL_PREFIX,
@@ -926,13 +924,7 @@ chaindata_write_list(chaindata_record_t *rec,
 
     head = ws->nwrites - 1;
 
-    md = EVP_MD_CTX_new();
-    if (md == NULL || EVP_DigestInit_ex(md, EVP_sha256(), NULL) != 1) {
-        EVP_MD_CTX_free(md);
-        return chaindata_record_fail(rec, "SHA-256 unavailable");
-    }
-
-    failed = 0;
+    chaindata_digest_init(&digest);
     pos = 0;
 
     for (entry = results->child; entry; entry = entry->next, pos++) {
@@ -944,36 +936,24 @@ chaindata_write_list(chaindata_record_t *rec,
                     CHAINDATA_WRITE_PUT, list->entry_db,
                     ekey, entry_key_len, size);
         if (value == NULL) {
-            EVP_MD_CTX_free(md);
             goto nomem;
         }
 
         end = chaindata_ordered_write(value, entry, list->entry);
 
         if ((size_t) (end - value) != size) {
-            EVP_MD_CTX_free(md);
             return chaindata_record_fail(rec,
                        "internal error: size mismatch");
         }
 
         /* the entries joined by newlines: none of them holds one */
-        if ((pos && EVP_DigestUpdate(md, "\n", 1) != 1)
-            || EVP_DigestUpdate(md, value, size) != 1)
-        {
-            failed = 1;
-            break;
-        }
+        chaindata_digest_add(&digest, value, size);
     }
 
-    if (failed || EVP_DigestFinal_ex(md, digest, NULL) != 1) {
-        EVP_MD_CTX_free(md);
-        return chaindata_record_fail(rec, "SHA-256 failed");
-    }
-
-    EVP_MD_CTX_free(md);
+    chaindata_digest_final(&digest, sha256);
 
     h.count = pos;
-    memcpy(h.digest, digest, CHAINDATA_DIGEST_LEN);
+    memcpy(h.digest, sha256, CHAINDATA_DIGEST_LEN);
 
     /* the header's value moved with the buffer: find it again */
     chaindata_listh_encode(ws->buf + ws->writes[head].val_off, &h);

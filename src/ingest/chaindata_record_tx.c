@@ -15,9 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/evp.h>
-
 #include "chaindata_codec.h"
+#include "chaindata_digest.h"
 #include "chaindata_jdoc.h"
 #include "chaindata_record.h"
 
@@ -583,14 +582,14 @@ chaindata_tx_put(chaindata_record_t *rec,
     int                    is_call;
     size_t                 doc_size, i, n;
     unsigned               shape;
-    EVP_MD_CTX            *md;
     unsigned char         *value, *end, *ev_value;
     unsigned char          txid[CHAINDATA_TXID_LEN];
     unsigned char          key[CHAINDATA_EVENT_KEY_LEN];
-    unsigned char          digest[EVP_MAX_MD_SIZE];
+    unsigned char          sha256[CHAINDATA_SHA256_LEN];
     const chaindata_jv_t  *tx_id, *events;
     chaindata_txh_t        h;
     chaindata_event_t     *sorted;
+    chaindata_digest_t     digest;
 
     if (chaindata_check_tx(rec, data, &shape) != 0) {
         return -1;
@@ -656,15 +655,8 @@ chaindata_tx_put(chaindata_record_t *rec,
                                      "internal error: size mismatch");
     }
 
-    md = EVP_MD_CTX_new();
-    if (md == NULL
-        || EVP_DigestInit_ex(md, EVP_sha256(), NULL) != 1
-        || EVP_DigestUpdate(md, value + CHAINDATA_TXH_SIZE, doc_size)
-           != 1)
-    {
-        EVP_MD_CTX_free(md);
-        return chaindata_record_fail(rec, "SHA-256 unavailable");
-    }
+    chaindata_digest_init(&digest);
+    chaindata_digest_add(&digest, value + CHAINDATA_TXH_SIZE, doc_size);
 
     /* the header's value stays valid until the first event is added */
     value = NULL;
@@ -677,28 +669,15 @@ chaindata_tx_put(chaindata_record_t *rec,
                        CHAINDATA_DBI_TX_EVENT, key, sizeof(key),
                        sorted[i].size);
         if (ev_value == NULL) {
-            EVP_MD_CTX_free(md);
             goto nomem;
         }
 
         (void) chaindata_jv_write(ev_value, sorted[i].event);
-
-        if (EVP_DigestUpdate(md, "\n", 1) != 1
-            || EVP_DigestUpdate(md, ev_value, sorted[i].size) != 1)
-        {
-            EVP_MD_CTX_free(md);
-            return chaindata_record_fail(rec, "SHA-256 failed");
-        }
+        chaindata_digest_add(&digest, ev_value, sorted[i].size);
     }
 
-    if (EVP_DigestFinal_ex(md, digest, NULL) != 1) {
-        EVP_MD_CTX_free(md);
-        return chaindata_record_fail(rec, "SHA-256 failed");
-    }
-
-    EVP_MD_CTX_free(md);
-
-    memcpy(h.digest, digest, CHAINDATA_DIGEST_LEN);
+    chaindata_digest_final(&digest, sha256);
+    memcpy(h.digest, sha256, CHAINDATA_DIGEST_LEN);
 
     /* the header write is the second of this record: find it again */
     value = ws->buf + ws->writes[ws->nwrites - n - 1].val_off;
