@@ -144,24 +144,16 @@ chaindata_record_parse(chaindata_record_t *rec,
 int
 chaindata_record_members(chaindata_record_t *rec,
     const chaindata_jv_t *envelope, const char *kind,
-    const char **allowed)
+    const chaindata_field_t *allowed)
 {
-    const char           **a;
     const chaindata_jv_t  *m;
 
-    for (m = envelope->child; m; m = m->next) {
-        for (a = allowed; *a; a++) {
-            if (m->key_len == strlen(*a) && memcmp(m->key, *a, m->key_len) == 0)
-            {
-                break;
-            }
-        }
+    m = chaindata_field_unknown(envelope, allowed);
 
-        if (*a == NULL) {
-            return chaindata_record_fail(rec,
-                       "unexpected member \"%.64s\" in a %s record",
-                       m->key, kind);
-        }
+    if (m) {
+        return chaindata_record_fail(rec,
+                   "unexpected member \"%.64s\" in a %s record",
+                   m->key, kind);
     }
 
     return 0;

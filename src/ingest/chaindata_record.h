@@ -104,14 +104,68 @@ int chaindata_record_fail(chaindata_record_t *rec,
     __attribute__ ((format (printf, 2, 3)))
 #endif
     ;
+
+/*
+ * The fields of an object, as every record kind describes what it takes:
+ * a table of them, ended by a NULL name, and one checker.
+ */
+
+/* the types a field may take; none: any, its check alone decides */
+#define CHAINDATA_T_STR       0x01
+#define CHAINDATA_T_U64       0x02    /* an integer from 0 to 2^64-1 */
+#define CHAINDATA_T_NUM       0x04
+#define CHAINDATA_T_BOOL      0x08
+#define CHAINDATA_T_NULL      0x10
+#define CHAINDATA_T_OBJ       0x20
+#define CHAINDATA_T_ARR       0x40
+#define CHAINDATA_T_INT       0x80    /* an integer of any size */
+
+/* where a field is required: in the shapes of its bits (see the rules) */
+#define CHAINDATA_OPTIONAL    0
+#define CHAINDATA_REQUIRED    0x01    /* the one shape of most objects */
+
+/* what a value must be beyond its type: NULL when it is, else what */
+typedef const char *(*chaindata_check_pt)(
+    const struct chaindata_jv_s  *v);
+
+typedef struct chaindata_field_s  chaindata_field_t;
+
+struct chaindata_field_s {
+    const char               *name;
+    unsigned                  types;      /* CHAINDATA_T_* */
+    unsigned                  required;   /* shapes, CHAINDATA_REQUIRED */
+    const chaindata_field_t  *members;    /* an object's, in order */
+    chaindata_check_pt        check;
+};
+
+/* how an object is held to its fields */
+typedef struct {
+    unsigned                  shape;      /* the "required" bit that applies */
+    unsigned                  closed:1;   /* no member but the fields */
+    unsigned                  null_absent:1;  /* an optional null: absent */
+    const char               *note;       /* after "missing", "unexpected" */
+} chaindata_rules_t;
+
+/*
+ * Checks obj, called path in messages, against its fields: an object,
+ * every member known (closed), the required ones present, each of its
+ * types and passing its check, an object's members in turn.
+ */
+int chaindata_record_fields(chaindata_record_t *rec,
+    const struct chaindata_jv_s *obj, const chaindata_field_t *fields,
+    const char *path, const chaindata_rules_t *rules);
+const struct chaindata_jv_s *chaindata_field_unknown(
+    const struct chaindata_jv_s *obj, const chaindata_field_t *fields);
+const char *chaindata_check_u64(const struct chaindata_jv_s *v);
+
 int chaindata_record_members(chaindata_record_t *rec,
     const struct chaindata_jv_s *envelope, const char *kind,
-    const char **allowed);
+    const chaindata_field_t *allowed);
 /* a kind whose records carry either "data" (upsert) or "delete" */
 typedef struct {
-    const char   *kind;
-    const char  **put_members;
-    const char  **delete_members;
+    const char               *kind;
+    const chaindata_field_t  *put_members;
+    const chaindata_field_t  *delete_members;
     int         (*put)(chaindata_record_t *rec,
                        const struct chaindata_jv_s *envelope,
                        const struct chaindata_jv_s *data,

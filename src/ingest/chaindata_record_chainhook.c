@@ -24,43 +24,55 @@
 #include "chaindata_record.h"
 
 
-/* the members of status.info a type requires, all of them */
+/* status.info of a type: NULL, none; no fields, a string; else its fields */
 
 typedef struct {
-    const char         *type;
-    const char * const *info;     /* NULL: no info; empty: a string */
+    const char               *type;
+    const chaindata_field_t  *info;
 } chaindata_chh_type_t;
 
 
-static const char * const  chaindata_chh_scanning[] = {
-    "last_evaluated_block_height",
-    "last_occurrence",
-    "number_of_blocks_evaluated",
-    "number_of_blocks_to_scan",
-    "number_of_times_triggered",
-    NULL
+static const char *chaindata_chh_check_nullable(
+    const chaindata_jv_t  *v);
+
+
+#define R  CHAINDATA_REQUIRED
+#define U  chaindata_check_u64
+
+/* every counter is required; last_occurrence is null until the hook fires */
+
+static const chaindata_field_t  chaindata_chh_scanning[] = {
+    { "last_evaluated_block_height", 0, R, NULL, U },
+    { "last_occurrence", 0, R, NULL, chaindata_chh_check_nullable },
+    { "number_of_blocks_evaluated", 0, R, NULL, U },
+    { "number_of_blocks_to_scan", 0, R, NULL, U },
+    { "number_of_times_triggered", 0, R, NULL, U },
+    { NULL, 0, 0, NULL, NULL }
 };
 
-static const char * const  chaindata_chh_streaming[] = {
-    "last_evaluated_block_height",
-    "last_evaluation",
-    "last_occurrence",
-    "number_of_blocks_evaluated",
-    "number_of_times_triggered",
-    NULL
+static const chaindata_field_t  chaindata_chh_streaming[] = {
+    { "last_evaluated_block_height", 0, R, NULL, U },
+    { "last_evaluation", 0, R, NULL, U },
+    { "last_occurrence", 0, R, NULL, chaindata_chh_check_nullable },
+    { "number_of_blocks_evaluated", 0, R, NULL, U },
+    { "number_of_times_triggered", 0, R, NULL, U },
+    { NULL, 0, 0, NULL, NULL }
 };
 
-static const char * const  chaindata_chh_expired[] = {
-    "expired_at_block_height",
-    "last_evaluated_block_height",
-    "last_occurrence",
-    "number_of_blocks_evaluated",
-    "number_of_times_triggered",
-    NULL
+static const chaindata_field_t  chaindata_chh_expired[] = {
+    { "expired_at_block_height", 0, R, NULL, U },
+    { "last_evaluated_block_height", 0, R, NULL, U },
+    { "last_occurrence", 0, R, NULL, chaindata_chh_check_nullable },
+    { "number_of_blocks_evaluated", 0, R, NULL, U },
+    { "number_of_times_triggered", 0, R, NULL, U },
+    { NULL, 0, 0, NULL, NULL }
 };
 
-static const char * const  chaindata_chh_message[] = {
-    NULL
+#undef R
+#undef U
+
+static const chaindata_field_t  chaindata_chh_message[] = {
+    { NULL, 0, 0, NULL, NULL }
 };
 
 
@@ -75,62 +87,39 @@ static const chaindata_chh_type_t  chaindata_chh_types[] = {
 };
 
 
-/* the one counter that is null until the hook first fires */
-#define CHAINDATA_CHH_NULLABLE  "last_occurrence"
-
-
-static const char  *chaindata_chh_put_members[] = {
-    "kind", "uuid", "api_key", "data", NULL
+static const chaindata_field_t  chaindata_chh_put_members[] = {
+    { .name = "kind" }, { .name = "uuid" }, { .name = "api_key" },
+    { .name = "data" }, { .name = NULL }
 };
 
-static const char  *chaindata_chh_delete_members[] = {
-    "kind", "delete", NULL
+static const chaindata_field_t  chaindata_chh_delete_members[] = {
+    { .name = "kind" }, { .name = "delete" }, { .name = NULL }
 };
 
-static const char  *chaindata_chh_data_members[] = {
-    "status", "enabled", NULL
+/* data and data.status: only their members are known here */
+
+static const chaindata_field_t  chaindata_chh_data_members[] = {
+    { .name = "status" }, { .name = "enabled" }, { .name = NULL }
 };
 
-static const char  *chaindata_chh_status_members[] = {
-    "type", "info", NULL
+static const chaindata_field_t  chaindata_chh_status_members[] = {
+    { .name = "type" }, { .name = "info" }, { .name = NULL }
 };
 
 
-static int
-chaindata_chh_is_member(const chaindata_jv_t *m,
-    const char * const *names)
+static const chaindata_rules_t  chaindata_chh_rules = {
+    CHAINDATA_REQUIRED, 1, 0, ""
+};
+
+
+static const char *
+chaindata_chh_check_nullable(const chaindata_jv_t *v)
 {
-    for ( /* void */ ; *names; names++) {
-        if (m->key_len == strlen(*names)
-            && memcmp(m->key, *names, m->key_len) == 0)
-        {
-            return 1;
-        }
+    if (v->type != CHAINDATA_JV_NULL && chaindata_check_u64(v) != NULL) {
+        return "a non-negative integer or null";
     }
 
-    return 0;
-}
-
-
-/* every member of obj is one of names; what names "where" is */
-
-static int
-chaindata_chh_only(chaindata_record_t *rec,
-    const chaindata_jv_t *obj, const char * const *names,
-    const char *where, const char *type)
-{
-    const chaindata_jv_t  *m;
-
-    for (m = obj->child; m; m = m->next) {
-        if (!chaindata_chh_is_member(m, names)) {
-            return chaindata_record_fail(rec,
-                       "%s has an unexpected member \"%.64s\"%s%s%s",
-                       where, m->key, type ? " (type " : "",
-                       type ? type : "", type ? ")" : "");
-        }
-    }
-
-    return 0;
+    return NULL;
 }
 
 
@@ -139,51 +128,16 @@ chaindata_chh_check_info(chaindata_record_t *rec,
     const chaindata_jv_t *info,
     const chaindata_chh_type_t *t)
 {
-    uint64_t               n;
-    const                  char * const             *f;
-    const chaindata_jv_t  *v;
+    char               note[64];
+    chaindata_rules_t  rules;
 
-    if (info == NULL || info->type != CHAINDATA_JV_OBJECT) {
-        return chaindata_record_fail(rec,
-                   "data.status.info must be an object (type %s)", t->type);
-    }
+    snprintf(note, sizeof(note), " (type %s)", t->type);
 
-    if (chaindata_chh_only(rec, info, t->info, "data.status.info",
-                           t->type)
-        != 0)
-    {
-        return -1;
-    }
+    rules = chaindata_chh_rules;
+    rules.note = note;
 
-    for (f = t->info; *f; f++) {
-        v = chaindata_jv_get(info, *f);
-
-        if (v == NULL) {
-            return chaindata_record_fail(rec,
-                       "data.status.info.%s is missing (type %s)",
-                       *f, t->type);
-        }
-
-        if (strcmp(*f, CHAINDATA_CHH_NULLABLE) == 0) {
-            if (v->type != CHAINDATA_JV_NULL
-                && chaindata_jv_to_u64(v, &n) != 0)
-            {
-                return chaindata_record_fail(rec,
-                           "data.status.info.%s must be a non-negative "
-                           "integer or null", *f);
-            }
-
-            continue;
-        }
-
-        if (chaindata_jv_to_u64(v, &n) != 0) {
-            return chaindata_record_fail(rec,
-                       "data.status.info.%s must be a non-negative integer",
-                       *f);
-        }
-    }
-
-    return 0;
+    return chaindata_record_fields(rec, info, t->info, "data.status.info",
+                                   &rules);
 }
 
 
@@ -199,9 +153,9 @@ chaindata_chh_check_status(chaindata_record_t *rec,
                    "data.status is missing or not an object");
     }
 
-    if (chaindata_chh_only(rec, status,
-                           chaindata_chh_status_members,
-                           "data.status", NULL)
+    if (chaindata_record_fields(rec, status,
+                                chaindata_chh_status_members,
+                                "data.status", &chaindata_chh_rules)
         != 0)
     {
         return -1;
@@ -233,7 +187,7 @@ chaindata_chh_check_status(chaindata_record_t *rec,
         return 0;
     }
 
-    if (t->info[0] == NULL) {
+    if (t->info[0].name == NULL) {
         if (info == NULL || info->type != CHAINDATA_JV_STRING) {
             return chaindata_record_fail(rec,
                        "data.status.info must be a string (the error "
@@ -253,13 +207,8 @@ chaindata_chh_check_data(chaindata_record_t *rec,
 {
     const chaindata_jv_t  *enabled;
 
-    if (data->type != CHAINDATA_JV_OBJECT) {
-        return chaindata_record_fail(rec, "data must be an object");
-    }
-
-    if (chaindata_chh_only(rec, data,
-                           chaindata_chh_data_members,
-                           "data", NULL)
+    if (chaindata_record_fields(rec, data, chaindata_chh_data_members,
+                                "data", &chaindata_chh_rules)
         != 0)
     {
         return -1;

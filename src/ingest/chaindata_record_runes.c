@@ -35,27 +35,12 @@
 #define CHAINDATA_BULLET           "\xe2\x80\xa2"      /* U+2022 */
 
 
-/* what a value must be: NULL when it is that, else the description */
-typedef const char *(*chaindata_rcheck_pt)(
-    const chaindata_jv_t  *v);
-
-typedef struct chaindata_rfield_s  chaindata_rfield_t;
-
-struct chaindata_rfield_s {
-    const char                *name;
-    chaindata_jv_type_e        type;
-    unsigned                   required;
-    const chaindata_rfield_t  *members;   /* an object's, in order */
-    chaindata_rcheck_pt        check;
-};
-
-
 /* one kind of list: its record kind, where it goes, what an entry is */
 typedef struct {
     const char                *kind;
     const char                *key_member;
-    const char               **members;
-    const chaindata_rfield_t  *entry;
+    const chaindata_field_t   *members;
+    const chaindata_field_t   *entry;
     chaindata_dbi_e            head_db;
     chaindata_dbi_e            entry_db;
     chaindata_rec_e            put;
@@ -76,8 +61,6 @@ static const char *chaindata_check_rune_name(
     const chaindata_jv_t  *v);
 static const char *chaindata_check_spaced_name(
     const chaindata_jv_t  *v);
-static const char *chaindata_check_u64(
-    const chaindata_jv_t  *v);
 static const char *chaindata_check_u32(
     const chaindata_jv_t  *v);
 static const char *chaindata_check_hash(
@@ -92,12 +75,12 @@ static const char *chaindata_check_amount(
     const chaindata_jv_t  *v);
 
 
-#define S  CHAINDATA_JV_STRING
-#define I  CHAINDATA_JV_NUMBER
-#define O  CHAINDATA_JV_OBJECT
+#define S  CHAINDATA_T_STR
+#define I  CHAINDATA_T_INT
+#define O  CHAINDATA_T_OBJ
 
 /* specification 2.4 and upstream's "number" */
-static const chaindata_rfield_t  chaindata_rune_ref[] = {
+static const chaindata_field_t  chaindata_rune_ref[] = {
     { "id", S, 1, NULL, chaindata_check_rune_id },
     { "number", I, 0, NULL, chaindata_check_u64 },
     { "name", S, 1, NULL, chaindata_check_rune_name },
@@ -106,7 +89,7 @@ static const chaindata_rfield_t  chaindata_rune_ref[] = {
 };
 
 /* specification 2.5, the location object */
-static const chaindata_rfield_t  chaindata_location[] = {
+static const chaindata_field_t  chaindata_location[] = {
     { "block_hash", S, 1, NULL, chaindata_check_hash },
     { "block_height", I, 1, NULL, chaindata_check_u64 },
     { "tx_id", S, 1, NULL, chaindata_check_hash },
@@ -118,7 +101,7 @@ static const chaindata_rfield_t  chaindata_location[] = {
 };
 
 /* specification 2.5; the order is upstream's */
-static const chaindata_rfield_t  chaindata_activity[] = {
+static const chaindata_field_t  chaindata_activity[] = {
     { "rune", O, 1, chaindata_rune_ref, NULL },
     { "operation", S, 1, NULL, chaindata_check_operation },
     { "location", O, 1, chaindata_location, NULL },
@@ -129,7 +112,7 @@ static const chaindata_rfield_t  chaindata_activity[] = {
 };
 
 /* specification 2.6; the order is upstream's */
-static const chaindata_rfield_t  chaindata_balance[] = {
+static const chaindata_field_t  chaindata_balance[] = {
     { "rune", O, 1, chaindata_rune_ref, NULL },
     { "balance", S, 1, NULL, chaindata_check_amount },
     { "address", S, 0, NULL, chaindata_check_address },
@@ -141,12 +124,20 @@ static const chaindata_rfield_t  chaindata_balance[] = {
 #undef O
 
 
-static const char  *chaindata_activity_members[] = {
-    "kind", "tx_id", "results", NULL
+static const chaindata_field_t  chaindata_activity_members[] = {
+    { .name = "kind" }, { .name = "tx_id" }, { .name = "results" },
+    { .name = NULL }
 };
 
-static const char  *chaindata_balances_members[] = {
-    "kind", "address", "results", NULL
+static const chaindata_field_t  chaindata_balances_members[] = {
+    { .name = "kind" }, { .name = "address" }, { .name = "results" },
+    { .name = NULL }
+};
+
+
+/* entries: every member known; an optional one's null is its absence */
+static const chaindata_rules_t  chaindata_rune_rules = {
+    CHAINDATA_REQUIRED, 1, 1, ""
 };
 
 static const char  *chaindata_operations[] = {
@@ -305,24 +296,11 @@ bad:
 
 
 static const char *
-chaindata_check_u64(const chaindata_jv_t *v)
-{
-    uint64_t  n;
-
-    if (chaindata_decimal(v->str, v->len, UINT64_MAX, &n) != 0) {
-        return "a non-negative integer";
-    }
-
-    return NULL;
-}
-
-
-static const char *
 chaindata_check_u32(const chaindata_jv_t *v)
 {
     uint64_t  n;
 
-    if (chaindata_decimal(v->str, v->len, UINT32_MAX, &n) != 0) {
+    if (chaindata_jv_to_u64(v, &n) != 0 || n > UINT32_MAX) {
         return "an integer from 0 to 4294967295";
     }
 
@@ -469,17 +447,6 @@ bad:
 }
 
 
-static const char *
-chaindata_type_name(chaindata_jv_type_e type)
-{
-    switch (type) {
-    case CHAINDATA_JV_STRING:  return "a string";
-    case CHAINDATA_JV_NUMBER:  return "an integer";
-    default:                            return "an object";
-    }
-}
-
-
 /* an optional member: null counts as absent */
 
 static const chaindata_jv_t *
@@ -495,96 +462,6 @@ chaindata_optional(const chaindata_jv_t *obj,
     }
 
     return v;
-}
-
-
-/* the member of obj a field names */
-
-static const chaindata_jv_t *
-chaindata_rfield_get(const chaindata_jv_t *obj,
-    const chaindata_rfield_t *f)
-{
-    if (f->required) {
-        return chaindata_jv_get(obj, f->name);
-    }
-
-    return chaindata_optional(obj, f->name);
-}
-
-
-/* an object against its fields: members known, present, typed, valid */
-
-static int
-chaindata_check_object(chaindata_record_t *rec,
-    const chaindata_jv_t *obj,
-    const chaindata_rfield_t *fields, const char *path)
-{
-    char                       sub[CHAINDATA_PATH_LEN];
-    const char                *want;
-    const chaindata_jv_t      *m, *v;
-    const chaindata_rfield_t  *f;
-
-    if (obj->type != CHAINDATA_JV_OBJECT) {
-        return chaindata_record_fail(rec, "%s must be an object",
-                                     path);
-    }
-
-    for (m = obj->child; m; m = m->next) {
-        for (f = fields; f->name; f++) {
-            if (m->key_len == strlen(f->name)
-                && memcmp(m->key, f->name, m->key_len) == 0)
-            {
-                break;
-            }
-        }
-
-        if (f->name == NULL) {
-            return chaindata_record_fail(rec,
-                       "%s has an unexpected member \"%.64s\"", path, m->key);
-        }
-    }
-
-    for (f = fields; f->name; f++) {
-        snprintf(sub, sizeof(sub), "%s.%s", path, f->name);
-
-        v = chaindata_rfield_get(obj, f);
-
-        if (v == NULL) {
-            if (f->required) {
-                return chaindata_record_fail(rec, "%s is missing",
-                                             sub);
-            }
-
-            continue;
-        }
-
-        if (v->type != f->type
-            || (f->type == CHAINDATA_JV_NUMBER
-                && !chaindata_jv_is_integer(v)))
-        {
-            return chaindata_record_fail(rec, "%s must be %s", sub,
-                       chaindata_type_name(f->type));
-        }
-
-        if (f->members) {
-            if (chaindata_check_object(rec, v, f->members, sub)
-                != 0)
-            {
-                return -1;
-            }
-
-            continue;
-        }
-
-        want = f->check(v);
-
-        if (want) {
-            return chaindata_record_fail(rec, "%s must be %s", sub,
-                                         want);
-        }
-    }
-
-    return 0;
 }
 
 
@@ -770,7 +647,8 @@ chaindata_check_entries(chaindata_record_t *rec,
     for (i = 0, entry = results->child; entry; entry = entry->next, i++) {
         snprintf(path, sizeof(path), "results[%zu]", i);
 
-        if (chaindata_check_object(rec, entry, list->entry, path)
+        if (chaindata_record_fields(rec, entry, list->entry, path,
+                                    &chaindata_rune_rules)
             != 0
             || chaindata_check_rune(rec, entry, path) != 0)
         {
@@ -804,17 +682,17 @@ chaindata_check_entries(chaindata_record_t *rec,
 
 static size_t
 chaindata_ordered_size(const chaindata_jv_t *obj,
-    const chaindata_rfield_t *fields)
+    const chaindata_field_t *fields)
 {
     size_t                     size, n;
     const chaindata_jv_t      *v;
-    const chaindata_rfield_t  *f;
+    const chaindata_field_t   *f;
 
     size = 2;
     n = 0;
 
     for (f = fields; f->name; f++) {
-        v = chaindata_rfield_get(obj, f);
+        v = chaindata_optional(obj, f->name);
 
         if (v == NULL) {
             continue;
@@ -838,17 +716,17 @@ chaindata_ordered_size(const chaindata_jv_t *obj,
 static unsigned char *
 chaindata_ordered_write(unsigned char *p,
     const chaindata_jv_t *obj,
-    const chaindata_rfield_t *fields)
+    const chaindata_field_t *fields)
 {
     size_t                     n;
     const chaindata_jv_t      *v;
-    const chaindata_rfield_t  *f;
+    const chaindata_field_t   *f;
 
     *p++ = '{';
     n = 0;
 
     for (f = fields; f->name; f++) {
-        v = chaindata_rfield_get(obj, f);
+        v = chaindata_optional(obj, f->name);
 
         if (v == NULL) {
             continue;

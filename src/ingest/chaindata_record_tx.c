@@ -21,14 +21,6 @@
 #include "chaindata_record.h"
 
 
-#define CHAINDATA_T_STR     0x01
-#define CHAINDATA_T_INT     0x02
-#define CHAINDATA_T_NUM     0x04
-#define CHAINDATA_T_BOOL    0x08
-#define CHAINDATA_T_NULL    0x10
-#define CHAINDATA_T_OBJ     0x20
-#define CHAINDATA_T_ARR     0x40
-
 /*
  * What one request may have to copy: the document without its events, and
  * one event (a page holds at most 100).  Larger ones are refused at ingest
@@ -37,18 +29,9 @@
 #define CHAINDATA_MAX_DOC      (8 * 1024 * 1024)
 #define CHAINDATA_MAX_EVENT    (1024 * 1024)
 
-/* where a field is required: confirmed documents, mempool ones, or both */
-#define CHAINDATA_OPTIONAL  0
-#define CHAINDATA_CONFIRMED 1
-#define CHAINDATA_MEMPOOL   2
-#define CHAINDATA_BOTH      3
-
-
-typedef struct {
-    const char  *name;
-    unsigned     types;
-    unsigned     required;
-} chaindata_field_t;
+/* the shapes of a transaction, where its fields are required */
+#define CHAINDATA_CONFIRMED  0x02
+#define CHAINDATA_MEMPOOL    0x04
 
 
 typedef struct {
@@ -69,7 +52,7 @@ typedef struct {
 static const chaindata_field_t  chaindata_tx_fields[] = {
 
 #define S  CHAINDATA_T_STR
-#define I  CHAINDATA_T_INT
+#define I  CHAINDATA_T_U64
 #define N  CHAINDATA_T_NUM
 #define B  CHAINDATA_T_BOOL
 #define Z  CHAINDATA_T_NULL
@@ -78,47 +61,47 @@ static const chaindata_field_t  chaindata_tx_fields[] = {
 #define C  CHAINDATA_CONFIRMED
 #define M  CHAINDATA_MEMPOOL
 
-    { "tx_id", S, C|M },
-    { "nonce", I, C|M },
-    { "fee_rate", S, C|M },
-    { "sender_address", S, C|M },
-    { "sponsor_nonce", I, 0 },
-    { "sponsored", B, C|M },
-    { "sponsor_address", S, 0 },
-    { "post_condition_mode", S, C|M },
-    { "post_conditions", A, C|M },
-    { "anchor_mode", S, C|M },
-    { "block_hash", S, C },
-    { "block_height", I, C },
-    { "block_time", N, C },
-    { "block_time_iso", S, C },
-    { "burn_block_time", I, C },
-    { "burn_block_height", I, C },
-    { "burn_block_time_iso", S, C },
-    { "parent_burn_block_time", I, C },
-    { "parent_burn_block_time_iso", S, C },
-    { "canonical", B, C },
-    { "tx_index", I, C },
-    { "tx_status", S, C|M },
-    { "tx_result", O, C },
-    { "event_count", I, C },
-    { "parent_block_hash", S, C },
-    { "is_unanchored", B, C },
-    { "microblock_hash", S, C },
-    { "microblock_sequence", I, C },
-    { "microblock_canonical", B, C },
-    { "execution_cost_read_count", I, C },
-    { "execution_cost_read_length", I, C },
-    { "execution_cost_runtime", I, C },
-    { "execution_cost_write_count", I, C },
-    { "execution_cost_write_length", I, C },
-    { "vm_error", S|Z, C },
-    { "events", A, C },
-    { "replaced_by_tx_id", S|Z, M },
-    { "receipt_time", I, M },
-    { "receipt_time_iso", S, M },
-    { "tx_type", S, C|M },
-    { NULL, 0, 0 }
+    { "tx_id", S, C|M, NULL, NULL },
+    { "nonce", I, C|M, NULL, NULL },
+    { "fee_rate", S, C|M, NULL, NULL },
+    { "sender_address", S, C|M, NULL, NULL },
+    { "sponsor_nonce", I, 0, NULL, NULL },
+    { "sponsored", B, C|M, NULL, NULL },
+    { "sponsor_address", S, 0, NULL, NULL },
+    { "post_condition_mode", S, C|M, NULL, NULL },
+    { "post_conditions", A, C|M, NULL, NULL },
+    { "anchor_mode", S, C|M, NULL, NULL },
+    { "block_hash", S, C, NULL, NULL },
+    { "block_height", I, C, NULL, NULL },
+    { "block_time", N, C, NULL, NULL },
+    { "block_time_iso", S, C, NULL, NULL },
+    { "burn_block_time", I, C, NULL, NULL },
+    { "burn_block_height", I, C, NULL, NULL },
+    { "burn_block_time_iso", S, C, NULL, NULL },
+    { "parent_burn_block_time", I, C, NULL, NULL },
+    { "parent_burn_block_time_iso", S, C, NULL, NULL },
+    { "canonical", B, C, NULL, NULL },
+    { "tx_index", I, C, NULL, NULL },
+    { "tx_status", S, C|M, NULL, NULL },
+    { "tx_result", O, C, NULL, NULL },
+    { "event_count", I, C, NULL, NULL },
+    { "parent_block_hash", S, C, NULL, NULL },
+    { "is_unanchored", B, C, NULL, NULL },
+    { "microblock_hash", S, C, NULL, NULL },
+    { "microblock_sequence", I, C, NULL, NULL },
+    { "microblock_canonical", B, C, NULL, NULL },
+    { "execution_cost_read_count", I, C, NULL, NULL },
+    { "execution_cost_read_length", I, C, NULL, NULL },
+    { "execution_cost_runtime", I, C, NULL, NULL },
+    { "execution_cost_write_count", I, C, NULL, NULL },
+    { "execution_cost_write_length", I, C, NULL, NULL },
+    { "vm_error", S|Z, C, NULL, NULL },
+    { "events", A, C, NULL, NULL },
+    { "replaced_by_tx_id", S|Z, M, NULL, NULL },
+    { "receipt_time", I, M, NULL, NULL },
+    { "receipt_time_iso", S, M, NULL, NULL },
+    { "tx_type", S, C|M, NULL, NULL },
+    { NULL, 0, 0, NULL, NULL }
 
 #undef S
 #undef I
@@ -172,91 +155,13 @@ static const char  *chaindata_tx_statuses[] = {
 #define CHAINDATA_CONFIRMED_STATUSES  4
 
 
-static const char  *chaindata_tx_put_members[] = {
-    "kind", "data", NULL
+static const chaindata_field_t  chaindata_tx_put_members[] = {
+    { .name = "kind" }, { .name = "data" }, { .name = NULL }
 };
 
-static const char  *chaindata_tx_delete_members[] = {
-    "kind", "delete", NULL
+static const chaindata_field_t  chaindata_tx_delete_members[] = {
+    { .name = "kind" }, { .name = "delete" }, { .name = NULL }
 };
-
-
-static int
-chaindata_has_type(const chaindata_jv_t *v, unsigned types)
-{
-    uint64_t  n;
-
-    switch (v->type) {
-
-    case CHAINDATA_JV_STRING:
-        return types & CHAINDATA_T_STR;
-
-    case CHAINDATA_JV_NUMBER:
-        return (types & CHAINDATA_T_NUM)
-               || ((types & CHAINDATA_T_INT)
-                   && chaindata_jv_to_u64(v, &n) == 0);
-
-    case CHAINDATA_JV_TRUE:
-    case CHAINDATA_JV_FALSE:
-        return types & CHAINDATA_T_BOOL;
-
-    case CHAINDATA_JV_NULL:
-        return types & CHAINDATA_T_NULL;
-
-    case CHAINDATA_JV_OBJECT:
-        return types & CHAINDATA_T_OBJ;
-
-    default:
-        return types & CHAINDATA_T_ARR;
-    }
-}
-
-
-static const char *
-chaindata_type_name(unsigned types)
-{
-    switch (types) {
-    case CHAINDATA_T_STR:  return "a string";
-    case CHAINDATA_T_INT:  return "an integer from 0 to 2^64-1";
-    case CHAINDATA_T_NUM:  return "a number";
-    case CHAINDATA_T_BOOL: return "a boolean";
-    case CHAINDATA_T_OBJ:  return "an object";
-    case CHAINDATA_T_ARR:  return "an array";
-    default:                        return "a string or null";
-    }
-}
-
-
-static int
-chaindata_check_fields(chaindata_record_t *rec,
-    const chaindata_jv_t *data, unsigned shape)
-{
-    const chaindata_jv_t     *v;
-    const chaindata_field_t  *f;
-
-    for (f = chaindata_tx_fields; f->name; f++) {
-        v = chaindata_jv_get(data, f->name);
-
-        if (v == NULL) {
-            if (f->required & shape) {
-                return chaindata_record_fail(rec,
-                           "data.%s is missing (required in a %s "
-                           "transaction)", f->name,
-                           shape == CHAINDATA_MEMPOOL
-                           ? "mempool" : "confirmed");
-            }
-
-            continue;
-        }
-
-        if (!chaindata_has_type(v, f->types)) {
-            return chaindata_record_fail(rec, "data.%s must be %s",
-                       f->name, chaindata_type_name(f->types));
-        }
-    }
-
-    return 0;
-}
 
 
 static const chaindata_variant_t *
@@ -429,6 +334,7 @@ static int
 chaindata_check_tx(chaindata_record_t *rec,
     const chaindata_jv_t *data, unsigned *shape)
 {
+    chaindata_rules_t           rules;
     const chaindata_jv_t       *v;
     const chaindata_variant_t  *t;
 
@@ -464,7 +370,17 @@ chaindata_check_tx(chaindata_record_t *rec,
                    "or event_count", v->str);
     }
 
-    if (chaindata_check_fields(rec, data, *shape) != 0) {
+    rules.shape = *shape;
+    rules.closed = 0;
+    rules.null_absent = 0;
+    rules.note = (*shape == CHAINDATA_MEMPOOL)
+                 ? " (required in a mempool transaction)"
+                 : " (required in a confirmed transaction)";
+
+    if (chaindata_record_fields(rec, data, chaindata_tx_fields, "data",
+                                &rules)
+        != 0)
+    {
         return -1;
     }
 
