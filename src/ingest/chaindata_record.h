@@ -148,56 +148,47 @@ typedef struct {
 
 /*
  * Checks obj, called path in messages, against its fields: an object,
- * every member known (closed), the required ones present, each of its
- * types and passing its check, an object's members in turn.
+ * every member known (closed: named by a field that is optional or that
+ * the shape requires), the required ones present, each of its types and
+ * passing its check, an object's members in turn.
  */
 int chaindata_record_fields(chaindata_record_t *rec,
     const struct chaindata_jv_s *obj, const chaindata_field_t *fields,
     const char *path, const chaindata_rules_t *rules);
 const struct chaindata_jv_s *chaindata_field_unknown(
-    const struct chaindata_jv_s *obj, const chaindata_field_t *fields);
+    const struct chaindata_jv_s *obj, const chaindata_field_t *fields,
+    unsigned shape);
 const char *chaindata_check_u64(const struct chaindata_jv_s *v);
 
-int chaindata_record_members(chaindata_record_t *rec,
-    const struct chaindata_jv_s *envelope, const char *kind,
-    const chaindata_field_t *allowed);
-/* a kind whose records carry either "data" (upsert) or "delete" */
+/*
+ * A kind of record, found by its "kind".  One with delete_members takes
+ * either "data", an upsert, or "delete" with the id of what goes; one
+ * without takes its envelope whole.  Every kind has a file of its own.
+ */
 typedef struct {
-    const char               *kind;
-    const chaindata_field_t  *put_members;
-    const chaindata_field_t  *delete_members;
-    int         (*put)(chaindata_record_t *rec,
-                       const struct chaindata_jv_s *envelope,
-                       const struct chaindata_jv_s *data,
-                       chaindata_writeset_t  *ws);
-    int         (*remove)(chaindata_record_t *rec,
-                          const struct chaindata_jv_s *id,
-                          chaindata_writeset_t  *ws);
-} chaindata_upsert_t;
+    const char               *name;
+    const chaindata_field_t  *members;          /* the envelope's */
+    const chaindata_field_t  *delete_members;   /* a "delete" envelope's */
+    int                     (*put)(chaindata_record_t *rec,
+                                   const struct chaindata_jv_s *envelope,
+                                   chaindata_writeset_t  *ws);
+    int                     (*remove)(chaindata_record_t *rec,
+                                      const struct chaindata_jv_s *id,
+                                      chaindata_writeset_t  *ws);
+} chaindata_kind_t;
 
-int chaindata_record_upsert(chaindata_record_t *rec,
-    const chaindata_upsert_t *u,
-    const struct chaindata_jv_s *envelope,
-    chaindata_writeset_t  *ws);
+extern const chaindata_kind_t  chaindata_kind_tx;
+extern const chaindata_kind_t  chaindata_kind_chainhook;
+extern const chaindata_kind_t  chaindata_kind_rune_activity;
+extern const chaindata_kind_t  chaindata_kind_rune_balances;
+
 unsigned char *chaindata_writeset_add(
     chaindata_writeset_t *ws, chaindata_write_e action,
     chaindata_dbi_e db, const unsigned char *key, size_t key_len,
     size_t val_len);
-
-int chaindata_record_tx(chaindata_record_t *rec,
-    const struct chaindata_jv_s *envelope,
-    chaindata_writeset_t  *ws);
-
-int chaindata_record_chainhook(chaindata_record_t *rec,
-    const struct chaindata_jv_s *envelope,
-    chaindata_writeset_t  *ws);
-
-int chaindata_record_rune_activity(chaindata_record_t *rec,
-    const struct chaindata_jv_s *envelope,
-    chaindata_writeset_t  *ws);
-int chaindata_record_rune_balances(chaindata_record_t *rec,
-    const struct chaindata_jv_s *envelope,
-    chaindata_writeset_t  *ws);
+int chaindata_record_delete(chaindata_record_t *rec,
+    chaindata_writeset_t *ws, chaindata_write_e action, chaindata_dbi_e db,
+    const unsigned char *key, size_t key_len);
 
 void chaindata_writeset_reset(chaindata_writeset_t *ws);
 void chaindata_writeset_free(chaindata_writeset_t *ws);

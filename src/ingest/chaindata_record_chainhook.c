@@ -24,11 +24,19 @@
 #include "chaindata_record.h"
 
 
-/* status.info of a type: NULL, none; no fields, a string; else its fields */
+/* what status.info holds for a type: nothing, a message, or counters */
+#define CHAINDATA_CHH_NOTHING     0x00
+#define CHAINDATA_CHH_MESSAGE     0x01
+
+/* the counters' types: a counter is required by the types of its bits */
+#define CHAINDATA_CHH_SCANNING    0x02
+#define CHAINDATA_CHH_STREAMING   0x04
+#define CHAINDATA_CHH_EXPIRED     0x08
+
 
 typedef struct {
-    const char               *type;
-    const chaindata_field_t  *info;
+    const char  *type;
+    unsigned     info;
 } chaindata_chh_type_t;
 
 
@@ -36,55 +44,43 @@ static const char *chaindata_chh_check_nullable(
     const chaindata_jv_t  *v);
 
 
-#define R  CHAINDATA_REQUIRED
+static const chaindata_chh_type_t  chaindata_chh_types[] = {
+    { "new", CHAINDATA_CHH_NOTHING },
+    { "scanning", CHAINDATA_CHH_SCANNING },
+    { "streaming", CHAINDATA_CHH_STREAMING },
+    { "unconfirmed_expiration", CHAINDATA_CHH_EXPIRED },
+    { "confirmed_expiration", CHAINDATA_CHH_EXPIRED },
+    { "interrupted", CHAINDATA_CHH_MESSAGE },
+    { NULL, 0 }
+};
+
+
+/*
+ * The counters of status.info, in the order they are checked, and the
+ * types that have each: all of those a type has are required, the others
+ * are unexpected.  last_occurrence is null until the hook first fires.
+ */
+
+#define S  CHAINDATA_CHH_SCANNING
+#define T  CHAINDATA_CHH_STREAMING
+#define X  CHAINDATA_CHH_EXPIRED
 #define U  chaindata_check_u64
 
-/* every counter is required; last_occurrence is null until the hook fires */
-
-static const chaindata_field_t  chaindata_chh_scanning[] = {
-    { "last_evaluated_block_height", 0, R, NULL, U },
-    { "last_occurrence", 0, R, NULL, chaindata_chh_check_nullable },
-    { "number_of_blocks_evaluated", 0, R, NULL, U },
-    { "number_of_blocks_to_scan", 0, R, NULL, U },
-    { "number_of_times_triggered", 0, R, NULL, U },
+static const chaindata_field_t  chaindata_chh_counters[] = {
+    { "expired_at_block_height", 0, X, NULL, U },
+    { "last_evaluated_block_height", 0, S|T|X, NULL, U },
+    { "last_evaluation", 0, T, NULL, U },
+    { "last_occurrence", 0, S|T|X, NULL, chaindata_chh_check_nullable },
+    { "number_of_blocks_evaluated", 0, S|T|X, NULL, U },
+    { "number_of_blocks_to_scan", 0, S, NULL, U },
+    { "number_of_times_triggered", 0, S|T|X, NULL, U },
     { NULL, 0, 0, NULL, NULL }
 };
 
-static const chaindata_field_t  chaindata_chh_streaming[] = {
-    { "last_evaluated_block_height", 0, R, NULL, U },
-    { "last_evaluation", 0, R, NULL, U },
-    { "last_occurrence", 0, R, NULL, chaindata_chh_check_nullable },
-    { "number_of_blocks_evaluated", 0, R, NULL, U },
-    { "number_of_times_triggered", 0, R, NULL, U },
-    { NULL, 0, 0, NULL, NULL }
-};
-
-static const chaindata_field_t  chaindata_chh_expired[] = {
-    { "expired_at_block_height", 0, R, NULL, U },
-    { "last_evaluated_block_height", 0, R, NULL, U },
-    { "last_occurrence", 0, R, NULL, chaindata_chh_check_nullable },
-    { "number_of_blocks_evaluated", 0, R, NULL, U },
-    { "number_of_times_triggered", 0, R, NULL, U },
-    { NULL, 0, 0, NULL, NULL }
-};
-
-#undef R
+#undef S
+#undef T
+#undef X
 #undef U
-
-static const chaindata_field_t  chaindata_chh_message[] = {
-    { NULL, 0, 0, NULL, NULL }
-};
-
-
-static const chaindata_chh_type_t  chaindata_chh_types[] = {
-    { "new", NULL },
-    { "scanning", chaindata_chh_scanning },
-    { "streaming", chaindata_chh_streaming },
-    { "unconfirmed_expiration", chaindata_chh_expired },
-    { "confirmed_expiration", chaindata_chh_expired },
-    { "interrupted", chaindata_chh_message },
-    { NULL, NULL }
-};
 
 
 static const chaindata_field_t  chaindata_chh_put_members[] = {
@@ -134,10 +130,11 @@ chaindata_chh_check_info(chaindata_record_t *rec,
     snprintf(note, sizeof(note), " (type %s)", t->type);
 
     rules = chaindata_chh_rules;
+    rules.shape = t->info;
     rules.note = note;
 
-    return chaindata_record_fields(rec, info, t->info, "data.status.info",
-                                   &rules);
+    return chaindata_record_fields(rec, info, chaindata_chh_counters,
+                                   "data.status.info", &rules);
 }
 
 
@@ -178,7 +175,7 @@ chaindata_chh_check_status(chaindata_record_t *rec,
 
     info = chaindata_jv_get(status, "info");
 
-    if (t->info == NULL) {
+    if (t->info == CHAINDATA_CHH_NOTHING) {
         if (info) {
             return chaindata_record_fail(rec,
                        "data.status.info must be absent when type is new");
@@ -187,7 +184,7 @@ chaindata_chh_check_status(chaindata_record_t *rec,
         return 0;
     }
 
-    if (t->info[0].name == NULL) {
+    if (t->info == CHAINDATA_CHH_MESSAGE) {
         if (info == NULL || info->type != CHAINDATA_JV_STRING) {
             return chaindata_record_fail(rec,
                        "data.status.info must be a string (the error "
@@ -246,15 +243,15 @@ chaindata_chh_uuid(chaindata_record_t *rec,
 
 static int
 chaindata_chh_put(chaindata_record_t *rec,
-    const chaindata_jv_t *envelope,
-    const chaindata_jv_t *data, chaindata_writeset_t *ws)
+    const chaindata_jv_t *envelope, chaindata_writeset_t *ws)
 {
     size_t                 doc_size;
     unsigned char         *value;
     unsigned char          uuid[CHAINDATA_UUID_LEN];
     unsigned char          digest[CHAINDATA_KEY_DIGEST_LEN];
-    const chaindata_jv_t  *key, *id;
+    const chaindata_jv_t  *data, *key, *id;
 
+    data = chaindata_jv_get(envelope, "data");
     id = chaindata_jv_get(envelope, "uuid");
 
     if (chaindata_chh_uuid(rec, id, "uuid", uuid) != 0) {
@@ -318,16 +315,13 @@ chaindata_chh_delete(chaindata_record_t *rec,
 {
     unsigned char  uuid[CHAINDATA_UUID_LEN];
 
-    if (chaindata_chh_uuid(rec, id, "delete", uuid) != 0) {
-        return -1;
-    }
-
-    if (chaindata_writeset_add(ws, CHAINDATA_WRITE_DEL,
-                               CHAINDATA_DBI_CHAINHOOK,
-                               uuid, sizeof(uuid), 0)
-        == NULL)
+    if (chaindata_chh_uuid(rec, id, "delete", uuid) != 0
+        || chaindata_record_delete(rec, ws, CHAINDATA_WRITE_DEL,
+                                   CHAINDATA_DBI_CHAINHOOK, uuid,
+                                   sizeof(uuid))
+           != 0)
     {
-        return chaindata_record_fail(rec, "out of memory");
+        return -1;
     }
 
     rec->kind = CHAINDATA_REC_CHAINHOOK_DELETE;
@@ -336,17 +330,10 @@ chaindata_chh_delete(chaindata_record_t *rec,
 }
 
 
-int
-chaindata_record_chainhook(chaindata_record_t *rec,
-    const chaindata_jv_t *envelope, chaindata_writeset_t *ws)
-{
-    static const chaindata_upsert_t  upsert = {
-        "chainhook",
-        chaindata_chh_put_members,
-        chaindata_chh_delete_members,
-        chaindata_chh_put,
-        chaindata_chh_delete
-    };
-
-    return chaindata_record_upsert(rec, &upsert, envelope, ws);
-}
+const chaindata_kind_t  chaindata_kind_chainhook = {
+    "chainhook",
+    chaindata_chh_put_members,
+    chaindata_chh_delete_members,
+    chaindata_chh_put,
+    chaindata_chh_delete
+};

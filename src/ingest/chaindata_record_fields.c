@@ -66,11 +66,14 @@ chaindata_type_name(unsigned types)
 }
 
 
-/* the first member of obj that fields does not name, or NULL */
+/*
+ * The first member of obj that fields does not name, or names as required
+ * only in other shapes than this one; NULL when there is none.
+ */
 
 const chaindata_jv_t *
 chaindata_field_unknown(const chaindata_jv_t *obj,
-    const chaindata_field_t *fields)
+    const chaindata_field_t *fields, unsigned shape)
 {
     const chaindata_jv_t     *m;
     const chaindata_field_t  *f;
@@ -84,7 +87,7 @@ chaindata_field_unknown(const chaindata_jv_t *obj,
             }
         }
 
-        if (f->name == NULL) {
+        if (f->name == NULL || (f->required && !(f->required & shape))) {
             return m;
         }
     }
@@ -153,7 +156,8 @@ chaindata_record_fields(chaindata_record_t *rec,
                                      rules->note);
     }
 
-    m = rules->closed ? chaindata_field_unknown(obj, fields) : NULL;
+    m = rules->closed ? chaindata_field_unknown(obj, fields, rules->shape)
+                      : NULL;
 
     if (m) {
         return chaindata_record_fail(rec,

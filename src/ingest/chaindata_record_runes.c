@@ -37,9 +37,6 @@
 
 /* one kind of list: its record kind, where it goes, what an entry is */
 typedef struct {
-    const char                *kind;
-    const char                *key_member;
-    const chaindata_field_t   *members;
     const chaindata_field_t   *entry;
     chaindata_dbi_e            head_db;
     chaindata_dbi_e            entry_db;
@@ -146,9 +143,6 @@ static const char  *chaindata_operations[] = {
 
 
 static const chaindata_rlist_t  chaindata_activity_list = {
-    "rune_activity",
-    "tx_id",
-    chaindata_activity_members,
     chaindata_activity,
     CHAINDATA_DBI_RUNE_ACTIVITY,
     CHAINDATA_DBI_RUNE_ACTIVITY_ENTRY,
@@ -157,9 +151,6 @@ static const chaindata_rlist_t  chaindata_activity_list = {
 };
 
 static const chaindata_rlist_t  chaindata_balances_list = {
-    "rune_balances",
-    "address",
-    chaindata_balances_members,
     chaindata_balance,
     CHAINDATA_DBI_RUNE_BALANCES,
     CHAINDATA_DBI_RUNE_BALANCE_ENTRY,
@@ -772,19 +763,19 @@ chaindata_write_list(chaindata_record_t *rec,
     chaindata_digest_t     digest;
     const chaindata_jv_t  *entry;
 
-    if (chaindata_writeset_add(ws, CHAINDATA_WRITE_DEL_PREFIX,
-                               list->entry_db, key, key_len, 0)
-        == NULL)
+    if (chaindata_record_delete(rec, ws, CHAINDATA_WRITE_DEL_PREFIX,
+                                list->entry_db, key, key_len)
+        != 0)
     {
-        goto nomem;
+        return -1;
     }
 
     if (results->n == 0) {
-        if (chaindata_writeset_add(ws, CHAINDATA_WRITE_DEL,
-                                   list->head_db, key, key_len, 0)
-            == NULL)
+        if (chaindata_record_delete(rec, ws, CHAINDATA_WRITE_DEL,
+                                    list->head_db, key, key_len)
+            != 0)
         {
-            goto nomem;
+            return -1;
         }
 
         rec->kind = list->del;
@@ -877,19 +868,12 @@ chaindata_record_list(chaindata_record_t *rec,
 }
 
 
-int
-chaindata_record_rune_activity(chaindata_record_t *rec,
+static int
+chaindata_rune_activity_put(chaindata_record_t *rec,
     const chaindata_jv_t *envelope, chaindata_writeset_t *ws)
 {
     unsigned char          txid[CHAINDATA_TXID_LEN];
     const chaindata_jv_t  *id;
-
-    if (chaindata_record_members(rec, envelope, "rune_activity",
-                                 chaindata_activity_members)
-        != 0)
-    {
-        return -1;
-    }
 
     id = chaindata_jv_get(envelope, "tx_id");
 
@@ -907,20 +891,13 @@ chaindata_record_rune_activity(chaindata_record_t *rec,
 }
 
 
-int
-chaindata_record_rune_balances(chaindata_record_t *rec,
+static int
+chaindata_rune_balances_put(chaindata_record_t *rec,
     const chaindata_jv_t *envelope, chaindata_writeset_t *ws)
 {
     size_t                 key_len;
     unsigned char          key[CHAINDATA_LIST_KEY_MAX];
     const chaindata_jv_t  *address;
-
-    if (chaindata_record_members(rec, envelope, "rune_balances",
-                                 chaindata_balances_members)
-        != 0)
-    {
-        return -1;
-    }
 
     address = chaindata_jv_get(envelope, "address");
     key_len = 0;
@@ -940,3 +917,21 @@ chaindata_record_rune_balances(chaindata_record_t *rec,
                                  &chaindata_balances_list,
                                  envelope, key, key_len, ws);
 }
+
+
+const chaindata_kind_t  chaindata_kind_rune_activity = {
+    "rune_activity",
+    chaindata_activity_members,
+    NULL,
+    chaindata_rune_activity_put,
+    NULL
+};
+
+
+const chaindata_kind_t  chaindata_kind_rune_balances = {
+    "rune_balances",
+    chaindata_balances_members,
+    NULL,
+    chaindata_rune_balances_put,
+    NULL
+};

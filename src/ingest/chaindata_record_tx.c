@@ -492,8 +492,7 @@ chaindata_write_doc(unsigned char *doc,
 
 static int
 chaindata_tx_put(chaindata_record_t *rec,
-    const chaindata_jv_t *envelope,
-    const chaindata_jv_t *data, chaindata_writeset_t *ws)
+    const chaindata_jv_t *envelope, chaindata_writeset_t *ws)
 {
     int                    is_call;
     size_t                 doc_size, i, n;
@@ -502,10 +501,12 @@ chaindata_tx_put(chaindata_record_t *rec,
     unsigned char          txid[CHAINDATA_TXID_LEN];
     unsigned char          key[CHAINDATA_EVENT_KEY_LEN];
     unsigned char          sha256[CHAINDATA_SHA256_LEN];
-    const chaindata_jv_t  *tx_id, *events;
+    const chaindata_jv_t  *data, *tx_id, *events;
     chaindata_txh_t        h;
     chaindata_event_t     *sorted;
     chaindata_digest_t     digest;
+
+    data = chaindata_jv_get(envelope, "data");
 
     if (chaindata_check_tx(rec, data, &shape) != 0) {
         return -1;
@@ -540,12 +541,11 @@ chaindata_tx_put(chaindata_record_t *rec,
                    CHAINDATA_MAX_DOC);
     }
 
-    if (chaindata_writeset_add(ws, CHAINDATA_WRITE_DEL_PREFIX,
-                               CHAINDATA_DBI_TX_EVENT,
-                               txid, sizeof(txid), 0)
-        == NULL)
+    if (chaindata_record_delete(rec, ws, CHAINDATA_WRITE_DEL_PREFIX,
+                                CHAINDATA_DBI_TX_EVENT, txid, sizeof(txid))
+        != 0)
     {
-        goto nomem;
+        return -1;
     }
 
     value = chaindata_writeset_add(ws, CHAINDATA_WRITE_PUT,
@@ -625,17 +625,15 @@ chaindata_tx_delete(chaindata_record_t *rec,
                    "delete must be \"0x\" and 64 hex digits");
     }
 
-    if (chaindata_writeset_add(ws, CHAINDATA_WRITE_DEL,
-                               CHAINDATA_DBI_TX,
-                               txid, sizeof(txid), 0)
-        == NULL
-        || chaindata_writeset_add(ws,
-                                  CHAINDATA_WRITE_DEL_PREFIX,
-                                  CHAINDATA_DBI_TX_EVENT,
-                                  txid, sizeof(txid), 0)
-           == NULL)
+    if (chaindata_record_delete(rec, ws, CHAINDATA_WRITE_DEL,
+                                CHAINDATA_DBI_TX, txid, sizeof(txid))
+        != 0
+        || chaindata_record_delete(rec, ws, CHAINDATA_WRITE_DEL_PREFIX,
+                                   CHAINDATA_DBI_TX_EVENT, txid,
+                                   sizeof(txid))
+           != 0)
     {
-        return chaindata_record_fail(rec, "out of memory");
+        return -1;
     }
 
     rec->kind = CHAINDATA_REC_TX_DELETE;
@@ -644,17 +642,10 @@ chaindata_tx_delete(chaindata_record_t *rec,
 }
 
 
-int
-chaindata_record_tx(chaindata_record_t *rec,
-    const chaindata_jv_t *envelope, chaindata_writeset_t *ws)
-{
-    static const chaindata_upsert_t  upsert = {
-        "tx",
-        chaindata_tx_put_members,
-        chaindata_tx_delete_members,
-        chaindata_tx_put,
-        chaindata_tx_delete
-    };
-
-    return chaindata_record_upsert(rec, &upsert, envelope, ws);
-}
+const chaindata_kind_t  chaindata_kind_tx = {
+    "tx",
+    chaindata_tx_put_members,
+    chaindata_tx_delete_members,
+    chaindata_tx_put,
+    chaindata_tx_delete
+};
