@@ -18,6 +18,9 @@
 
 #define CHAINDATA_ERR_LEN         512
 
+/* the longest name of a member in a message: "results[12].rune.number" */
+#define CHAINDATA_PATH_LEN        64
+
 
 typedef enum {
     CHAINDATA_WRITE_PUT = 0,

@@ -13,10 +13,6 @@
 #include "chaindata_record.h"
 
 
-/* "results[12].location.block_height" and the like */
-#define CHAINDATA_PATH_LEN  64
-
-
 static int
 chaindata_has_type(const chaindata_jv_t *v, unsigned types)
 {
