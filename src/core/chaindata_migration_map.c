@@ -12,10 +12,10 @@
 
 
 /*
- * The mapping of specification 9.2 and 9.3, the one place it is held.
- * Paths are the part after /ordinals/v1/ or /ordinals/, as the tables give
- * them; query parameters are the tables' and section 8's.  The README
- * ("Deprecated Bitcoin-layer endpoints") writes the same table down.
+ * The mapping of the deprecated endpoints, the one place it is held; the
+ * README ("Deprecated Bitcoin-layer endpoints", "The mapping") writes the
+ * same table down.  Paths are the part after /ordinals/v1/ or /ordinals/,
+ * as the tables give them, with their query parameters.
  */
 
 const chaindata_mig_row_t  chaindata_mig_rows[] = {

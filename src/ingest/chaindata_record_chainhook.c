@@ -6,10 +6,10 @@
  *    "data":{"status":{...},"enabled":<bool>}}            upsert
  *   {"kind":"chainhook","delete":"<uuid>"}                 remove
  *
- * The document (data) is checked against the status shapes of
- * upstream-behaviour.md section 5 and stored compactly as given.  The API
- * key itself is never written anywhere: only its SHA-256 goes into the
- * record, and no error message quotes it.  See lmdb-schema/chainhook.md.
+ * The document (data) is checked against the status shapes that
+ * lmdb-schema/chainhook.md ("Ingest format") lists and stored compactly as
+ * given.  The API key itself is never written anywhere: only its SHA-256
+ * goes into the record, and no error message quotes it.
  */
 
 

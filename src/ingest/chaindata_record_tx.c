@@ -47,7 +47,7 @@ typedef struct {
 } chaindata_event_t;
 
 
-/* specification 2.2 and the upstream schema's required members */
+/* a transaction's members: lmdb-schema/README.md, "Ingest format", "tx" */
 
 static const chaindata_field_t  chaindata_tx_fields[] = {
 
