@@ -33,6 +33,8 @@ static const chaindata_kind_t  *chaindata_kinds[] = {
 };
 
 
+static int chaindata_record_unknown(chaindata_record_t *rec,
+    const chaindata_jv_t *kind);
 static int chaindata_record_kind(chaindata_record_t *rec,
     const chaindata_kind_t *k, const chaindata_jv_t *envelope,
     chaindata_writeset_t *ws);
@@ -111,9 +113,7 @@ chaindata_record_parse(chaindata_record_t *rec,
     }
 
     if (*k == NULL) {
-        return chaindata_record_fail(rec,
-                   "unknown kind \"%.64s\" (expected tx, rune_activity, "
-                   "rune_balances or chainhook)", kind->str);
+        return chaindata_record_unknown(rec, kind);
     }
 
     nwrites = ws->nwrites;
@@ -151,6 +151,29 @@ chaindata_record_members(chaindata_record_t *rec,
     }
 
     return 0;
+}
+
+
+/* names the kinds there are: "tx, rune_activity, ... or chainhook" */
+
+static int
+chaindata_record_unknown(chaindata_record_t *rec,
+    const chaindata_jv_t *kind)
+{
+    char                      names[CHAINDATA_ERR_LEN / 2];
+    size_t                    len;
+    const chaindata_kind_t  **k;
+
+    len = 0;
+
+    for (k = chaindata_kinds; *k && len < sizeof(names); k++) {
+        len += snprintf(names + len, sizeof(names) - len, "%s%s",
+                        k == chaindata_kinds ? "" : (k[1] ? ", " : " or "),
+                        (*k)->name);
+    }
+
+    return chaindata_record_fail(rec,
+               "unknown kind \"%.64s\" (expected %s)", kind->str, names);
 }
 
 
