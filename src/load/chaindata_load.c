@@ -23,6 +23,7 @@
 
 #include "chaindata_codec.h"
 #include "chaindata_record.h"
+#include "chaindata_schema.h"
 
 
 #define CHAINDATA_EXIT_OK        0
@@ -60,18 +61,6 @@ typedef struct {
     size_t                          batches;
     size_t                          skipped;
 } chaindata_loader_t;
-
-
-static const char  *chaindata_rec_names[] = {
-    "tx upserts",
-    "tx deletes",
-    "chainhook upserts",
-    "chainhook deletes",
-    "rune activity lists",
-    "rune activity deletes",
-    "rune balance lists",
-    "rune balance deletes"
-};
 
 
 static void
@@ -174,65 +163,23 @@ chaindata_write_begin(chaindata_loader_t *ld, MDB_txn **txn)
 static int
 chaindata_open_dbs(chaindata_loader_t *ld)
 {
-    int          rc, i;
-    const char  *version;
+    int          rc;
+    char         err[CHAINDATA_SCHEMA_ERR_LEN];
     MDB_txn     *txn;
-    MDB_val      key, val;
-    MDB_stat     st;
+    const char  *failure;
 
     rc = chaindata_write_begin(ld, &txn);
     if (rc != 0) {
         return chaindata_mdb_fail("cannot begin a transaction", rc);
     }
 
-    for (i = 0; i < CHAINDATA_DBI_COUNT; i++) {
-        rc = mdb_dbi_open(txn, chaindata_db_names[i], MDB_CREATE,
-                          &ld->dbi[i]);
-        if (rc != 0) {
-            mdb_txn_abort(txn);
-            return chaindata_mdb_fail("cannot open a database", rc);
-        }
-    }
-
-    version = CHAINDATA_SCHEMA_VERSION;
-
-    key.mv_data = CHAINDATA_META_SCHEMA;
-    key.mv_size = sizeof(CHAINDATA_META_SCHEMA) - 1;
-
-    rc = mdb_get(txn, ld->dbi[CHAINDATA_DBI_META], &key, &val);
-
-    if (rc == MDB_NOTFOUND) {
-        rc = mdb_stat(txn, ld->dbi[CHAINDATA_DBI_TX], &st);
-
-        if (rc == 0 && st.ms_entries != 0) {
-            mdb_txn_abort(txn);
-            fprintf(stderr, "chaindata-load: %s holds transactions but no "
-                    "schema version: not a chaindata index\n", ld->db_path);
-            return CHAINDATA_EXIT_SYSTEM;
-        }
-
-        val.mv_data = (void *) version;
-        val.mv_size = strlen(version);
-
-        rc = mdb_put(txn, ld->dbi[CHAINDATA_DBI_META], &key, &val, 0);
-
-    } else if (rc == 0
-               && (val.mv_size != strlen(version)
-                   || memcmp(val.mv_data, version, val.mv_size) != 0))
-    {
+    failure = chaindata_schema_open(txn, CHAINDATA_SCHEMA_WRITE, ld->dbi,
+                                    &rc, err);
+    if (failure) {
         mdb_txn_abort(txn);
-        fprintf(stderr, "chaindata-load: %s has schema version %.*s, this "
-                "loader writes version %s; rebuild the index into a new "
-                "directory\n", ld->db_path,
-                (int) (val.mv_size > 16 ? 16 : val.mv_size),
-                (char *) val.mv_data, version);
+        fprintf(stderr, "chaindata-load: %s: %s%s%s\n", ld->db_path,
+                failure, rc ? ": " : "", rc ? mdb_strerror(rc) : "");
         return CHAINDATA_EXIT_SYSTEM;
-    }
-
-    if (rc != 0) {
-        mdb_txn_abort(txn);
-        return chaindata_mdb_fail("cannot read the schema version",
-                                  rc);
     }
 
     rc = mdb_txn_commit(txn);
