@@ -206,7 +206,7 @@ $(BUILD)/fuzz/fuzz_%: t/fuzz/fuzz_%.c $(CORE_SRCS) $(INGEST_SRCS) \
                       $(HEADERS) | deps-fuzz
 	@mkdir -p $(BUILD)/fuzz
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(INCS) -o $@ $< $(CORE_SRCS) $(INGEST_SRCS) \
-	    -llmdb -lyajl -lcrypto
+	    $(LIBS)
 
 fuzz: fuzzers
 	t/fuzz/run --seconds $(FUZZ_SECONDS)

@@ -157,6 +157,7 @@ typedef enum {
 int chaindata_hex_value(unsigned char c);
 int chaindata_hex_decode(unsigned char *dst, const unsigned char *src,
     size_t len);
+int chaindata_hex_is_lower(const unsigned char *s, size_t len);
 unsigned char *chaindata_hex_encode(unsigned char *dst,
     const unsigned char *src, size_t n);
 

@@ -12,10 +12,10 @@
 
 
 /*
- * The mapping of specification 9.2 and 9.3, the one place it is held.
- * Paths are the part after /ordinals/v1/ or /ordinals/, as the tables give
- * them; query parameters are the tables' and section 8's.  The README
- * ("Deprecated Bitcoin-layer endpoints") writes the same table down.
+ * The mapping of the deprecated endpoints, the one place it is held; the
+ * README ("Deprecated Bitcoin-layer endpoints", "The mapping") writes the
+ * same table down.  Paths are the part after /ordinals/v1/ or /ordinals/,
+ * as the tables give them, with their query parameters.
  */
 
 const chaindata_mig_row_t  chaindata_mig_rows[] = {
@@ -166,19 +166,6 @@ chaindata_mig_query_char(unsigned char c)
 {
     return chaindata_mig_unreserved(c)
            || (c != 0 && strchr("!$&'()*+,;=:@/?", c) != NULL);
-}
-
-
-/*
- * A hex digit.  Not "(c | 0x20)" alone, which also takes the control
- * bytes 0x10-0x19 for digits and let them into a Location unescaped
- * (found by fuzz_migration).
- */
-
-static int
-chaindata_mig_hex(unsigned char c)
-{
-    return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f');
 }
 
 
@@ -616,8 +603,8 @@ chaindata_mig_escape_query(unsigned char *out,
     for (s = args; s < end; s++) {
         if (chaindata_mig_query_char(*s)
             || (*s == '%' && end - s > 2
-                && chaindata_mig_hex(s[1])
-                && chaindata_mig_hex(s[2])))
+                && chaindata_hex_value(s[1]) >= 0
+                && chaindata_hex_value(s[2]) >= 0))
         {
             *p++ = *s;
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chaindata_schema.h"
 #include "chaindata_status.h"
 
 
@@ -129,10 +130,12 @@ chaindata_status_gather(MDB_env *env, MDB_txn *txn, const MDB_dbi *dbi,
 int
 chaindata_status_read(const char *path, chaindata_status_t *st)
 {
-    int       rc, i;
-    MDB_env  *env;
-    MDB_txn  *txn;
-    MDB_dbi   dbi[CHAINDATA_DBI_COUNT];
+    int          rc;
+    char         err[CHAINDATA_SCHEMA_ERR_LEN];
+    MDB_env     *env;
+    MDB_txn     *txn;
+    MDB_dbi      dbi[CHAINDATA_DBI_COUNT];
+    const char  *failure;
 
     env = NULL;
     txn = NULL;
@@ -150,18 +153,23 @@ chaindata_status_read(const char *path, chaindata_status_t *st)
         rc = mdb_txn_begin(env, NULL, MDB_RDONLY, &txn);
     }
 
-    for (i = 0; rc == 0 && i < CHAINDATA_DBI_COUNT; i++) {
-        rc = mdb_dbi_open(txn, chaindata_db_names[i], 0, &dbi[i]);
-    }
+    failure = NULL;
 
     if (rc == 0) {
+        failure = chaindata_schema_open(txn, 0, dbi, &rc, err);
+    }
+
+    if (failure == NULL && rc == 0) {
         rc = chaindata_status_gather(env, txn, dbi, st);
     }
 
-    if (rc != 0) {
-        snprintf(st->err, sizeof(st->err), "%s",
-                 rc == MDB_NOTFOUND ? "not a chaindata index of this "
-                                      "version" : mdb_strerror(rc));
+    if (failure) {
+        snprintf(st->err, sizeof(st->err), "%s%s%s", failure,
+                 rc ? ": " : "", rc ? mdb_strerror(rc) : "");
+        rc = -1;
+
+    } else if (rc != 0) {
+        snprintf(st->err, sizeof(st->err), "%s", mdb_strerror(rc));
     }
 
     if (txn) {

@@ -17,6 +17,7 @@
 #include <lmdb.h>
 
 #include "chaindata_codec.h"
+#include "chaindata_schema.h"
 
 
 #define CHAINDATA_STATUS_FEEDS  16
@@ -40,7 +41,7 @@ typedef struct {
     unsigned                 max_readers;
     size_t                   nfeeds;
     chaindata_status_feed_t  feeds[CHAINDATA_STATUS_FEEDS];
-    char                     err[128];
+    char                     err[CHAINDATA_SCHEMA_ERR_LEN + 64];
 } chaindata_status_t;
 
 

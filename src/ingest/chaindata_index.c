@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "chaindata_index.h"
+#include "chaindata_schema.h"
 
 
 static int
@@ -56,68 +57,23 @@ chaindata_index_write_begin(chaindata_index_t *ix, MDB_txn **txn)
 static int
 chaindata_index_open_dbs(chaindata_index_t *ix)
 {
-    int          rc, i;
-    const char  *version;
+    int          rc;
+    char         err[CHAINDATA_SCHEMA_ERR_LEN];
     MDB_txn     *txn;
-    MDB_val      key, val;
-    MDB_stat     st;
+    const char  *failure;
 
     rc = chaindata_index_write_begin(ix, &txn);
     if (rc != 0) {
         return chaindata_index_fail(ix, "cannot begin a transaction", rc);
     }
 
-    for (i = 0; i < CHAINDATA_DBI_COUNT; i++) {
-        rc = mdb_dbi_open(txn, chaindata_db_names[i], MDB_CREATE,
-                          &ix->dbi[i]);
-        if (rc != 0) {
-            mdb_txn_abort(txn);
-            return chaindata_index_fail(ix, "cannot open a database", rc);
-        }
-    }
-
-    version = CHAINDATA_SCHEMA_VERSION;
-
-    key.mv_data = CHAINDATA_META_SCHEMA;
-    key.mv_size = sizeof(CHAINDATA_META_SCHEMA) - 1;
-
-    rc = mdb_get(txn, ix->dbi[CHAINDATA_DBI_META], &key, &val);
-
-    if (rc == MDB_NOTFOUND) {
-        rc = mdb_stat(txn, ix->dbi[CHAINDATA_DBI_TX], &st);
-
-        if (rc == 0 && st.ms_entries != 0) {
-            mdb_txn_abort(txn);
-            fprintf(stderr, "%s: %s holds transactions but no schema "
-                    "version: not a chaindata index\n", ix->prog, ix->path);
-            return -1;
-        }
-
-        val.mv_data = (void *) version;
-        val.mv_size = strlen(version);
-
-        rc = mdb_put(txn, ix->dbi[CHAINDATA_DBI_META], &key, &val, 0);
-
-    } else if (rc == 0
-               && (val.mv_size != strlen(version)
-                   || memcmp(val.mv_data, version, val.mv_size) != 0))
-    {
+    failure = chaindata_schema_open(txn, CHAINDATA_SCHEMA_WRITE, ix->dbi,
+                                    &rc, err);
+    if (failure) {
         mdb_txn_abort(txn);
-        fprintf(stderr, "%s: %s has schema version %.*s, this %s writes "
-                "version %s; rebuild the index into a new directory\n",
-                ix->prog, ix->path,
-                (int) (val.mv_size > 16 ? 16 : val.mv_size),
-                (char *) val.mv_data,
-                strcmp(ix->prog, "chaindata-load") == 0 ? "loader"
-                                                        : "program",
-                version);
+        fprintf(stderr, "%s: %s: %s%s%s\n", ix->prog, ix->path, failure,
+                rc ? ": " : "", rc ? mdb_strerror(rc) : "");
         return -1;
-    }
-
-    if (rc != 0) {
-        mdb_txn_abort(txn);
-        return chaindata_index_fail(ix, "cannot read the schema version",
-                                    rc);
     }
 
     rc = mdb_txn_commit(txn);

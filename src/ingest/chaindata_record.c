@@ -15,21 +15,32 @@
 #include "chaindata_record.h"
 
 
-typedef struct {
-    const char  *name;
-    int        (*handler)(chaindata_record_t *rec,
-                          const chaindata_jv_t *envelope,
-                          chaindata_writeset_t  *ws);
-} chaindata_kind_t;
+#define CHAINDATA_REC_NAME(id, name)  name,
 
-
-static const chaindata_kind_t  chaindata_kinds[] = {
-    { "tx", chaindata_record_tx },
-    { "rune_activity", chaindata_record_rune_activity },
-    { "rune_balances", chaindata_record_rune_balances },
-    { "chainhook", chaindata_record_chainhook },
-    { NULL, NULL }
+const char *const  chaindata_rec_names[CHAINDATA_REC_KINDS] = {
+    CHAINDATA_REC_LIST(CHAINDATA_REC_NAME)
 };
+
+#undef CHAINDATA_REC_NAME
+
+
+static const chaindata_kind_t  *chaindata_kinds[] = {
+    &chaindata_kind_tx,
+    &chaindata_kind_rune_activity,
+    &chaindata_kind_rune_balances,
+    &chaindata_kind_chainhook,
+    NULL
+};
+
+
+static int chaindata_record_unknown(chaindata_record_t *rec,
+    const chaindata_jv_t *kind);
+static int chaindata_record_kind(chaindata_record_t *rec,
+    const chaindata_kind_t *k, const chaindata_jv_t *envelope,
+    chaindata_writeset_t *ws);
+static int chaindata_record_members(chaindata_record_t *rec,
+    const chaindata_jv_t *envelope, const char *kind,
+    const chaindata_field_t *allowed);
 
 
 int
@@ -69,10 +80,10 @@ int
 chaindata_record_parse(chaindata_record_t *rec,
     const unsigned char *line, size_t len, chaindata_writeset_t *ws)
 {
-    int                      rc;
-    size_t                   nwrites, used;
-    chaindata_jv_t          *root, *kind;
-    const chaindata_kind_t  *k;
+    int                       rc;
+    size_t                    nwrites, used;
+    chaindata_jv_t           *root, *kind;
+    const chaindata_kind_t  **k;
 
     rec->err[0] = '\0';
     chaindata_arena_reset(rec->arena);
@@ -95,28 +106,20 @@ chaindata_record_parse(chaindata_record_t *rec,
                    "\"kind\" is missing or not a string");
     }
 
-    for (k = chaindata_kinds; k->name; k++) {
-        if (chaindata_jv_is(kind, k->name)) {
+    for (k = chaindata_kinds; *k; k++) {
+        if (chaindata_jv_is(kind, (*k)->name)) {
             break;
         }
     }
 
-    if (k->name == NULL) {
-        return chaindata_record_fail(rec,
-                   "unknown kind \"%.64s\" (expected tx, rune_activity, "
-                   "rune_balances or chainhook)", kind->str);
-    }
-
-    if (k->handler == NULL) {
-        return chaindata_record_fail(rec,
-                   "kind \"%s\" is not supported by this version of "
-                   "chaindata-load", k->name);
+    if (*k == NULL) {
+        return chaindata_record_unknown(rec, kind);
     }
 
     nwrites = ws->nwrites;
     used = ws->len;
 
-    rc = k->handler(rec, root, ws);
+    rc = chaindata_record_kind(rec, *k, root, ws);
 
     if (rc != 0) {
         ws->nwrites = nwrites;
@@ -132,41 +135,66 @@ chaindata_record_parse(chaindata_record_t *rec,
  * such as "dat" must not pass as a record without data.
  */
 
-int
+static int
 chaindata_record_members(chaindata_record_t *rec,
     const chaindata_jv_t *envelope, const char *kind,
-    const char **allowed)
+    const chaindata_field_t *allowed)
 {
-    const char           **a;
     const chaindata_jv_t  *m;
 
-    for (m = envelope->child; m; m = m->next) {
-        for (a = allowed; *a; a++) {
-            if (m->key_len == strlen(*a) && memcmp(m->key, *a, m->key_len) == 0)
-            {
-                break;
-            }
-        }
+    m = chaindata_field_unknown(envelope, allowed, CHAINDATA_REQUIRED);
 
-        if (*a == NULL) {
-            return chaindata_record_fail(rec,
-                       "unexpected member \"%.64s\" in a %s record",
-                       m->key, kind);
-        }
+    if (m) {
+        return chaindata_record_fail(rec,
+                   "unexpected member \"%.64s\" in a %s record",
+                   m->key, kind);
     }
 
     return 0;
 }
 
 
+/* names the kinds there are: "tx, rune_activity, ... or chainhook" */
+
+static int
+chaindata_record_unknown(chaindata_record_t *rec,
+    const chaindata_jv_t *kind)
+{
+    char                      names[CHAINDATA_ERR_LEN / 2];
+    size_t                    len;
+    const chaindata_kind_t  **k;
+
+    len = 0;
+
+    for (k = chaindata_kinds; *k && len < sizeof(names); k++) {
+        len += snprintf(names + len, sizeof(names) - len, "%s%s",
+                        k == chaindata_kinds ? "" : (k[1] ? ", " : " or "),
+                        (*k)->name);
+    }
+
+    return chaindata_record_fail(rec,
+               "unknown kind \"%.64s\" (expected %s)", kind->str, names);
+}
+
+
 /* {"kind":K,"data":{…}} upserts, {"kind":K,"delete":ID} removes */
 
-int
-chaindata_record_upsert(chaindata_record_t *rec,
-    const chaindata_upsert_t *u,
-    const chaindata_jv_t *envelope, chaindata_writeset_t *ws)
+static int
+chaindata_record_kind(chaindata_record_t *rec,
+    const chaindata_kind_t *k, const chaindata_jv_t *envelope,
+    chaindata_writeset_t *ws)
 {
     const chaindata_jv_t  *data, *id;
+
+    if (k->delete_members == NULL) {
+        if (chaindata_record_members(rec, envelope, k->name, k->members)
+            != 0)
+        {
+            return -1;
+        }
+
+        return k->put(rec, envelope, ws);
+    }
 
     data = chaindata_jv_get(envelope, "data");
     id = chaindata_jv_get(envelope, "delete");
@@ -174,18 +202,17 @@ chaindata_record_upsert(chaindata_record_t *rec,
     if ((data == NULL) == (id == NULL)) {
         return chaindata_record_fail(rec,
                    "a %s record has either \"data\" or \"delete\"",
-                   u->kind);
+                   k->name);
     }
 
-    if (chaindata_record_members(rec, envelope, u->kind,
-                                 data ? u->put_members
-                                               : u->delete_members)
+    if (chaindata_record_members(rec, envelope, k->name,
+                                 data ? k->members : k->delete_members)
         != 0)
     {
         return -1;
     }
 
-    return data ? u->put(rec, envelope, data, ws) : u->remove(rec, id, ws);
+    return data ? k->put(rec, envelope, ws) : k->remove(rec, id, ws);
 }
 
 
@@ -261,6 +288,24 @@ chaindata_writeset_add(chaindata_writeset_t *ws,
     ws->len += key_len + val_len;
 
     return ws->buf + w->val_off;
+}
+
+
+/*
+ * Appends a write without a value (a delete, of a key or of a prefix):
+ * returns 0, or -1 with the reason in rec when memory runs out.
+ */
+
+int
+chaindata_record_delete(chaindata_record_t *rec,
+    chaindata_writeset_t *ws, chaindata_write_e action, chaindata_dbi_e db,
+    const unsigned char *key, size_t key_len)
+{
+    if (chaindata_writeset_add(ws, action, db, key, key_len, 0) == NULL) {
+        return chaindata_record_fail(rec, "out of memory");
+    }
+
+    return 0;
 }
 
 

@@ -18,6 +18,9 @@
 
 #define CHAINDATA_ERR_LEN         512
 
+/* the longest name of a member in a message: "results[12].rune.number" */
+#define CHAINDATA_PATH_LEN        64
+
 
 typedef enum {
     CHAINDATA_WRITE_PUT = 0,
@@ -47,17 +50,31 @@ typedef struct {
 } chaindata_writeset_t;
 
 
+/*
+ * What a record did, as the loader counts it: each line is an enum value
+ * and the name the loader's summary gives a number of such records.  The
+ * enum and chaindata_rec_names are both made from this one list.
+ */
+#define CHAINDATA_REC_LIST(X)                                              \
+    X(TX_PUT, "tx upserts")                                                \
+    X(TX_DELETE, "tx deletes")                                             \
+    X(CHAINHOOK_PUT, "chainhook upserts")                                  \
+    X(CHAINHOOK_DELETE, "chainhook deletes")                               \
+    X(RUNE_ACTIVITY_PUT, "rune activity lists")                            \
+    X(RUNE_ACTIVITY_DELETE, "rune activity deletes")                       \
+    X(RUNE_BALANCES_PUT, "rune balance lists")                             \
+    X(RUNE_BALANCES_DELETE, "rune balance deletes")
+
+#define CHAINDATA_REC_ENUM(id, name)  CHAINDATA_REC_ ## id,
+
 typedef enum {
-    CHAINDATA_REC_TX_PUT = 0,
-    CHAINDATA_REC_TX_DELETE,
-    CHAINDATA_REC_CHAINHOOK_PUT,
-    CHAINDATA_REC_CHAINHOOK_DELETE,
-    CHAINDATA_REC_RUNE_ACTIVITY_PUT,
-    CHAINDATA_REC_RUNE_ACTIVITY_DELETE,
-    CHAINDATA_REC_RUNE_BALANCES_PUT,
-    CHAINDATA_REC_RUNE_BALANCES_DELETE,
+    CHAINDATA_REC_LIST(CHAINDATA_REC_ENUM)
     CHAINDATA_REC_KINDS
 } chaindata_rec_e;
+
+#undef CHAINDATA_REC_ENUM
+
+extern const char *const  chaindata_rec_names[CHAINDATA_REC_KINDS];
 
 
 typedef struct chaindata_arena_s  chaindata_arena_t;
@@ -90,46 +107,91 @@ int chaindata_record_fail(chaindata_record_t *rec,
     __attribute__ ((format (printf, 2, 3)))
 #endif
     ;
-int chaindata_record_members(chaindata_record_t *rec,
-    const struct chaindata_jv_s *envelope, const char *kind,
-    const char **allowed);
-/* a kind whose records carry either "data" (upsert) or "delete" */
-typedef struct {
-    const char   *kind;
-    const char  **put_members;
-    const char  **delete_members;
-    int         (*put)(chaindata_record_t *rec,
-                       const struct chaindata_jv_s *envelope,
-                       const struct chaindata_jv_s *data,
-                       chaindata_writeset_t  *ws);
-    int         (*remove)(chaindata_record_t *rec,
-                          const struct chaindata_jv_s *id,
-                          chaindata_writeset_t  *ws);
-} chaindata_upsert_t;
 
-int chaindata_record_upsert(chaindata_record_t *rec,
-    const chaindata_upsert_t *u,
-    const struct chaindata_jv_s *envelope,
-    chaindata_writeset_t  *ws);
+/*
+ * The fields of an object, as every record kind describes what it takes:
+ * a table of them, ended by a NULL name, and one checker.
+ */
+
+/* the types a field may take; none: any, its check alone decides */
+#define CHAINDATA_T_STR       0x01
+#define CHAINDATA_T_U64       0x02    /* an integer from 0 to 2^64-1 */
+#define CHAINDATA_T_NUM       0x04
+#define CHAINDATA_T_BOOL      0x08
+#define CHAINDATA_T_NULL      0x10
+#define CHAINDATA_T_OBJ       0x20
+#define CHAINDATA_T_ARR       0x40
+#define CHAINDATA_T_INT       0x80    /* an integer of any size */
+
+/* where a field is required: in the shapes of its bits (see the rules) */
+#define CHAINDATA_OPTIONAL    0
+#define CHAINDATA_REQUIRED    0x01    /* the one shape of most objects */
+
+/* what a value must be beyond its type: NULL when it is, else what */
+typedef const char *(*chaindata_check_pt)(
+    const struct chaindata_jv_s  *v);
+
+typedef struct chaindata_field_s  chaindata_field_t;
+
+struct chaindata_field_s {
+    const char               *name;
+    unsigned                  types;      /* CHAINDATA_T_* */
+    unsigned                  required;   /* shapes, CHAINDATA_REQUIRED */
+    const chaindata_field_t  *members;    /* an object's, in order */
+    chaindata_check_pt        check;
+};
+
+/* how an object is held to its fields */
+typedef struct {
+    unsigned                  shape;      /* the "required" bit that applies */
+    unsigned                  closed:1;   /* no member but the fields */
+    unsigned                  null_absent:1;  /* an optional null: absent */
+    const char               *note;       /* after "missing", "unexpected" */
+} chaindata_rules_t;
+
+/*
+ * Checks obj, called path in messages, against its fields: an object,
+ * every member known (closed: named by a field that is optional or that
+ * the shape requires), the required ones present, each of its types and
+ * passing its check, an object's members in turn.
+ */
+int chaindata_record_fields(chaindata_record_t *rec,
+    const struct chaindata_jv_s *obj, const chaindata_field_t *fields,
+    const char *path, const chaindata_rules_t *rules);
+const struct chaindata_jv_s *chaindata_field_unknown(
+    const struct chaindata_jv_s *obj, const chaindata_field_t *fields,
+    unsigned shape);
+const char *chaindata_check_u64(const struct chaindata_jv_s *v);
+
+/*
+ * A kind of record, found by its "kind".  One with delete_members takes
+ * either "data", an upsert, or "delete" with the id of what goes; one
+ * without takes its envelope whole.  Every kind has a file of its own.
+ */
+typedef struct {
+    const char               *name;
+    const chaindata_field_t  *members;          /* the envelope's */
+    const chaindata_field_t  *delete_members;   /* a "delete" envelope's */
+    int                     (*put)(chaindata_record_t *rec,
+                                   const struct chaindata_jv_s *envelope,
+                                   chaindata_writeset_t  *ws);
+    int                     (*remove)(chaindata_record_t *rec,
+                                      const struct chaindata_jv_s *id,
+                                      chaindata_writeset_t  *ws);
+} chaindata_kind_t;
+
+extern const chaindata_kind_t  chaindata_kind_tx;
+extern const chaindata_kind_t  chaindata_kind_chainhook;
+extern const chaindata_kind_t  chaindata_kind_rune_activity;
+extern const chaindata_kind_t  chaindata_kind_rune_balances;
+
 unsigned char *chaindata_writeset_add(
     chaindata_writeset_t *ws, chaindata_write_e action,
     chaindata_dbi_e db, const unsigned char *key, size_t key_len,
     size_t val_len);
-
-int chaindata_record_tx(chaindata_record_t *rec,
-    const struct chaindata_jv_s *envelope,
-    chaindata_writeset_t  *ws);
-
-int chaindata_record_chainhook(chaindata_record_t *rec,
-    const struct chaindata_jv_s *envelope,
-    chaindata_writeset_t  *ws);
-
-int chaindata_record_rune_activity(chaindata_record_t *rec,
-    const struct chaindata_jv_s *envelope,
-    chaindata_writeset_t  *ws);
-int chaindata_record_rune_balances(chaindata_record_t *rec,
-    const struct chaindata_jv_s *envelope,
-    chaindata_writeset_t  *ws);
+int chaindata_record_delete(chaindata_record_t *rec,
+    chaindata_writeset_t *ws, chaindata_write_e action, chaindata_dbi_e db,
+    const unsigned char *key, size_t key_len);
 
 void chaindata_writeset_reset(chaindata_writeset_t *ws);
 void chaindata_writeset_free(chaindata_writeset_t *ws);

@@ -6,10 +6,10 @@
  *    "data":{"status":{...},"enabled":<bool>}}            upsert
  *   {"kind":"chainhook","delete":"<uuid>"}                 remove
  *
- * The document (data) is checked against the status shapes of
- * upstream-behaviour.md section 5 and stored compactly as given.  The API
- * key itself is never written anywhere: only its SHA-256 goes into the
- * record, and no error message quotes it.  See lmdb-schema/chainhook.md.
+ * The document (data) is checked against the status shapes that
+ * lmdb-schema/chainhook.md ("Ingest format") lists and stored compactly as
+ * given.  The API key itself is never written anywhere: only its SHA-256
+ * goes into the record, and no error message quotes it.
  */
 
 
@@ -24,113 +24,98 @@
 #include "chaindata_record.h"
 
 
-/* the members of status.info a type requires, all of them */
+/* what status.info holds for a type: nothing, a message, or counters */
+#define CHAINDATA_CHH_NOTHING     0x00
+#define CHAINDATA_CHH_MESSAGE     0x01
+
+/* the counters' types: a counter is required by the types of its bits */
+#define CHAINDATA_CHH_SCANNING    0x02
+#define CHAINDATA_CHH_STREAMING   0x04
+#define CHAINDATA_CHH_EXPIRED     0x08
+
 
 typedef struct {
-    const char         *type;
-    const char * const *info;     /* NULL: no info; empty: a string */
+    const char  *type;
+    unsigned     info;
 } chaindata_chh_type_t;
 
 
-static const char * const  chaindata_chh_scanning[] = {
-    "last_evaluated_block_height",
-    "last_occurrence",
-    "number_of_blocks_evaluated",
-    "number_of_blocks_to_scan",
-    "number_of_times_triggered",
-    NULL
-};
-
-static const char * const  chaindata_chh_streaming[] = {
-    "last_evaluated_block_height",
-    "last_evaluation",
-    "last_occurrence",
-    "number_of_blocks_evaluated",
-    "number_of_times_triggered",
-    NULL
-};
-
-static const char * const  chaindata_chh_expired[] = {
-    "expired_at_block_height",
-    "last_evaluated_block_height",
-    "last_occurrence",
-    "number_of_blocks_evaluated",
-    "number_of_times_triggered",
-    NULL
-};
-
-static const char * const  chaindata_chh_message[] = {
-    NULL
-};
+static const char *chaindata_chh_check_nullable(
+    const chaindata_jv_t  *v);
 
 
 static const chaindata_chh_type_t  chaindata_chh_types[] = {
-    { "new", NULL },
-    { "scanning", chaindata_chh_scanning },
-    { "streaming", chaindata_chh_streaming },
-    { "unconfirmed_expiration", chaindata_chh_expired },
-    { "confirmed_expiration", chaindata_chh_expired },
-    { "interrupted", chaindata_chh_message },
-    { NULL, NULL }
+    { "new", CHAINDATA_CHH_NOTHING },
+    { "scanning", CHAINDATA_CHH_SCANNING },
+    { "streaming", CHAINDATA_CHH_STREAMING },
+    { "unconfirmed_expiration", CHAINDATA_CHH_EXPIRED },
+    { "confirmed_expiration", CHAINDATA_CHH_EXPIRED },
+    { "interrupted", CHAINDATA_CHH_MESSAGE },
+    { NULL, 0 }
 };
 
 
-/* the one counter that is null until the hook first fires */
-#define CHAINDATA_CHH_NULLABLE  "last_occurrence"
+/*
+ * The counters of status.info, in the order they are checked, and the
+ * types that have each: all of those a type has are required, the others
+ * are unexpected.  last_occurrence is null until the hook first fires.
+ */
 
+#define S  CHAINDATA_CHH_SCANNING
+#define T  CHAINDATA_CHH_STREAMING
+#define X  CHAINDATA_CHH_EXPIRED
+#define U  chaindata_check_u64
 
-static const char  *chaindata_chh_put_members[] = {
-    "kind", "uuid", "api_key", "data", NULL
+static const chaindata_field_t  chaindata_chh_counters[] = {
+    { "expired_at_block_height", 0, X, NULL, U },
+    { "last_evaluated_block_height", 0, S|T|X, NULL, U },
+    { "last_evaluation", 0, T, NULL, U },
+    { "last_occurrence", 0, S|T|X, NULL, chaindata_chh_check_nullable },
+    { "number_of_blocks_evaluated", 0, S|T|X, NULL, U },
+    { "number_of_blocks_to_scan", 0, S, NULL, U },
+    { "number_of_times_triggered", 0, S|T|X, NULL, U },
+    { NULL, 0, 0, NULL, NULL }
 };
 
-static const char  *chaindata_chh_delete_members[] = {
-    "kind", "delete", NULL
+#undef S
+#undef T
+#undef X
+#undef U
+
+
+static const chaindata_field_t  chaindata_chh_put_members[] = {
+    { .name = "kind" }, { .name = "uuid" }, { .name = "api_key" },
+    { .name = "data" }, { .name = NULL }
 };
 
-static const char  *chaindata_chh_data_members[] = {
-    "status", "enabled", NULL
+static const chaindata_field_t  chaindata_chh_delete_members[] = {
+    { .name = "kind" }, { .name = "delete" }, { .name = NULL }
 };
 
-static const char  *chaindata_chh_status_members[] = {
-    "type", "info", NULL
+/* data and data.status: only their members are known here */
+
+static const chaindata_field_t  chaindata_chh_data_members[] = {
+    { .name = "status" }, { .name = "enabled" }, { .name = NULL }
+};
+
+static const chaindata_field_t  chaindata_chh_status_members[] = {
+    { .name = "type" }, { .name = "info" }, { .name = NULL }
 };
 
 
-static int
-chaindata_chh_is_member(const chaindata_jv_t *m,
-    const char * const *names)
+static const chaindata_rules_t  chaindata_chh_rules = {
+    CHAINDATA_REQUIRED, 1, 0, ""
+};
+
+
+static const char *
+chaindata_chh_check_nullable(const chaindata_jv_t *v)
 {
-    for ( /* void */ ; *names; names++) {
-        if (m->key_len == strlen(*names)
-            && memcmp(m->key, *names, m->key_len) == 0)
-        {
-            return 1;
-        }
+    if (v->type != CHAINDATA_JV_NULL && chaindata_check_u64(v) != NULL) {
+        return "a non-negative integer or null";
     }
 
-    return 0;
-}
-
-
-/* every member of obj is one of names; what names "where" is */
-
-static int
-chaindata_chh_only(chaindata_record_t *rec,
-    const chaindata_jv_t *obj, const char * const *names,
-    const char *where, const char *type)
-{
-    const chaindata_jv_t  *m;
-
-    for (m = obj->child; m; m = m->next) {
-        if (!chaindata_chh_is_member(m, names)) {
-            return chaindata_record_fail(rec,
-                       "%s has an unexpected member \"%.64s\"%s%s%s",
-                       where, m->key, type ? " (type " : "",
-                       type ? type : "", type ? ")" : "");
-        }
-    }
-
-    return 0;
+    return NULL;
 }
 
 
@@ -139,51 +124,17 @@ chaindata_chh_check_info(chaindata_record_t *rec,
     const chaindata_jv_t *info,
     const chaindata_chh_type_t *t)
 {
-    uint64_t               n;
-    const                  char * const             *f;
-    const chaindata_jv_t  *v;
+    char               note[64];
+    chaindata_rules_t  rules;
 
-    if (info == NULL || info->type != CHAINDATA_JV_OBJECT) {
-        return chaindata_record_fail(rec,
-                   "data.status.info must be an object (type %s)", t->type);
-    }
+    snprintf(note, sizeof(note), " (type %s)", t->type);
 
-    if (chaindata_chh_only(rec, info, t->info, "data.status.info",
-                           t->type)
-        != 0)
-    {
-        return -1;
-    }
+    rules = chaindata_chh_rules;
+    rules.shape = t->info;
+    rules.note = note;
 
-    for (f = t->info; *f; f++) {
-        v = chaindata_jv_get(info, *f);
-
-        if (v == NULL) {
-            return chaindata_record_fail(rec,
-                       "data.status.info.%s is missing (type %s)",
-                       *f, t->type);
-        }
-
-        if (strcmp(*f, CHAINDATA_CHH_NULLABLE) == 0) {
-            if (v->type != CHAINDATA_JV_NULL
-                && chaindata_jv_to_u64(v, &n) != 0)
-            {
-                return chaindata_record_fail(rec,
-                           "data.status.info.%s must be a non-negative "
-                           "integer or null", *f);
-            }
-
-            continue;
-        }
-
-        if (chaindata_jv_to_u64(v, &n) != 0) {
-            return chaindata_record_fail(rec,
-                       "data.status.info.%s must be a non-negative integer",
-                       *f);
-        }
-    }
-
-    return 0;
+    return chaindata_record_fields(rec, info, chaindata_chh_counters,
+                                   "data.status.info", &rules);
 }
 
 
@@ -199,9 +150,9 @@ chaindata_chh_check_status(chaindata_record_t *rec,
                    "data.status is missing or not an object");
     }
 
-    if (chaindata_chh_only(rec, status,
-                           chaindata_chh_status_members,
-                           "data.status", NULL)
+    if (chaindata_record_fields(rec, status,
+                                chaindata_chh_status_members,
+                                "data.status", &chaindata_chh_rules)
         != 0)
     {
         return -1;
@@ -224,7 +175,7 @@ chaindata_chh_check_status(chaindata_record_t *rec,
 
     info = chaindata_jv_get(status, "info");
 
-    if (t->info == NULL) {
+    if (t->info == CHAINDATA_CHH_NOTHING) {
         if (info) {
             return chaindata_record_fail(rec,
                        "data.status.info must be absent when type is new");
@@ -233,7 +184,7 @@ chaindata_chh_check_status(chaindata_record_t *rec,
         return 0;
     }
 
-    if (t->info[0] == NULL) {
+    if (t->info == CHAINDATA_CHH_MESSAGE) {
         if (info == NULL || info->type != CHAINDATA_JV_STRING) {
             return chaindata_record_fail(rec,
                        "data.status.info must be a string (the error "
@@ -253,13 +204,8 @@ chaindata_chh_check_data(chaindata_record_t *rec,
 {
     const chaindata_jv_t  *enabled;
 
-    if (data->type != CHAINDATA_JV_OBJECT) {
-        return chaindata_record_fail(rec, "data must be an object");
-    }
-
-    if (chaindata_chh_only(rec, data,
-                           chaindata_chh_data_members,
-                           "data", NULL)
+    if (chaindata_record_fields(rec, data, chaindata_chh_data_members,
+                                "data", &chaindata_chh_rules)
         != 0)
     {
         return -1;
@@ -297,15 +243,15 @@ chaindata_chh_uuid(chaindata_record_t *rec,
 
 static int
 chaindata_chh_put(chaindata_record_t *rec,
-    const chaindata_jv_t *envelope,
-    const chaindata_jv_t *data, chaindata_writeset_t *ws)
+    const chaindata_jv_t *envelope, chaindata_writeset_t *ws)
 {
     size_t                 doc_size;
     unsigned char         *value;
     unsigned char          uuid[CHAINDATA_UUID_LEN];
     unsigned char          digest[CHAINDATA_KEY_DIGEST_LEN];
-    const chaindata_jv_t  *key, *id;
+    const chaindata_jv_t  *data, *key, *id;
 
+    data = chaindata_jv_get(envelope, "data");
     id = chaindata_jv_get(envelope, "uuid");
 
     if (chaindata_chh_uuid(rec, id, "uuid", uuid) != 0) {
@@ -369,16 +315,13 @@ chaindata_chh_delete(chaindata_record_t *rec,
 {
     unsigned char  uuid[CHAINDATA_UUID_LEN];
 
-    if (chaindata_chh_uuid(rec, id, "delete", uuid) != 0) {
-        return -1;
-    }
-
-    if (chaindata_writeset_add(ws, CHAINDATA_WRITE_DEL,
-                               CHAINDATA_DBI_CHAINHOOK,
-                               uuid, sizeof(uuid), 0)
-        == NULL)
+    if (chaindata_chh_uuid(rec, id, "delete", uuid) != 0
+        || chaindata_record_delete(rec, ws, CHAINDATA_WRITE_DEL,
+                                   CHAINDATA_DBI_CHAINHOOK, uuid,
+                                   sizeof(uuid))
+           != 0)
     {
-        return chaindata_record_fail(rec, "out of memory");
+        return -1;
     }
 
     rec->kind = CHAINDATA_REC_CHAINHOOK_DELETE;
@@ -387,17 +330,10 @@ chaindata_chh_delete(chaindata_record_t *rec,
 }
 
 
-int
-chaindata_record_chainhook(chaindata_record_t *rec,
-    const chaindata_jv_t *envelope, chaindata_writeset_t *ws)
-{
-    static const chaindata_upsert_t  upsert = {
-        "chainhook",
-        chaindata_chh_put_members,
-        chaindata_chh_delete_members,
-        chaindata_chh_put,
-        chaindata_chh_delete
-    };
-
-    return chaindata_record_upsert(rec, &upsert, envelope, ws);
-}
+const chaindata_kind_t  chaindata_kind_chainhook = {
+    "chainhook",
+    chaindata_chh_put_members,
+    chaindata_chh_delete_members,
+    chaindata_chh_put,
+    chaindata_chh_delete
+};

@@ -15,20 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/evp.h>
-
 #include "chaindata_codec.h"
+#include "chaindata_digest.h"
 #include "chaindata_jdoc.h"
 #include "chaindata_record.h"
 
-
-#define CHAINDATA_T_STR     0x01
-#define CHAINDATA_T_INT     0x02
-#define CHAINDATA_T_NUM     0x04
-#define CHAINDATA_T_BOOL    0x08
-#define CHAINDATA_T_NULL    0x10
-#define CHAINDATA_T_OBJ     0x20
-#define CHAINDATA_T_ARR     0x40
 
 /*
  * What one request may have to copy: the document without its events, and
@@ -38,18 +29,9 @@
 #define CHAINDATA_MAX_DOC      (8 * 1024 * 1024)
 #define CHAINDATA_MAX_EVENT    (1024 * 1024)
 
-/* where a field is required: confirmed documents, mempool ones, or both */
-#define CHAINDATA_OPTIONAL  0
-#define CHAINDATA_CONFIRMED 1
-#define CHAINDATA_MEMPOOL   2
-#define CHAINDATA_BOTH      3
-
-
-typedef struct {
-    const char  *name;
-    unsigned     types;
-    unsigned     required;
-} chaindata_field_t;
+/* the shapes of a transaction, where its fields are required */
+#define CHAINDATA_CONFIRMED  0x02
+#define CHAINDATA_MEMPOOL    0x04
 
 
 typedef struct {
@@ -65,12 +47,12 @@ typedef struct {
 } chaindata_event_t;
 
 
-/* specification 2.2 and the upstream schema's required members */
+/* a transaction's members: lmdb-schema/README.md, "Ingest format", "tx" */
 
 static const chaindata_field_t  chaindata_tx_fields[] = {
 
 #define S  CHAINDATA_T_STR
-#define I  CHAINDATA_T_INT
+#define I  CHAINDATA_T_U64
 #define N  CHAINDATA_T_NUM
 #define B  CHAINDATA_T_BOOL
 #define Z  CHAINDATA_T_NULL
@@ -79,47 +61,47 @@ static const chaindata_field_t  chaindata_tx_fields[] = {
 #define C  CHAINDATA_CONFIRMED
 #define M  CHAINDATA_MEMPOOL
 
-    { "tx_id", S, C|M },
-    { "nonce", I, C|M },
-    { "fee_rate", S, C|M },
-    { "sender_address", S, C|M },
-    { "sponsor_nonce", I, 0 },
-    { "sponsored", B, C|M },
-    { "sponsor_address", S, 0 },
-    { "post_condition_mode", S, C|M },
-    { "post_conditions", A, C|M },
-    { "anchor_mode", S, C|M },
-    { "block_hash", S, C },
-    { "block_height", I, C },
-    { "block_time", N, C },
-    { "block_time_iso", S, C },
-    { "burn_block_time", I, C },
-    { "burn_block_height", I, C },
-    { "burn_block_time_iso", S, C },
-    { "parent_burn_block_time", I, C },
-    { "parent_burn_block_time_iso", S, C },
-    { "canonical", B, C },
-    { "tx_index", I, C },
-    { "tx_status", S, C|M },
-    { "tx_result", O, C },
-    { "event_count", I, C },
-    { "parent_block_hash", S, C },
-    { "is_unanchored", B, C },
-    { "microblock_hash", S, C },
-    { "microblock_sequence", I, C },
-    { "microblock_canonical", B, C },
-    { "execution_cost_read_count", I, C },
-    { "execution_cost_read_length", I, C },
-    { "execution_cost_runtime", I, C },
-    { "execution_cost_write_count", I, C },
-    { "execution_cost_write_length", I, C },
-    { "vm_error", S|Z, C },
-    { "events", A, C },
-    { "replaced_by_tx_id", S|Z, M },
-    { "receipt_time", I, M },
-    { "receipt_time_iso", S, M },
-    { "tx_type", S, C|M },
-    { NULL, 0, 0 }
+    { "tx_id", S, C|M, NULL, NULL },
+    { "nonce", I, C|M, NULL, NULL },
+    { "fee_rate", S, C|M, NULL, NULL },
+    { "sender_address", S, C|M, NULL, NULL },
+    { "sponsor_nonce", I, 0, NULL, NULL },
+    { "sponsored", B, C|M, NULL, NULL },
+    { "sponsor_address", S, 0, NULL, NULL },
+    { "post_condition_mode", S, C|M, NULL, NULL },
+    { "post_conditions", A, C|M, NULL, NULL },
+    { "anchor_mode", S, C|M, NULL, NULL },
+    { "block_hash", S, C, NULL, NULL },
+    { "block_height", I, C, NULL, NULL },
+    { "block_time", N, C, NULL, NULL },
+    { "block_time_iso", S, C, NULL, NULL },
+    { "burn_block_time", I, C, NULL, NULL },
+    { "burn_block_height", I, C, NULL, NULL },
+    { "burn_block_time_iso", S, C, NULL, NULL },
+    { "parent_burn_block_time", I, C, NULL, NULL },
+    { "parent_burn_block_time_iso", S, C, NULL, NULL },
+    { "canonical", B, C, NULL, NULL },
+    { "tx_index", I, C, NULL, NULL },
+    { "tx_status", S, C|M, NULL, NULL },
+    { "tx_result", O, C, NULL, NULL },
+    { "event_count", I, C, NULL, NULL },
+    { "parent_block_hash", S, C, NULL, NULL },
+    { "is_unanchored", B, C, NULL, NULL },
+    { "microblock_hash", S, C, NULL, NULL },
+    { "microblock_sequence", I, C, NULL, NULL },
+    { "microblock_canonical", B, C, NULL, NULL },
+    { "execution_cost_read_count", I, C, NULL, NULL },
+    { "execution_cost_read_length", I, C, NULL, NULL },
+    { "execution_cost_runtime", I, C, NULL, NULL },
+    { "execution_cost_write_count", I, C, NULL, NULL },
+    { "execution_cost_write_length", I, C, NULL, NULL },
+    { "vm_error", S|Z, C, NULL, NULL },
+    { "events", A, C, NULL, NULL },
+    { "replaced_by_tx_id", S|Z, M, NULL, NULL },
+    { "receipt_time", I, M, NULL, NULL },
+    { "receipt_time_iso", S, M, NULL, NULL },
+    { "tx_type", S, C|M, NULL, NULL },
+    { NULL, 0, 0, NULL, NULL }
 
 #undef S
 #undef I
@@ -173,91 +155,13 @@ static const char  *chaindata_tx_statuses[] = {
 #define CHAINDATA_CONFIRMED_STATUSES  4
 
 
-static const char  *chaindata_tx_put_members[] = {
-    "kind", "data", NULL
+static const chaindata_field_t  chaindata_tx_put_members[] = {
+    { .name = "kind" }, { .name = "data" }, { .name = NULL }
 };
 
-static const char  *chaindata_tx_delete_members[] = {
-    "kind", "delete", NULL
+static const chaindata_field_t  chaindata_tx_delete_members[] = {
+    { .name = "kind" }, { .name = "delete" }, { .name = NULL }
 };
-
-
-static int
-chaindata_has_type(const chaindata_jv_t *v, unsigned types)
-{
-    uint64_t  n;
-
-    switch (v->type) {
-
-    case CHAINDATA_JV_STRING:
-        return types & CHAINDATA_T_STR;
-
-    case CHAINDATA_JV_NUMBER:
-        return (types & CHAINDATA_T_NUM)
-               || ((types & CHAINDATA_T_INT)
-                   && chaindata_jv_to_u64(v, &n) == 0);
-
-    case CHAINDATA_JV_TRUE:
-    case CHAINDATA_JV_FALSE:
-        return types & CHAINDATA_T_BOOL;
-
-    case CHAINDATA_JV_NULL:
-        return types & CHAINDATA_T_NULL;
-
-    case CHAINDATA_JV_OBJECT:
-        return types & CHAINDATA_T_OBJ;
-
-    default:
-        return types & CHAINDATA_T_ARR;
-    }
-}
-
-
-static const char *
-chaindata_type_name(unsigned types)
-{
-    switch (types) {
-    case CHAINDATA_T_STR:  return "a string";
-    case CHAINDATA_T_INT:  return "an integer from 0 to 2^64-1";
-    case CHAINDATA_T_NUM:  return "a number";
-    case CHAINDATA_T_BOOL: return "a boolean";
-    case CHAINDATA_T_OBJ:  return "an object";
-    case CHAINDATA_T_ARR:  return "an array";
-    default:                        return "a string or null";
-    }
-}
-
-
-static int
-chaindata_check_fields(chaindata_record_t *rec,
-    const chaindata_jv_t *data, unsigned shape)
-{
-    const chaindata_jv_t     *v;
-    const chaindata_field_t  *f;
-
-    for (f = chaindata_tx_fields; f->name; f++) {
-        v = chaindata_jv_get(data, f->name);
-
-        if (v == NULL) {
-            if (f->required & shape) {
-                return chaindata_record_fail(rec,
-                           "data.%s is missing (required in a %s "
-                           "transaction)", f->name,
-                           shape == CHAINDATA_MEMPOOL
-                           ? "mempool" : "confirmed");
-            }
-
-            continue;
-        }
-
-        if (!chaindata_has_type(v, f->types)) {
-            return chaindata_record_fail(rec, "data.%s must be %s",
-                       f->name, chaindata_type_name(f->types));
-        }
-    }
-
-    return 0;
-}
 
 
 static const chaindata_variant_t *
@@ -430,7 +334,7 @@ static int
 chaindata_check_tx(chaindata_record_t *rec,
     const chaindata_jv_t *data, unsigned *shape)
 {
-    size_t                      i;
+    chaindata_rules_t           rules;
     const chaindata_jv_t       *v;
     const chaindata_variant_t  *t;
 
@@ -442,17 +346,11 @@ chaindata_check_tx(chaindata_record_t *rec,
 
     if (v == NULL || v->type != CHAINDATA_JV_STRING
         || v->len != CHAINDATA_TXID_HEX_LEN + 2
-        || v->str[0] != '0' || v->str[1] != 'x')
+        || v->str[0] != '0' || v->str[1] != 'x'
+        || !chaindata_hex_is_lower(v->str + 2, CHAINDATA_TXID_HEX_LEN))
     {
-        goto bad_id;
-    }
-
-    for (i = 2; i < v->len; i++) {
-        if (!((v->str[i] >= '0' && v->str[i] <= '9')
-              || (v->str[i] >= 'a' && v->str[i] <= 'f')))
-        {
-            goto bad_id;
-        }
+        return chaindata_record_fail(rec,
+                   "data.tx_id must be \"0x\" and 64 lowercase hex digits");
     }
 
     v = chaindata_jv_get(data, "tx_status");
@@ -472,7 +370,17 @@ chaindata_check_tx(chaindata_record_t *rec,
                    "or event_count", v->str);
     }
 
-    if (chaindata_check_fields(rec, data, *shape) != 0) {
+    rules.shape = *shape;
+    rules.closed = 0;
+    rules.null_absent = 0;
+    rules.note = (*shape == CHAINDATA_MEMPOOL)
+                 ? " (required in a mempool transaction)"
+                 : " (required in a confirmed transaction)";
+
+    if (chaindata_record_fields(rec, data, chaindata_tx_fields, "data",
+                                &rules)
+        != 0)
+    {
         return -1;
     }
 
@@ -495,11 +403,6 @@ chaindata_check_tx(chaindata_record_t *rec,
     }
 
     return 0;
-
-bad_id:
-
-    return chaindata_record_fail(rec,
-               "data.tx_id must be \"0x\" and 64 lowercase hex digits");
 }
 
 
@@ -589,20 +492,21 @@ chaindata_write_doc(unsigned char *doc,
 
 static int
 chaindata_tx_put(chaindata_record_t *rec,
-    const chaindata_jv_t *envelope,
-    const chaindata_jv_t *data, chaindata_writeset_t *ws)
+    const chaindata_jv_t *envelope, chaindata_writeset_t *ws)
 {
     int                    is_call;
     size_t                 doc_size, i, n;
     unsigned               shape;
-    EVP_MD_CTX            *md;
     unsigned char         *value, *end, *ev_value;
     unsigned char          txid[CHAINDATA_TXID_LEN];
     unsigned char          key[CHAINDATA_EVENT_KEY_LEN];
-    unsigned char          digest[EVP_MAX_MD_SIZE];
-    const chaindata_jv_t  *tx_id, *events;
+    unsigned char          sha256[CHAINDATA_SHA256_LEN];
+    const chaindata_jv_t  *data, *tx_id, *events;
     chaindata_txh_t        h;
     chaindata_event_t     *sorted;
+    chaindata_digest_t     digest;
+
+    data = chaindata_jv_get(envelope, "data");
 
     if (chaindata_check_tx(rec, data, &shape) != 0) {
         return -1;
@@ -637,12 +541,11 @@ chaindata_tx_put(chaindata_record_t *rec,
                    CHAINDATA_MAX_DOC);
     }
 
-    if (chaindata_writeset_add(ws, CHAINDATA_WRITE_DEL_PREFIX,
-                               CHAINDATA_DBI_TX_EVENT,
-                               txid, sizeof(txid), 0)
-        == NULL)
+    if (chaindata_record_delete(rec, ws, CHAINDATA_WRITE_DEL_PREFIX,
+                                CHAINDATA_DBI_TX_EVENT, txid, sizeof(txid))
+        != 0)
     {
-        goto nomem;
+        return -1;
     }
 
     value = chaindata_writeset_add(ws, CHAINDATA_WRITE_PUT,
@@ -668,15 +571,8 @@ chaindata_tx_put(chaindata_record_t *rec,
                                      "internal error: size mismatch");
     }
 
-    md = EVP_MD_CTX_new();
-    if (md == NULL
-        || EVP_DigestInit_ex(md, EVP_sha256(), NULL) != 1
-        || EVP_DigestUpdate(md, value + CHAINDATA_TXH_SIZE, doc_size)
-           != 1)
-    {
-        EVP_MD_CTX_free(md);
-        return chaindata_record_fail(rec, "SHA-256 unavailable");
-    }
+    chaindata_digest_init(&digest);
+    chaindata_digest_add(&digest, value + CHAINDATA_TXH_SIZE, doc_size);
 
     /* the header's value stays valid until the first event is added */
     value = NULL;
@@ -689,28 +585,15 @@ chaindata_tx_put(chaindata_record_t *rec,
                        CHAINDATA_DBI_TX_EVENT, key, sizeof(key),
                        sorted[i].size);
         if (ev_value == NULL) {
-            EVP_MD_CTX_free(md);
             goto nomem;
         }
 
         (void) chaindata_jv_write(ev_value, sorted[i].event);
-
-        if (EVP_DigestUpdate(md, "\n", 1) != 1
-            || EVP_DigestUpdate(md, ev_value, sorted[i].size) != 1)
-        {
-            EVP_MD_CTX_free(md);
-            return chaindata_record_fail(rec, "SHA-256 failed");
-        }
+        chaindata_digest_add(&digest, ev_value, sorted[i].size);
     }
 
-    if (EVP_DigestFinal_ex(md, digest, NULL) != 1) {
-        EVP_MD_CTX_free(md);
-        return chaindata_record_fail(rec, "SHA-256 failed");
-    }
-
-    EVP_MD_CTX_free(md);
-
-    memcpy(h.digest, digest, CHAINDATA_DIGEST_LEN);
+    chaindata_digest_final(&digest, sha256);
+    memcpy(h.digest, sha256, CHAINDATA_DIGEST_LEN);
 
     /* the header write is the second of this record: find it again */
     value = ws->buf + ws->writes[ws->nwrites - n - 1].val_off;
@@ -742,17 +625,15 @@ chaindata_tx_delete(chaindata_record_t *rec,
                    "delete must be \"0x\" and 64 hex digits");
     }
 
-    if (chaindata_writeset_add(ws, CHAINDATA_WRITE_DEL,
-                               CHAINDATA_DBI_TX,
-                               txid, sizeof(txid), 0)
-        == NULL
-        || chaindata_writeset_add(ws,
-                                  CHAINDATA_WRITE_DEL_PREFIX,
-                                  CHAINDATA_DBI_TX_EVENT,
-                                  txid, sizeof(txid), 0)
-           == NULL)
+    if (chaindata_record_delete(rec, ws, CHAINDATA_WRITE_DEL,
+                                CHAINDATA_DBI_TX, txid, sizeof(txid))
+        != 0
+        || chaindata_record_delete(rec, ws, CHAINDATA_WRITE_DEL_PREFIX,
+                                   CHAINDATA_DBI_TX_EVENT, txid,
+                                   sizeof(txid))
+           != 0)
     {
-        return chaindata_record_fail(rec, "out of memory");
+        return -1;
     }
 
     rec->kind = CHAINDATA_REC_TX_DELETE;
@@ -761,17 +642,10 @@ chaindata_tx_delete(chaindata_record_t *rec,
 }
 
 
-int
-chaindata_record_tx(chaindata_record_t *rec,
-    const chaindata_jv_t *envelope, chaindata_writeset_t *ws)
-{
-    static const chaindata_upsert_t  upsert = {
-        "tx",
-        chaindata_tx_put_members,
-        chaindata_tx_delete_members,
-        chaindata_tx_put,
-        chaindata_tx_delete
-    };
-
-    return chaindata_record_upsert(rec, &upsert, envelope, ws);
-}
+const chaindata_kind_t  chaindata_kind_tx = {
+    "tx",
+    chaindata_tx_put_members,
+    chaindata_tx_delete_members,
+    chaindata_tx_put,
+    chaindata_tx_delete
+};

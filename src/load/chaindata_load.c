@@ -70,18 +70,6 @@ typedef struct {
 } chaindata_loader_t;
 
 
-static const char  *chaindata_rec_names[] = {
-    "tx upserts",
-    "tx deletes",
-    "chainhook upserts",
-    "chainhook deletes",
-    "rune activity lists",
-    "rune activity deletes",
-    "rune balance lists",
-    "rune balance deletes"
-};
-
-
 static void
 chaindata_usage(FILE *out)
 {

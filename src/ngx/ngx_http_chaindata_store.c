@@ -10,6 +10,7 @@
 #include <grp.h>
 
 #include "chaindata_codec.h"
+#include "chaindata_schema.h"
 #include "chaindata_status.h"
 #include "ngx_http_chaindata_store.h"
 
@@ -101,10 +102,11 @@ ngx_http_chaindata_env_open(MDB_env **env, u_char *path,
 static const char *
 ngx_http_chaindata_store_attach(MDB_env *env, MDB_dbi *dbi, int *mdb_rc)
 {
-    int        rc, i;
-    size_t     len;
-    MDB_txn   *txn;
-    MDB_val    key, val;
+    int          rc;
+    MDB_txn     *txn;
+    const char  *failure;
+
+    static char  err[CHAINDATA_SCHEMA_ERR_LEN];
 
     *mdb_rc = 0;
 
@@ -114,39 +116,10 @@ ngx_http_chaindata_store_attach(MDB_env *env, MDB_dbi *dbi, int *mdb_rc)
         return "cannot begin a read transaction";
     }
 
-    for (i = 0; i < CHAINDATA_DBI_COUNT; i++) {
-        rc = mdb_dbi_open(txn, chaindata_db_names[i], 0, &dbi[i]);
-        if (rc != 0) {
-            mdb_txn_abort(txn);
-
-            if (rc == MDB_NOTFOUND) {
-                return "not a chaindata index of this version (a named "
-                       "database is missing; chaindata-load creates it)";
-            }
-
-            *mdb_rc = rc;
-            return "cannot open a named database";
-        }
-    }
-
-    key.mv_data = CHAINDATA_META_SCHEMA;
-    key.mv_size = sizeof(CHAINDATA_META_SCHEMA) - 1;
-
-    rc = mdb_get(txn, dbi[CHAINDATA_DBI_META], &key, &val);
-    if (rc != 0) {
+    failure = chaindata_schema_open(txn, 0, dbi, mdb_rc, err);
+    if (failure) {
         mdb_txn_abort(txn);
-        return "not a chaindata index (no schema version)";
-    }
-
-    len = sizeof(CHAINDATA_SCHEMA_VERSION) - 1;
-
-    if (val.mv_size != len
-        || ngx_memcmp(val.mv_data, CHAINDATA_SCHEMA_VERSION, len) != 0)
-    {
-        mdb_txn_abort(txn);
-        return "the index has another schema version than this module "
-               "reads (" CHAINDATA_SCHEMA_VERSION "): rebuild "
-               "it with the chaindata-load of this release";
+        return failure;
     }
 
     rc = mdb_txn_commit(txn);

@@ -13,6 +13,7 @@
 #include "chaindata_address.h"
 #include "chaindata_chainhook_path.h"
 #include "chaindata_codec.h"
+#include "chaindata_digest.h"
 #include "chaindata_jdoc.h"
 #include "chaindata_migration_map.h"
 #include "chaindata_paths.h"
@@ -59,6 +60,35 @@ test_hex_and_ids(void)
                             bin, &prefixed) != 0, "0X refused");
     ok(chaindata_hex_decode(bin, (const unsigned char *) "0g", 2)
        != 0, "bad hex digit");
+    ok(chaindata_hex_value('F') == 15 && chaindata_hex_value('f') == 15
+       && chaindata_hex_value(0x10) == -1 && chaindata_hex_value(0x1a) == -1
+       && chaindata_hex_value('g') == -1, "hex digit values, control bytes");
+    ok(chaindata_hex_is_lower((const unsigned char *) "09af", 4)
+       && !chaindata_hex_is_lower((const unsigned char *) "09aF", 4)
+       && !chaindata_hex_is_lower((const unsigned char *) "0x", 2),
+       "lowercase hex digits");
+}
+
+
+static void
+test_digest(void)
+{
+    unsigned char       sha[CHAINDATA_SHA256_LEN], hex[65];
+    chaindata_digest_t  d;
+
+    chaindata_digest_init(&d);
+    chaindata_digest_add(&d, (const unsigned char *) "a", 1);
+    chaindata_digest_add(&d, (const unsigned char *) "bc", 2);
+    chaindata_digest_final(&d, sha);
+    *chaindata_hex_encode(hex, sha, sizeof(sha)) = '\0';
+    ok(strcmp((char *) hex, "b4c620724d95022be9765d6f660a36f9"
+                            "0835acab2437b5e8cd71812940b29346") == 0,
+       "digest: pieces joined by newlines");
+
+    chaindata_digest_init(&d);
+    chaindata_digest_final(&d, sha);
+    ok(memcmp(sha, CHAINDATA_EMPTY_DIGEST, CHAINDATA_DIGEST_LEN) == 0,
+       "digest of no pieces: the empty list's");
 }
 
 
@@ -523,6 +553,7 @@ int
 main(void)
 {
     test_hex_and_ids();
+    test_digest();
     test_parse_int();
     test_json_escape();
     test_txh();

@@ -1,0 +1,563 @@
+
+/*
+ * chaindata: what the "rune_activity" and "rune_balances" records share
+ * (see chaindata_record_rune.h): the rune reference, the values both
+ * lists hold, and a list's checks and writes.
+ *
+ * Every entry is checked before anything is written, then stored
+ * compactly with its members in upstream's order (values kept as given)
+ * as a record of its own keyed by position, under a header that holds the
+ * number of entries and their digest.  See lmdb-schema/runes.md.
+ */
+
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chaindata_address.h"
+#include "chaindata_codec.h"
+#include "chaindata_digest.h"
+#include "chaindata_jdoc.h"
+#include "chaindata_record.h"
+#include "chaindata_record_rune.h"
+
+
+/* u128: the largest rune amount, before its divisibility is applied */
+#define CHAINDATA_U128_MAX                                          \
+    "340282366920938463463374607431768211455"
+#define CHAINDATA_DIVISIBILITY_MAX  38
+#define CHAINDATA_RUNE_NAME_MAX     28
+#define CHAINDATA_BULLET           "\xe2\x80\xa2"      /* U+2022 */
+
+
+static const char *chaindata_check_rune_id(
+    const chaindata_jv_t  *v);
+static const char *chaindata_check_rune_name(
+    const chaindata_jv_t  *v);
+static const char *chaindata_check_spaced_name(
+    const chaindata_jv_t  *v);
+
+
+#define S  CHAINDATA_T_STR
+#define I  CHAINDATA_T_INT
+#define R  CHAINDATA_REQUIRED
+
+/* lmdb-schema/runes.md, "Shared values": the rune reference */
+const chaindata_field_t  chaindata_rune_ref[] = {
+    { "id", S, R, NULL, chaindata_check_rune_id },
+    { "number", I, 0, NULL, chaindata_check_u64 },
+    { "name", S, R, NULL, chaindata_check_rune_name },
+    { "spaced_name", S, R, NULL, chaindata_check_spaced_name },
+    { NULL, 0, 0, NULL, NULL }
+};
+
+#undef S
+#undef I
+#undef R
+
+
+/* entries: every member known; an optional one's null is its absence */
+static const chaindata_rules_t  chaindata_rune_rules = {
+    CHAINDATA_REQUIRED, 1, 1, ""
+};
+
+
+/*
+ * A decimal integer without sign or leading zeros, at most max; returns
+ * 0 and the value, or -1.
+ */
+
+int
+chaindata_rune_decimal(const unsigned char *s, size_t len, uint64_t max,
+    uint64_t *out)
+{
+    size_t    i;
+    uint64_t  v, d;
+
+    if (len == 0 || (len > 1 && s[0] == '0')) {
+        return -1;
+    }
+
+    v = 0;
+
+    for (i = 0; i < len; i++) {
+        if (s[i] < '0' || s[i] > '9') {
+            return -1;
+        }
+
+        d = s[i] - '0';
+
+        if (v > (max - d) / 10) {
+            return -1;
+        }
+
+        v = v * 10 + d;
+    }
+
+    *out = v;
+
+    return 0;
+}
+
+
+static const char *
+chaindata_check_rune_id(const chaindata_jv_t *v)
+{
+    uint64_t              n;
+    const unsigned char  *colon;
+
+    colon = memchr(v->str, ':', v->len);
+
+    if (colon == NULL
+        || chaindata_rune_decimal(v->str, colon - v->str, UINT64_MAX, &n)
+           != 0
+        || chaindata_rune_decimal(colon + 1, v->str + v->len - colon - 1,
+                                  UINT32_MAX, &n)
+           != 0)
+    {
+        return "\"<block>:<tx>\", two decimal integers (e.g. \"840000:3\")";
+    }
+
+    return NULL;
+}
+
+
+static const char *
+chaindata_check_rune_name(const chaindata_jv_t *v)
+{
+    size_t  i;
+
+    if (v->len == 0 || v->len > CHAINDATA_RUNE_NAME_MAX) {
+        goto bad;
+    }
+
+    for (i = 0; i < v->len; i++) {
+        if (v->str[i] < 'A' || v->str[i] > 'Z') {
+            goto bad;
+        }
+    }
+
+    return NULL;
+
+bad:
+
+    return "1 to 28 letters A-Z";
+}
+
+
+/* letters A-Z, a bullet (U+2022) only ever between two of them */
+
+static const char *
+chaindata_check_spaced_name(const chaindata_jv_t *v)
+{
+    size_t  i, letters;
+    int     after_letter;
+
+    letters = 0;
+    after_letter = 0;
+
+    for (i = 0; i < v->len; /* void */) {
+        if (v->str[i] >= 'A' && v->str[i] <= 'Z') {
+            letters++;
+            after_letter = 1;
+            i++;
+            continue;
+        }
+
+        if (!after_letter || v->len - i < 4
+            || memcmp(v->str + i, CHAINDATA_BULLET, 3) != 0)
+        {
+            goto bad;
+        }
+
+        after_letter = 0;
+        i += 3;
+    }
+
+    if (letters == 0 || letters > CHAINDATA_RUNE_NAME_MAX
+        || !after_letter)
+    {
+        goto bad;
+    }
+
+    return NULL;
+
+bad:
+
+    return "the name's letters A-Z with single bullets (\xe2\x80\xa2) "
+           "between some of them";
+}
+
+
+const char *
+chaindata_rune_check_address(const chaindata_jv_t *v)
+{
+    if (chaindata_address_check(v->str, v->len) != 0) {
+        return "a Bitcoin address (base58, or bech32 in one case)";
+    }
+
+    return NULL;
+}
+
+
+/*
+ * A decimal amount as upstream prints it, its divisibility applied:
+ * "2100", "5000.00000", "0.001"; the digits, point removed, at most u128,
+ * and at most 38 after the point (the largest divisibility).
+ */
+
+const char *
+chaindata_rune_check_amount(const chaindata_jv_t *v)
+{
+    size_t                i, point, digits;
+    const unsigned char  *s, *first;
+
+    s = v->str;
+    point = v->len;
+    digits = 0;
+    first = NULL;
+
+    for (i = 0; i < v->len; i++) {
+        if (s[i] == '.' && point == v->len && i > 0 && i + 1 < v->len) {
+            point = i;
+            continue;
+        }
+
+        if (s[i] < '0' || s[i] > '9') {
+            goto bad;
+        }
+
+        if (first == NULL && s[i] != '0') {
+            first = s + i;
+        }
+
+        if (first) {
+            digits++;
+        }
+    }
+
+    if (v->len == 0 || (point > 1 && s[0] == '0')
+        || (point < v->len
+            && v->len - point - 1 > CHAINDATA_DIVISIBILITY_MAX))
+    {
+        goto bad;
+    }
+
+    if (digits < sizeof(CHAINDATA_U128_MAX) - 1) {
+        return NULL;
+    }
+
+    if (digits > sizeof(CHAINDATA_U128_MAX) - 1) {
+        goto bad;
+    }
+
+    /* as many digits as u128's largest value: compare them in order */
+    for (i = 0; first < s + v->len; first++) {
+        if (*first == '.') {
+            continue;
+        }
+
+        if (*first != CHAINDATA_U128_MAX[i]) {
+            if (*first > CHAINDATA_U128_MAX[i]) {
+                goto bad;
+            }
+
+            break;
+        }
+
+        i++;
+    }
+
+    return NULL;
+
+bad:
+
+    return "a decimal string such as \"2100\" or \"5000.00000\" within the "
+           "u128 range";
+}
+
+
+/* an optional member: null counts as absent */
+
+const chaindata_jv_t *
+chaindata_rune_optional(const chaindata_jv_t *obj,
+    const char *name)
+{
+    const chaindata_jv_t  *v;
+
+    v = chaindata_jv_get(obj, name);
+
+    if (v && v->type == CHAINDATA_JV_NULL) {
+        return NULL;
+    }
+
+    return v;
+}
+
+
+/* the spaced name without its bullets is the name */
+
+static int
+chaindata_rune_check_names(chaindata_record_t *rec,
+    const chaindata_jv_t *entry, const char *path)
+{
+    size_t                 i, j;
+    const chaindata_jv_t  *rune, *name, *spaced;
+
+    rune = chaindata_jv_get(entry, "rune");
+    name = chaindata_jv_get(rune, "name");
+    spaced = chaindata_jv_get(rune, "spaced_name");
+
+    for (i = 0, j = 0; i < spaced->len; i++) {
+        if (spaced->str[i] & 0x80) {
+            continue;
+        }
+
+        if (j == name->len || spaced->str[i] != name->str[j]) {
+            break;
+        }
+
+        j++;
+    }
+
+    if (i != spaced->len || j != name->len) {
+        return chaindata_record_fail(rec,
+                   "%s.rune.spaced_name must be rune.name with bullets "
+                   "(\"%.40s\" has other letters than \"%.40s\")",
+                   path, spaced->str, name->str);
+    }
+
+    return 0;
+}
+
+
+/* every entry: its fields, its rune's names, what its list asks besides */
+
+static int
+chaindata_rune_check_entries(chaindata_record_t *rec,
+    const chaindata_rune_list_t *list,
+    const chaindata_jv_t *results, const unsigned char *key,
+    size_t key_len)
+{
+    char                   path[CHAINDATA_PATH_LEN];
+    size_t                 i;
+    const chaindata_jv_t  *entry;
+
+    for (i = 0, entry = results->child; entry; entry = entry->next, i++) {
+        snprintf(path, sizeof(path), "results[%zu]", i);
+
+        if (chaindata_record_fields(rec, entry, list->entry, path,
+                                    &chaindata_rune_rules)
+            != 0
+            || chaindata_rune_check_names(rec, entry, path) != 0
+            || list->check_entry(rec, entry, key, key_len, path) != 0)
+        {
+            return -1;
+        }
+    }
+
+    return list->check_all ? list->check_all(rec, results) : 0;
+}
+
+
+/*
+ * The compact size of obj with the members fields lists, in their order;
+ * an absent member, or a null one (by now only an optional one can be),
+ * is left out.
+ */
+
+static size_t
+chaindata_rune_ordered_size(const chaindata_jv_t *obj,
+    const chaindata_field_t *fields)
+{
+    size_t                    size, n;
+    const chaindata_jv_t     *v;
+    const chaindata_field_t  *f;
+
+    size = 2;
+    n = 0;
+
+    for (f = fields; f->name; f++) {
+        v = chaindata_rune_optional(obj, f->name);
+
+        if (v == NULL) {
+            continue;
+        }
+
+        size += n++ ? 1 : 0;
+
+        if (f->members) {
+            size += chaindata_json_escape_len(v->key, v->key_len) + 3
+                    + chaindata_rune_ordered_size(v, f->members);
+
+        } else {
+            size += chaindata_jv_member_size(v);
+        }
+    }
+
+    return size;
+}
+
+
+static unsigned char *
+chaindata_rune_ordered_write(unsigned char *p,
+    const chaindata_jv_t *obj,
+    const chaindata_field_t *fields)
+{
+    size_t                    n;
+    const chaindata_jv_t     *v;
+    const chaindata_field_t  *f;
+
+    *p++ = '{';
+    n = 0;
+
+    for (f = fields; f->name; f++) {
+        v = chaindata_rune_optional(obj, f->name);
+
+        if (v == NULL) {
+            continue;
+        }
+
+        if (n++) {
+            *p++ = ',';
+        }
+
+        p = chaindata_jv_write_key(p, v);
+
+        if (f->members) {
+            p = chaindata_rune_ordered_write(p, v, f->members);
+
+        } else {
+            p = chaindata_jv_write(p, v);
+        }
+    }
+
+    *p++ = '}';
+
+    return p;
+}
+
+
+/*
+ * The writes of a list: its old entries go, then the header and one
+ * record per entry, or for an empty list only the header goes too.
+ */
+
+static int
+chaindata_rune_write_list(chaindata_record_t *rec,
+    const chaindata_rune_list_t *list,
+    const chaindata_jv_t *results, const unsigned char *key,
+    size_t key_len, chaindata_writeset_t *ws)
+{
+    size_t                 head, size, entry_key_len;
+    uint32_t               pos;
+    unsigned char         *value, *end;
+    unsigned char          sha256[CHAINDATA_SHA256_LEN];
+    unsigned char          ekey[CHAINDATA_LIST_ENTRY_KEY_MAX];
+    chaindata_listh_t      h;
+    chaindata_digest_t     digest;
+    const chaindata_jv_t  *entry;
+
+    if (chaindata_record_delete(rec, ws, CHAINDATA_WRITE_DEL_PREFIX,
+                                list->entry_db, key, key_len)
+        != 0)
+    {
+        return -1;
+    }
+
+    if (results->n == 0) {
+        if (chaindata_record_delete(rec, ws, CHAINDATA_WRITE_DEL,
+                                    list->head_db, key, key_len)
+            != 0)
+        {
+            return -1;
+        }
+
+        rec->kind = list->del;
+
+        return 0;
+    }
+
+    if (chaindata_writeset_add(ws, CHAINDATA_WRITE_PUT,
+                               list->head_db, key, key_len,
+                               CHAINDATA_LISTH_SIZE)
+        == NULL)
+    {
+        goto nomem;
+    }
+
+    head = ws->nwrites - 1;
+
+    chaindata_digest_init(&digest);
+    pos = 0;
+
+    for (entry = results->child; entry; entry = entry->next, pos++) {
+        size = chaindata_rune_ordered_size(entry, list->entry);
+        entry_key_len = chaindata_list_entry_key(ekey, key, key_len,
+                                                 pos);
+
+        value = chaindata_writeset_add(ws,
+                    CHAINDATA_WRITE_PUT, list->entry_db,
+                    ekey, entry_key_len, size);
+        if (value == NULL) {
+            goto nomem;
+        }
+
+        end = chaindata_rune_ordered_write(value, entry, list->entry);
+
+        if ((size_t) (end - value) != size) {
+            return chaindata_record_fail(rec,
+                       "internal error: size mismatch");
+        }
+
+        /* the entries joined by newlines: none of them holds one */
+        chaindata_digest_add(&digest, value, size);
+    }
+
+    chaindata_digest_final(&digest, sha256);
+
+    h.count = pos;
+    memcpy(h.digest, sha256, CHAINDATA_DIGEST_LEN);
+
+    /* the header's value moved with the buffer: find it again */
+    chaindata_listh_encode(ws->buf + ws->writes[head].val_off, &h);
+
+    rec->kind = list->put;
+
+    return 0;
+
+nomem:
+
+    return chaindata_record_fail(rec, "out of memory");
+}
+
+
+int
+chaindata_rune_list(chaindata_record_t *rec,
+    const chaindata_rune_list_t *list,
+    const chaindata_jv_t *envelope, const unsigned char *key,
+    size_t key_len, chaindata_writeset_t *ws)
+{
+    const chaindata_jv_t  *results;
+
+    results = chaindata_jv_get(envelope, "results");
+
+    if (results == NULL || results->type != CHAINDATA_JV_ARRAY) {
+        return chaindata_record_fail(rec,
+                   "results is missing or not an array (an empty one "
+                   "deletes the list)");
+    }
+
+    if (results->n > UINT32_MAX) {
+        return chaindata_record_fail(rec, "too many results");
+    }
+
+    if (chaindata_rune_check_entries(rec, list, results, key, key_len)
+        != 0)
+    {
+        return -1;
+    }
+
+    return chaindata_rune_write_list(rec, list, results, key, key_len, ws);
+}

@@ -1,0 +1,63 @@
+
+/*
+ * chaindata: what the two rune record kinds share, for their files
+ * chaindata_record_rune_activity.c and chaindata_record_rune_balances.c:
+ * the rune reference and the values both lists hold, and a list's checks
+ * and writes (chaindata_record_rune.c).  See lmdb-schema/runes.md.
+ */
+
+
+#ifndef _CHAINDATA_RECORD_RUNE_H_INCLUDED_
+#define _CHAINDATA_RECORD_RUNE_H_INCLUDED_
+
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "chaindata_codec.h"
+#include "chaindata_jdoc.h"
+#include "chaindata_record.h"
+
+
+/* what a list checks of an entry beyond its fields; key is the list's */
+typedef int (*chaindata_rune_entry_pt)(chaindata_record_t *rec,
+    const chaindata_jv_t *entry, const unsigned char *key, size_t key_len,
+    const char *path);
+
+/* what a list checks of its entries together */
+typedef int (*chaindata_rune_all_pt)(chaindata_record_t *rec,
+    const chaindata_jv_t *results);
+
+
+/* one kind of list: what an entry is, where it goes, how it is counted */
+typedef struct {
+    const chaindata_field_t  *entry;
+    chaindata_rune_entry_pt   check_entry;
+    chaindata_rune_all_pt     check_all;      /* NULL: nothing */
+    chaindata_dbi_e           head_db;
+    chaindata_dbi_e           entry_db;
+    chaindata_rec_e           put;
+    chaindata_rec_e           del;
+} chaindata_rune_list_t;
+
+
+/* the fields of a rune reference ("rune" in an entry of either list) */
+extern const chaindata_field_t  chaindata_rune_ref[];
+
+int chaindata_rune_decimal(const unsigned char *s, size_t len,
+    uint64_t max, uint64_t *out);
+const char *chaindata_rune_check_address(const chaindata_jv_t *v);
+const char *chaindata_rune_check_amount(const chaindata_jv_t *v);
+const chaindata_jv_t *chaindata_rune_optional(
+    const chaindata_jv_t  *obj, const char *name);
+
+/*
+ * Checks the envelope's "results" against the list and appends the writes
+ * that replace the list under key with them.
+ */
+int chaindata_rune_list(chaindata_record_t *rec,
+    const chaindata_rune_list_t *list, const chaindata_jv_t *envelope,
+    const unsigned char *key, size_t key_len, chaindata_writeset_t *ws);
+
+
+#endif /* _CHAINDATA_RECORD_RUNE_H_INCLUDED_ */

@@ -1,0 +1,196 @@
+
+/*
+ * chaindata: "rune_balances" records.
+ *
+ *   {"kind":"rune_balances","address":"<address>","results":[<entry>, ...]}
+ *
+ * Each replaces the whole list of balances of its address, in the order
+ * given, which is the order served; "results":[] deletes it.  The entries
+ * are checked and stored as chaindata_record_rune.c does for both lists.
+ * See lmdb-schema/runes.md.
+ */
+
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chaindata_address.h"
+#include "chaindata_codec.h"
+#include "chaindata_jdoc.h"
+#include "chaindata_record.h"
+#include "chaindata_record_rune.h"
+
+
+typedef struct {
+    const unsigned char  *id;
+    size_t                len;
+    size_t                index;
+} chaindata_rune_ref_t;
+
+
+static int chaindata_check_holder(chaindata_record_t *rec,
+    const chaindata_jv_t *entry, const unsigned char *key,
+    size_t key_len, const char *path);
+static int chaindata_check_unique_runes(chaindata_record_t *rec,
+    const chaindata_jv_t *results);
+
+
+#define S  CHAINDATA_T_STR
+#define O  CHAINDATA_T_OBJ
+#define R  CHAINDATA_REQUIRED
+
+/* lmdb-schema/runes.md, "rune_balances": an entry; the order is upstream's */
+static const chaindata_field_t  chaindata_balance[] = {
+    { "rune", O, R, chaindata_rune_ref, NULL },
+    { "balance", S, R, NULL, chaindata_rune_check_amount },
+    { "address", S, 0, NULL, chaindata_rune_check_address },
+    { NULL, 0, 0, NULL, NULL }
+};
+
+#undef S
+#undef O
+#undef R
+
+
+static const chaindata_field_t  chaindata_balances_members[] = {
+    { .name = "kind" }, { .name = "address" }, { .name = "results" },
+    { .name = NULL }
+};
+
+
+static const chaindata_rune_list_t  chaindata_balances_list = {
+    chaindata_balance,
+    chaindata_check_holder,
+    chaindata_check_unique_runes,
+    CHAINDATA_DBI_RUNE_BALANCES,
+    CHAINDATA_DBI_RUNE_BALANCE_ENTRY,
+    CHAINDATA_REC_RUNE_BALANCES_PUT,
+    CHAINDATA_REC_RUNE_BALANCES_DELETE
+};
+
+
+/* a balance's address, when given, is the record's */
+
+static int
+chaindata_check_holder(chaindata_record_t *rec,
+    const chaindata_jv_t *entry, const unsigned char *key,
+    size_t key_len, const char *path)
+{
+    size_t                 len;
+    unsigned char          own[CHAINDATA_LIST_KEY_MAX];
+    const chaindata_jv_t  *address;
+
+    address = chaindata_rune_optional(entry, "address");
+
+    if (address == NULL) {
+        return 0;
+    }
+
+    len = chaindata_address_key(own, address->str, address->len);
+
+    if (len != key_len || memcmp(own, key, len) != 0) {
+        return chaindata_record_fail(rec,
+                   "%s.address must be the record's address", path);
+    }
+
+    return 0;
+}
+
+
+static int
+chaindata_rune_ref_cmp(const void *a, const void *b)
+{
+    int                          rc;
+    const chaindata_rune_ref_t  *x = a, *y = b;
+
+    rc = memcmp(x->id, y->id, x->len < y->len ? x->len : y->len);
+
+    if (rc) {
+        return rc;
+    }
+
+    if (x->len != y->len) {
+        return (x->len > y->len) - (x->len < y->len);
+    }
+
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+
+/* an address holds one balance per rune */
+
+static int
+chaindata_check_unique_runes(chaindata_record_t *rec,
+    const chaindata_jv_t *results)
+{
+    size_t                 i;
+    chaindata_rune_ref_t  *refs;
+    const chaindata_jv_t  *entry, *id;
+
+    refs = chaindata_arena_alloc(rec->arena,
+                                 (results->n + 1) * sizeof(*refs));
+    if (refs == NULL) {
+        return chaindata_record_fail(rec, "out of memory");
+    }
+
+    for (i = 0, entry = results->child; entry; entry = entry->next, i++) {
+        id = chaindata_jv_get(chaindata_jv_get(entry,
+                                               "rune"),
+                              "id");
+        refs[i].id = id->str;
+        refs[i].len = id->len;
+        refs[i].index = i;
+    }
+
+    qsort(refs, results->n, sizeof(*refs), chaindata_rune_ref_cmp);
+
+    for (i = 1; i < results->n; i++) {
+        if (refs[i].len == refs[i - 1].len
+            && memcmp(refs[i].id, refs[i - 1].id, refs[i].len) == 0)
+        {
+            return chaindata_record_fail(rec,
+                       "results[%zu] and results[%zu] are both balances of "
+                       "rune %.40s", refs[i - 1].index, refs[i].index,
+                       refs[i].id);
+        }
+    }
+
+    return 0;
+}
+
+
+static int
+chaindata_rune_balances_put(chaindata_record_t *rec,
+    const chaindata_jv_t *envelope, chaindata_writeset_t *ws)
+{
+    size_t                 key_len;
+    unsigned char          key[CHAINDATA_LIST_KEY_MAX];
+    const chaindata_jv_t  *address;
+
+    address = chaindata_jv_get(envelope, "address");
+    key_len = 0;
+
+    if (address && address->type == CHAINDATA_JV_STRING) {
+        key_len = chaindata_address_key(key, address->str,
+                                        address->len);
+    }
+
+    if (key_len == 0) {
+        return chaindata_record_fail(rec,
+                   "address must be a Bitcoin address (base58, or bech32 "
+                   "in one case)");
+    }
+
+    return chaindata_rune_list(rec, &chaindata_balances_list, envelope,
+                               key, key_len, ws);
+}
+
+
+const chaindata_kind_t  chaindata_kind_rune_balances = {
+    "rune_balances",
+    chaindata_balances_members,
+    NULL,
+    chaindata_rune_balances_put,
+    NULL
+};
