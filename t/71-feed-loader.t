@@ -56,6 +56,11 @@ like($err, qr/block 13 of stacks leaves a gap after the committed block 11/, 'ga
 ($code, $out, $err) = load(block(12, 'b12', 'b11') . tx(3) . bend(12));
 is($code, 1, 'foreign parent: exit 1');
 like($err, qr/parent of block 12 of stacks is not the committed block 11/, 'foreign parent: says why');
+($code, $out, $err) = load(qq({"kind":"block","source":"Stacks","height":12,"hash":"a12","parent":"a11","time":1}\n));
+is($code, 1, 'bad source: exit 1');
+like($err, qr/block\.source must be made of a-z, 0-9, _ and -/, 'bad source: says why');
+($code, $out, $err) = load(qq({"kind":"block_end","source":"stacks","height":12,"x":1}\n));
+like($err, qr/block_end has an unexpected member "x"/, 'unknown member: says which');
 ($code, $out, $err) = load(block(12, 'a12', 'a11') . tx(3));
 is($code, 1, 'block cut short: exit 1');
 like($err, qr/ends inside block 12 of stacks/, 'block cut short: says why');

@@ -17,15 +17,6 @@
 #define CHAINDATA_BLOCK_KEY_MAX  (1 + CHAINDATA_FEED_SOURCE_MAX + 8)
 
 
-static const char  *chaindata_block_members[] = {
-    "kind", "source", "height", "hash", "parent", "time", NULL
-};
-
-static const char  *chaindata_mark_members[] = {
-    "kind", "source", "height", NULL
-};
-
-
 int
 chaindata_feed_init(chaindata_feed_t *f)
 {
@@ -55,156 +46,6 @@ chaindata_feed_fail(chaindata_feed_t *f, const char *fmt, ...)
     va_end(args);
 
     return -1;
-}
-
-
-int
-chaindata_feed_peek(chaindata_feed_t *f, const unsigned char *line,
-    size_t len)
-{
-    chaindata_jv_t  *kind;
-
-    chaindata_arena_reset(f->arena);
-
-    f->root = chaindata_jdoc_parse(f->arena, line, len, f->err,
-                                   sizeof(f->err));
-
-    if (f->root == NULL || f->root->type != CHAINDATA_JV_OBJECT) {
-        f->root = NULL;
-        return -1;
-    }
-
-    kind = chaindata_jv_get(f->root, "kind");
-
-    if (kind == NULL || kind->type != CHAINDATA_JV_STRING) {
-        return CHAINDATA_FRAME_NONE;
-    }
-
-    if (chaindata_jv_is(kind, "block")) {
-        return CHAINDATA_FRAME_BLOCK;
-    }
-
-    if (chaindata_jv_is(kind, "block_end")) {
-        return CHAINDATA_FRAME_END;
-    }
-
-    if (chaindata_jv_is(kind, "rollback")) {
-        return CHAINDATA_FRAME_ROLLBACK;
-    }
-
-    return CHAINDATA_FRAME_NONE;
-}
-
-
-static int
-chaindata_feed_members(chaindata_feed_t *f, const char **allowed)
-{
-    const char           **a;
-    const chaindata_jv_t  *m;
-
-    for (m = f->root->child; m; m = m->next) {
-        for (a = allowed; *a; a++) {
-            if (m->key_len == strlen(*a)
-                && memcmp(m->key, *a, m->key_len) == 0)
-            {
-                break;
-            }
-        }
-
-        if (*a == NULL) {
-            return chaindata_feed_fail(f, "unexpected member \"%.64s\" in "
-                                       "a framing record", m->key);
-        }
-    }
-
-    return 0;
-}
-
-
-/* a source name: 1 to 32 of [a-z0-9_-] */
-
-static int
-chaindata_feed_source(chaindata_feed_t *f, char *source)
-{
-    size_t                 i;
-    const chaindata_jv_t  *v;
-
-    v = chaindata_jv_get(f->root, "source");
-
-    if (v == NULL || v->type != CHAINDATA_JV_STRING || v->len == 0
-        || v->len > CHAINDATA_FEED_SOURCE_MAX)
-    {
-        return chaindata_feed_fail(f, "\"source\" must be a string of 1 "
-                                   "to %d characters",
-                                   CHAINDATA_FEED_SOURCE_MAX);
-    }
-
-    for (i = 0; i < v->len; i++) {
-        if (!((v->str[i] >= 'a' && v->str[i] <= 'z')
-              || (v->str[i] >= '0' && v->str[i] <= '9')
-              || v->str[i] == '_' || v->str[i] == '-'))
-        {
-            return chaindata_feed_fail(f, "\"source\" is made of a-z, "
-                                       "0-9, _ and -");
-        }
-    }
-
-    memcpy(source, v->str, v->len);
-    source[v->len] = '\0';
-
-    return 0;
-}
-
-
-static int
-chaindata_feed_u64(chaindata_feed_t *f, const char *name, uint64_t *out)
-{
-    const chaindata_jv_t  *v;
-
-    v = chaindata_jv_get(f->root, name);
-
-    if (v == NULL || chaindata_jv_to_u64(v, out) != 0) {
-        return chaindata_feed_fail(f, "\"%s\" must be an integer from 0 "
-                                   "to 2^64-1", name);
-    }
-
-    return 0;
-}
-
-
-/* a block hash: 0 (parent only) to 128 of [0-9A-Za-z] */
-
-static int
-chaindata_feed_hash(chaindata_feed_t *f, const char *name,
-    unsigned char *out, size_t *len, int empty_ok)
-{
-    size_t                 i;
-    const chaindata_jv_t  *v;
-
-    v = chaindata_jv_get(f->root, name);
-
-    if (v == NULL || v->type != CHAINDATA_JV_STRING
-        || v->len > CHAINDATA_FEED_HASH_MAX || (v->len == 0 && !empty_ok))
-    {
-        return chaindata_feed_fail(f, "\"%s\" must be a string of %d to "
-                                   "%d characters", name, empty_ok ? 0 : 1,
-                                   CHAINDATA_FEED_HASH_MAX);
-    }
-
-    for (i = 0; i < v->len; i++) {
-        if (!((v->str[i] >= 'a' && v->str[i] <= 'z')
-              || (v->str[i] >= 'A' && v->str[i] <= 'Z')
-              || (v->str[i] >= '0' && v->str[i] <= '9')))
-        {
-            return chaindata_feed_fail(f, "\"%s\" is made of letters and "
-                                       "digits", name);
-        }
-    }
-
-    memcpy(out, v->str, v->len);
-    *len = v->len;
-
-    return 0;
 }
 
 
@@ -368,14 +209,7 @@ chaindata_feed_begin(chaindata_feed_t *f, chaindata_index_t *ix)
                                    f->source);
     }
 
-    if (chaindata_feed_members(f, chaindata_block_members) != 0
-        || chaindata_feed_source(f, f->source) != 0
-        || chaindata_feed_u64(f, "height", &f->height) != 0
-        || chaindata_feed_u64(f, "time", &f->time) != 0
-        || chaindata_feed_hash(f, "hash", f->hash, &f->hash_len, 0) != 0
-        || chaindata_feed_hash(f, "parent", f->parent, &f->parent_len, 1)
-           != 0)
-    {
+    if (chaindata_feed_read_block(f) != 0) {
         return -1;
     }
 
@@ -548,10 +382,7 @@ chaindata_feed_end(chaindata_feed_t *f, chaindata_writeset_t *ws)
     unsigned char   key[CHAINDATA_BLOCK_KEY_MAX], *v;
     char            source[CHAINDATA_FEED_SOURCE_MAX + 1];
 
-    if (chaindata_feed_members(f, chaindata_mark_members) != 0
-        || chaindata_feed_source(f, source) != 0
-        || chaindata_feed_u64(f, "height", &height) != 0)
-    {
+    if (chaindata_feed_read_mark(f, source, &height) != 0) {
         return -1;
     }
 
@@ -726,10 +557,7 @@ chaindata_feed_rollback(chaindata_feed_t *f, chaindata_index_t *ix,
                                    f->source);
     }
 
-    if (chaindata_feed_members(f, chaindata_mark_members) != 0
-        || chaindata_feed_source(f, f->source) != 0
-        || chaindata_feed_u64(f, "height", &height) != 0)
-    {
+    if (chaindata_feed_read_mark(f, f->source, &height) != 0) {
         return -1;
     }
 

@@ -64,6 +64,14 @@ void chaindata_feed_free(chaindata_feed_t *f);
 int chaindata_feed_peek(chaindata_feed_t *f, const unsigned char *line,
     size_t len);
 
+/*
+ * After peek(): the fields of a block record into f, of a block_end or
+ * rollback into source and height; 0, or -1 with f->err.
+ */
+int chaindata_feed_read_block(chaindata_feed_t *f);
+int chaindata_feed_read_mark(chaindata_feed_t *f, char *source,
+    uint64_t *height);
+
 /* after peek(): opens a block; -1 with f->err when it cannot follow */
 int chaindata_feed_begin(chaindata_feed_t *f, chaindata_index_t *ix);
 
