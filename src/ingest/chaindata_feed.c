@@ -152,6 +152,19 @@ chaindata_feed_block_doc(chaindata_feed_t *f, chaindata_arena_t *arena,
 
 
 int
+chaindata_feed_block_get(chaindata_index_t *ix, const char *source,
+    uint64_t height, unsigned char **v, size_t *len)
+{
+    size_t         klen;
+    unsigned char  key[CHAINDATA_BLOCK_KEY_MAX];
+
+    klen = chaindata_block_key(key, source, height);
+
+    return chaindata_feed_get(ix, CHAINDATA_DBI_BLOCK, key, klen, v, len);
+}
+
+
+int
 chaindata_feed_block_hash(chaindata_index_t *ix, const char *source,
     uint64_t height, unsigned char *hash, size_t *hash_len)
 {

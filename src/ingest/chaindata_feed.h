@@ -92,6 +92,10 @@ void chaindata_feed_abandon(chaindata_feed_t *f);
 int chaindata_feed_position(chaindata_index_t *ix, const char *source,
     chaindata_feedpos_t *pos, unsigned char *hash);
 
+/* a source's block record at a height, malloc()ed; as above */
+int chaindata_feed_block_get(chaindata_index_t *ix, const char *source,
+    uint64_t height, unsigned char **v, size_t *len);
+
 /* the hash recorded for a source's block at a height; as above */
 int chaindata_feed_block_hash(chaindata_index_t *ix, const char *source,
     uint64_t height, unsigned char *hash, size_t *hash_len);

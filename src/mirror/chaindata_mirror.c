@@ -31,15 +31,18 @@ static void
 chaindata_mirror_usage(FILE *out)
 {
     fprintf(out,
-        "usage: chaindata-mirror --db DIR [--stacks-api URL] [options]\n"
+        "usage: chaindata-mirror --db DIR [--stacks-api URL]\n"
+        "       [--runes-api URL] [options]\n"
         "\n"
         "Keeps the chaindata index at DIR current from the upstream APIs:\n"
         "each upstream block is committed whole, with the feed position.\n"
         "\n"
         "  --db DIR            index directory, created if missing\n"
         "  --stacks-api URL    a Stacks API (stacks-blockchain-api)\n"
-        "  --from-height H     the first block, when DIR has no position\n"
-        "                      (default: upstream's tip)\n"
+        "  --runes-api URL     a Runes API (runehook, bitcoin-indexer)\n"
+        "  --from-height H     the first Stacks block, when DIR has no\n"
+        "                      position (default: upstream's tip)\n"
+        "  --runes-from-height H   the same for the first Bitcoin block\n"
         "  --once              catch up, then exit\n"
         "  --follow            catch up, then poll (the default)\n"
         "  --interval S        seconds between polls (default 5)\n"
@@ -225,6 +228,7 @@ chaindata_mirror_args(chaindata_mirror_t *m, int argc, char **argv)
         { "platform-api", required_argument, NULL, 'p' },
         { "chainhooks", required_argument, NULL, 'c' },
         { "from-height", required_argument, NULL, 'F' },
+        { "runes-from-height", required_argument, NULL, 'G' },
         { "once", no_argument, NULL, 'o' },
         { "follow", no_argument, NULL, 'f' },
         { "interval", required_argument, NULL, 'i' },
@@ -262,14 +266,21 @@ chaindata_mirror_args(chaindata_mirror_t *m, int argc, char **argv)
             break;
 
         case 'F':
-            if (chaindata_mirror_number("--from-height", optarg, 0, 1e15,
+        case 'G':
+            if (chaindata_mirror_number(argv[optind - 1], optarg, 0, 1e15,
                                         &v) != 0)
             {
                 return -1;
             }
 
-            m->from_height = (uint64_t) v;
-            m->has_from = 1;
+            if (c == 'F') {
+                m->from_height = (uint64_t) v;
+                m->has_from = 1;
+
+            } else {
+                m->runes_from_height = (uint64_t) v;
+                m->has_runes_from = 1;
+            }
             break;
 
         case 'o':
@@ -376,9 +387,9 @@ chaindata_mirror_args(chaindata_mirror_t *m, int argc, char **argv)
         return -1;
     }
 
-    if (m->runes_api || m->platform_api) {
-        fprintf(stderr, "chaindata-mirror: --runes-api and --platform-api "
-                "are not supported by this version yet\n");
+    if (m->platform_api) {
+        fprintf(stderr, "chaindata-mirror: --platform-api is not supported "
+                "by this version yet\n");
         return -1;
     }
 
@@ -432,13 +443,44 @@ chaindata_mirror_sleep(double secs)
 }
 
 
+/* one pass over every source: caught up when each of them is */
+
+static int
+chaindata_mirror_poll(chaindata_mirror_t *m, int *caught_up)
+{
+    int  rc, done;
+
+    *caught_up = 1;
+
+    if (m->stacks_api) {
+        rc = chaindata_stacks_poll(m, &done);
+        if (rc != CHAINDATA_MIRROR_OK || chaindata_mirror_stop) {
+            return rc;
+        }
+
+        *caught_up &= done;
+    }
+
+    if (m->runes_api) {
+        rc = chaindata_runes_poll(m, &done);
+        if (rc != CHAINDATA_MIRROR_OK) {
+            return rc;
+        }
+
+        *caught_up &= done;
+    }
+
+    return CHAINDATA_MIRROR_OK;
+}
+
+
 static int
 chaindata_mirror_run(chaindata_mirror_t *m)
 {
     int  rc, caught_up;
 
     for ( ;; ) {
-        rc = chaindata_stacks_poll(m, &caught_up);
+        rc = chaindata_mirror_poll(m, &caught_up);
 
         if (rc == -1 || chaindata_mirror_stop) {
             chaindata_mirror_log(m, "info", "stopped by a signal");

@@ -15,6 +15,7 @@
 
 #include <curl/curl.h>
 
+#include "chaindata_address.h"
 #include "chaindata_feed.h"
 #include "chaindata_index.h"
 #include "chaindata_jdoc.h"
@@ -54,6 +55,27 @@ struct chaindata_req_s {
 };
 
 
+/* a list upstream serves in pages (chaindata_mirror_pages.c) */
+typedef struct chaindata_plist_s  chaindata_plist_t;
+
+struct chaindata_plist_s {
+    char                 base[CHAINDATA_URL_MAX];   /* up to the '?' */
+    unsigned             limit;
+    const char        *(*entry)(chaindata_plist_t *l,
+                                const chaindata_jv_t *e);
+    uint64_t             total;
+    size_t               npages;
+    chaindata_req_t    **pages;
+
+    /* what its entries are checked against */
+    uint64_t             height;
+    char                 id[CHAINDATA_ADDRESS_MAX_LEN + 1];  /* tx, address */
+    unsigned char        hash[CHAINDATA_FEED_HASH_MAX];
+    size_t               hash_len;
+    uint64_t             time;
+};
+
+
 typedef struct {
     CURLM               *multi;
     struct curl_slist   *headers;
@@ -75,6 +97,12 @@ typedef struct {
     const char          *chainhooks_file;
     uint64_t             from_height;
     int                  has_from;
+    uint64_t             runes_from_height;
+    int                  has_runes_from;
+
+    /* addresses whose balances a rune rollback deleted: refetched next */
+    char               **refetch;
+    size_t               nrefetch;
     int                  once;
     double               interval;
 
@@ -142,7 +170,33 @@ int chaindata_block_rollback(chaindata_mirror_t *m, const char *source,
     uint64_t height);
 void chaindata_block_abandon(chaindata_mirror_t *m);
 
+/* a member of obj: an integer from 0 to 2^64-1, a block hash; 0 or -1 */
+int chaindata_jv_u64(const chaindata_jv_t *obj, const char *name,
+    uint64_t *v);
+int chaindata_jv_hash(const chaindata_jv_t *obj, const char *name,
+    unsigned char *out, size_t *len);
+
+/*
+ * Runs the requests (a NULL one: out of memory) and logs a failure:
+ * CHAINDATA_MIRROR_OK, _UPSTREAM, _SYSTEM, or -1 when stopped by a signal
+ */
+int chaindata_mirror_fetch(chaindata_mirror_t *m, chaindata_req_t **reqs,
+    size_t n);
+
+int chaindata_plist_fetch(chaindata_mirror_t *m, chaindata_plist_t **lists,
+    size_t n);
+int chaindata_plist_each(chaindata_plist_t *l,
+    int (*each)(void *ctx, const chaindata_jv_t *e), void *ctx);
+void chaindata_plist_free(chaindata_plist_t *l);
+int chaindata_list_record(chaindata_mirror_t *m, const char *head,
+    const chaindata_jv_t **entries, size_t n);
+
+/* the rune_balances records of addresses (chaindata_mirror_balances.c) */
+int chaindata_balances_records(chaindata_mirror_t *m, char **addresses,
+    size_t n);
+
 int chaindata_stacks_poll(chaindata_mirror_t *m, int *caught_up);
+int chaindata_runes_poll(chaindata_mirror_t *m, int *caught_up);
 
 
 #endif /* _CHAINDATA_MIRROR_H_INCLUDED_ */

@@ -51,48 +51,6 @@ typedef struct {
 
 
 static int
-chaindata_jv_u64(const chaindata_jv_t *obj, const char *name, uint64_t *v)
-{
-    const chaindata_jv_t  *m;
-
-    m = chaindata_jv_get(obj, name);
-
-    return m ? chaindata_jv_to_u64(m, v) : -1;
-}
-
-
-static int
-chaindata_jv_hash(const chaindata_jv_t *obj, const char *name,
-    unsigned char *out, size_t *len)
-{
-    size_t                 i;
-    const chaindata_jv_t  *m;
-
-    m = chaindata_jv_get(obj, name);
-
-    if (m == NULL || m->type != CHAINDATA_JV_STRING
-        || m->len > CHAINDATA_FEED_HASH_MAX)
-    {
-        return -1;
-    }
-
-    for (i = 0; i < m->len; i++) {
-        if (!((m->str[i] >= '0' && m->str[i] <= '9')
-              || (m->str[i] >= 'a' && m->str[i] <= 'z')
-              || (m->str[i] >= 'A' && m->str[i] <= 'Z')))
-        {
-            return -1;
-        }
-    }
-
-    memcpy(out, m->str, m->len);
-    *len = m->len;
-
-    return 0;
-}
-
-
-static int
 chaindata_stacks_check_tip(chaindata_req_t *r)
 {
     uint64_t               h;
@@ -255,47 +213,9 @@ chaindata_stacks_check_tx(chaindata_req_t *r)
 
 
 static int
-chaindata_stacks_fetch(chaindata_mirror_t *m, chaindata_req_t **reqs,
-    size_t n)
-{
-    int               rc;
-    size_t            i;
-    chaindata_req_t  *failed;
-
-    for (i = 0; i < n; i++) {
-        if (reqs[i] == NULL) {
-            chaindata_mirror_log(m, "error", "out of memory");
-            return CHAINDATA_MIRROR_SYSTEM;
-        }
-    }
-
-    failed = NULL;
-    rc = chaindata_http_run(&m->http, reqs, n, &failed);
-
-    if (rc == -1) {
-        chaindata_mirror_log(m, "error", "GET %s: %s (after %u tries); "
-                             "nothing of this block was written",
-                             failed->url, failed->why, failed->tries);
-        return CHAINDATA_MIRROR_UPSTREAM;
-    }
-
-    if (rc == -2) {
-        return -1;
-    }
-
-    if (rc != 0) {
-        chaindata_mirror_log(m, "error", "the HTTP client failed");
-        return CHAINDATA_MIRROR_SYSTEM;
-    }
-
-    return CHAINDATA_MIRROR_OK;
-}
-
-
-static int
 chaindata_stacks_get1(chaindata_mirror_t *m, chaindata_req_t *r)
 {
-    return chaindata_stacks_fetch(m, &r, 1);
+    return chaindata_mirror_fetch(m, &r, 1);
 }
 
 
@@ -356,7 +276,7 @@ chaindata_stacks_tx_ids(chaindata_mirror_t *m, chaindata_sblock_t *b,
         }
     }
 
-    rc = chaindata_stacks_fetch(m, pages, npages);
+    rc = chaindata_mirror_fetch(m, pages, npages);
 
     for (i = 0, k = 0; rc == CHAINDATA_MIRROR_OK && i < npages; i++) {
         tx = chaindata_jv_get(pages[i]->root, "results")->child;
@@ -438,7 +358,7 @@ chaindata_stacks_more_events(chaindata_mirror_t *m, chaindata_stx_t *txs,
         }
     }
 
-    rc = chaindata_stacks_fetch(m, all, n);
+    rc = chaindata_mirror_fetch(m, all, n);
     free(all);
 
     return rc;
@@ -519,7 +439,7 @@ chaindata_stacks_txs(chaindata_mirror_t *m, chaindata_sblock_t *b,
         txs[i].npages = 1;
     }
 
-    rc = chaindata_stacks_fetch(m, *reqs, b->tx_count);
+    rc = chaindata_mirror_fetch(m, *reqs, b->tx_count);
     if (rc != CHAINDATA_MIRROR_OK) {
         return rc;
     }

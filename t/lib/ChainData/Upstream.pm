@@ -31,7 +31,8 @@ use ChainData::Test qw(:all);
 
 our @EXPORT_OK = qw(
     confirmed_docs derive_doc grow_events make_chain write_chain tx_page
-    block_hash nginx_locations
+    block_hash nginx_locations write_runes runes_page btc_hash
+    RUNES_LIMITS
 );
 
 # the confirmed fixture documents (raw "data" text), in fixture order
@@ -151,6 +152,70 @@ sub write_chain {
         }
     }
     return $chain;
+}
+
+# The Runes API (hirosystems/runehook, api/src/api/routes/): status.ts
+# GET /runes/v1/ {server_version,status,block_height}; blocks.ts,
+# transactions.ts, addresses.ts: pages {limit,offset,total,results}, 60
+# entries at most (schemas.ts LimitSchema), activity ordered by
+# block_height, tx_index, event_index descending, balances by balance
+# descending (api/src/pg/pg-store.ts).  Every page size the mirror may ask
+# for is written.
+use constant RUNES_LIMITS => (60, 59, 47, 31, 23, 17);
+
+sub btc_hash { my ($h, $fork) = @_; return substr(sha256_hex("btc/$h/" . ($fork || '')), 0, 64) }
+
+sub runes_page {
+    my ($texts, $offset, $limit) = @_;
+    my @all = @$texts;
+    my $last = $offset + $limit - 1;
+    $last = $#all if $last > $#all;
+    my @page = $offset <= $#all ? @all[$offset .. $last] : ();
+    return sprintf('{"limit":%d,"offset":%d,"total":%d,"results":[%s]}',
+        $limit, $offset, scalar @all, join(',', @page));
+}
+
+sub _put_pages {
+    my ($root, $path, $texts, @limits) = @_;
+    for my $limit (@limits) {
+        for (my $off = 0; $off == 0 || $off < @$texts; $off += $limit) {
+            _put($root, $path, "offset=$off&limit=$limit", runes_page($texts, $off, $limit));
+        }
+    }
+}
+
+# write_runes($root, \@blocks, \%balances, %o): blocks are { height, hash,
+# txs => [[tx_id, [activity entry texts]], ...] } (their entries' location
+# rewritten to the block), balances { address => [entry texts] }; these
+# and every address of the activity get an answer.  $o{pages}{$path}{$args} replaces
+# one answer (a test's inconsistent page).
+sub write_runes {
+    my ($root, $blocks, $balances, %o) = @_;
+    system('rm', '-rf', "$root/up/runes");
+    _put($root, '/runes/v1/', '', sprintf('{"server_version":"runes-api v0.3.0 '
+        . '(master:1a2b3c4)","status":"ready","block_height":%d}', $blocks->[-1]{height}));
+    my %addr;
+    for my $b (@$blocks) {
+        my @block;
+        for my $t (@{ $b->{txs} }) {
+            my ($id, $entries) = @$t;
+            my @e = map {
+                (my $x = $_) =~ s/"block_hash":"[0-9a-f]{64}"/"block_hash":"$b->{hash}"/;
+                $x =~ s/"block_height":\d+/"block_height":$b->{height}/;
+                $addr{$1} = 1 while $x =~ /"(?:address|receiver_address)":"([^"]+)"/g;
+                $x;
+            } @$entries;
+            _put_pages($root, "/runes/v1/transactions/$id/activity", \@e, 60);
+            push @block, @e;
+        }
+        _put_pages($root, "/runes/v1/blocks/$b->{height}/activity", \@block, 60);
+    }
+    for my $a (keys %addr, keys %$balances) {
+        _put_pages($root, "/runes/v1/addresses/$a/balances", $balances->{$a} || [], RUNES_LIMITS);
+    }
+    for my $path (keys %{ $o{pages} || {} }) {
+        _put($root, $path, $_, $o{pages}{$path}{$_}) for keys %{ $o{pages}{$path} };
+    }
 }
 
 # the recorded upstream's locations (under /up/) for the test nginx:
