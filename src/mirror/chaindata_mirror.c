@@ -43,6 +43,7 @@ chaindata_mirror_usage(FILE *out)
         "  --from-height H     the first Stacks block, when DIR has no\n"
         "                      position (default: upstream's tip)\n"
         "  --runes-from-height H   the same for the first Bitcoin block\n"
+        "  --no-mempool        Stacks blocks only, not the mempool\n"
         "  --once              catch up, then exit\n"
         "  --follow            catch up, then poll (the default)\n"
         "  --interval S        seconds between polls (default 5)\n"
@@ -229,6 +230,7 @@ chaindata_mirror_args(chaindata_mirror_t *m, int argc, char **argv)
         { "chainhooks", required_argument, NULL, 'c' },
         { "from-height", required_argument, NULL, 'F' },
         { "runes-from-height", required_argument, NULL, 'G' },
+        { "no-mempool", no_argument, NULL, 'N' },
         { "once", no_argument, NULL, 'o' },
         { "follow", no_argument, NULL, 'f' },
         { "interval", required_argument, NULL, 'i' },
@@ -281,6 +283,10 @@ chaindata_mirror_args(chaindata_mirror_t *m, int argc, char **argv)
                 m->runes_from_height = (uint64_t) v;
                 m->has_runes_from = 1;
             }
+            break;
+
+        case 'N':
+            m->no_mempool = 1;
             break;
 
         case 'o':
@@ -459,6 +465,13 @@ chaindata_mirror_poll(chaindata_mirror_t *m, int *caught_up)
         }
 
         *caught_up &= done;
+
+        if (done && !m->no_mempool) {
+            rc = chaindata_mempool_poll(m);
+            if (rc != CHAINDATA_MIRROR_OK) {
+                return rc;
+            }
+        }
     }
 
     if (m->runes_api) {
@@ -563,6 +576,7 @@ main(int argc, char **argv)
     chaindata_index_close(&m.ix);
     chaindata_http_free(&m.http);
     chaindata_writeset_free(&m.ws);
+    chaindata_mempool_free(&m);
     chaindata_feed_free(&m.feed);
     chaindata_record_free(&m.rec);
     curl_global_cleanup();

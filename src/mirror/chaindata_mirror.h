@@ -52,6 +52,7 @@ struct chaindata_req_s {
     CURL                *easy;
     unsigned             done:1;
     unsigned             active:1;
+    unsigned             gone_ok:1;  /* a 404 answers: root stays NULL */
 };
 
 
@@ -99,6 +100,12 @@ typedef struct {
     int                  has_from;
     uint64_t             runes_from_height;
     int                  has_runes_from;
+    int                  no_mempool;
+
+    /* the pending transactions the index holds (32-byte ids, sorted) */
+    unsigned char       *pending;
+    size_t               npending;
+    int                  pending_read;
 
     /* addresses whose balances a rune rollback deleted: refetched next */
     char               **refetch;
@@ -166,6 +173,8 @@ int chaindata_block_open(chaindata_mirror_t *m, const char *source,
 int chaindata_block_record(chaindata_mirror_t *m, const unsigned char *line,
     size_t len);
 int chaindata_block_commit(chaindata_mirror_t *m);
+/* commits the write set (records outside blocks): 0, or -1 logged */
+int chaindata_block_write(chaindata_mirror_t *m);
 int chaindata_block_rollback(chaindata_mirror_t *m, const char *source,
     uint64_t height);
 void chaindata_block_abandon(chaindata_mirror_t *m);
@@ -197,6 +206,8 @@ int chaindata_balances_records(chaindata_mirror_t *m, char **addresses,
 
 int chaindata_stacks_poll(chaindata_mirror_t *m, int *caught_up);
 int chaindata_runes_poll(chaindata_mirror_t *m, int *caught_up);
+int chaindata_mempool_poll(chaindata_mirror_t *m);
+void chaindata_mempool_free(chaindata_mirror_t *m);
 
 
 #endif /* _CHAINDATA_MIRROR_H_INCLUDED_ */

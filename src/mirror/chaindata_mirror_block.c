@@ -91,7 +91,7 @@ chaindata_block_record(chaindata_mirror_t *m, const unsigned char *line,
 }
 
 
-static int
+int
 chaindata_block_write(chaindata_mirror_t *m)
 {
     int  rc;

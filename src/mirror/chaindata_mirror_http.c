@@ -265,6 +265,13 @@ chaindata_http_finish(chaindata_http_t *h, chaindata_req_t *r, CURLcode cc)
     } else {
         curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &r->status);
 
+        if (r->status == 404 && r->gone_ok) {
+            /* an answer too: what was asked for is not upstream's */
+            r->root = NULL;
+            r->why[0] = '\0';
+            return 1;
+        }
+
         if (r->status >= 200 && r->status < 300) {
             if (r->check == NULL || r->check(r) == 0) {
                 r->why[0] = '\0';

@@ -119,11 +119,26 @@ sub _put {
     spew("$dir/q=$args", $body);
 }
 
-# write_chain($root, $chain): the answers for every block of the chain,
+# write_chain($root, $chain, %o): the answers for every block of the chain,
 # the tip being its last block; files of a previous chain are replaced
 sub write_chain {
-    my ($root, $chain) = @_;
+    my ($root, $chain, %o) = @_;
     system('rm', '-rf', "$root/up");
+    # the mempool (src/api/routes/tx.ts, GET /extended/v1/tx/mempool:
+    # {limit,offset,total,results}, parseDbMempoolTx documents, which
+    # GET /extended/v1/tx/{tx_id} serves too); $o{left}: what that route
+    # serves for transactions that left it (dropped or replaced)
+    my @pool = @{ $o{mempool} || [] };
+    for (my $off = 0; $off == 0 || $off < @pool; $off += 50) {
+        my $end = $off + 49 > $#pool ? $#pool : $off + 49;
+        _put($root, '/extended/v1/tx/mempool', "limit=50&offset=$off",
+            sprintf('{"limit":50,"offset":%d,"total":%d,"results":[%s]}',
+                $off, scalar @pool, join(',', @pool[$off .. $end])));
+    }
+    for my $doc (@pool, @{ $o{left} || [] }) {
+        _put($root, '/extended/v1/tx/' . _tx_id($doc),
+            'event_limit=100&event_offset=0', $doc);
+    }
     my $tip = $chain->[-1];
     _put($root, '/extended/v2/blocks', 'limit=1',
         sprintf('{"limit":1,"offset":0,"total":%d,"next_cursor":"%s",'
