@@ -32,7 +32,8 @@ chaindata_mirror_usage(FILE *out)
 {
     fprintf(out,
         "usage: chaindata-mirror --db DIR [--stacks-api URL]\n"
-        "       [--runes-api URL] [options]\n"
+        "       [--runes-api URL] [--platform-api URL --chainhooks FILE]\n"
+        "       [options]\n"
         "\n"
         "Keeps the chaindata index at DIR current from the upstream APIs:\n"
         "each upstream block is committed whole, with the feed position.\n"
@@ -44,6 +45,10 @@ chaindata_mirror_usage(FILE *out)
         "                      position (default: upstream's tip)\n"
         "  --runes-from-height H   the same for the first Bitcoin block\n"
         "  --no-mempool        Stacks blocks only, not the mempool\n"
+        "  --platform-api URL  the platform API serving chainhook statuses\n"
+        "  --chainhooks FILE   its chainhooks, \"uuid api_key\" lines; the\n"
+        "                      file must not be readable by group or others\n"
+        "  --chainhooks-interval S   seconds between status polls (30)\n"
         "  --once              catch up, then exit\n"
         "  --follow            catch up, then poll (the default)\n"
         "  --interval S        seconds between polls (default 5)\n"
@@ -231,6 +236,7 @@ chaindata_mirror_args(chaindata_mirror_t *m, int argc, char **argv)
         { "from-height", required_argument, NULL, 'F' },
         { "runes-from-height", required_argument, NULL, 'G' },
         { "no-mempool", no_argument, NULL, 'N' },
+        { "chainhooks-interval", required_argument, NULL, 'I' },
         { "once", no_argument, NULL, 'o' },
         { "follow", no_argument, NULL, 'f' },
         { "interval", required_argument, NULL, 'i' },
@@ -295,8 +301,11 @@ chaindata_mirror_args(chaindata_mirror_t *m, int argc, char **argv)
             break;
 
         case 'i':
-            if (chaindata_mirror_number("--interval", optarg, 0.01, 86400,
-                                        &m->interval) != 0)
+        case 'I':
+            if (chaindata_mirror_number(argv[optind - 1], optarg, 0.01,
+                                        86400, c == 'i' ? &m->interval
+                                                        : &m->hooks_interval)
+                != 0)
             {
                 return -1;
             }
@@ -393,9 +402,13 @@ chaindata_mirror_args(chaindata_mirror_t *m, int argc, char **argv)
         return -1;
     }
 
-    if (m->platform_api) {
-        fprintf(stderr, "chaindata-mirror: --platform-api is not supported "
-                "by this version yet\n");
+    if ((m->platform_api == NULL) != (m->chainhooks_file == NULL)) {
+        fprintf(stderr, "chaindata-mirror: --platform-api and --chainhooks "
+                "go together\n");
+        return -1;
+    }
+
+    if (m->chainhooks_file && chaindata_chainhooks_read(m) != 0) {
         return -1;
     }
 
@@ -483,6 +496,10 @@ chaindata_mirror_poll(chaindata_mirror_t *m, int *caught_up)
         *caught_up &= done;
     }
 
+    if (m->platform_api && !chaindata_mirror_stop) {
+        return chaindata_chainhooks_poll(m);
+    }
+
     return CHAINDATA_MIRROR_OK;
 }
 
@@ -528,6 +545,7 @@ main(int argc, char **argv)
 
     memset(&m, 0, sizeof(m));
     m.interval = 5;
+    m.hooks_interval = 30;
     m.http.parallel = 4;
     m.http.retries = 8;
     m.http.timeout_ms = 30000;
@@ -577,6 +595,7 @@ main(int argc, char **argv)
     chaindata_http_free(&m.http);
     chaindata_writeset_free(&m.ws);
     chaindata_mempool_free(&m);
+    chaindata_chainhooks_free(&m);
     chaindata_feed_free(&m.feed);
     chaindata_record_free(&m.rec);
     curl_global_cleanup();

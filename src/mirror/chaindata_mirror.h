@@ -35,6 +35,7 @@ typedef struct chaindata_req_s  chaindata_req_t;
 
 struct chaindata_req_s {
     char                 url[CHAINDATA_URL_MAX];
+    char                 label[96];     /* logged for url when set */
     int                (*check)(chaindata_req_t *r);
     void                *ctx;
     uint64_t             arg;
@@ -101,6 +102,12 @@ typedef struct {
     uint64_t             runes_from_height;
     int                  has_runes_from;
     int                  no_mempool;
+
+    /* the chainhooks file's lines: uuid, then the key (never logged) */
+    char               **hooks;
+    size_t               nhooks;
+    double               hooks_interval;
+    double               hooks_next;
 
     /* the pending transactions the index holds (32-byte ids, sorted) */
     unsigned char       *pending;
@@ -207,6 +214,9 @@ int chaindata_balances_records(chaindata_mirror_t *m, char **addresses,
 int chaindata_stacks_poll(chaindata_mirror_t *m, int *caught_up);
 int chaindata_runes_poll(chaindata_mirror_t *m, int *caught_up);
 int chaindata_mempool_poll(chaindata_mirror_t *m);
+int chaindata_chainhooks_read(chaindata_mirror_t *m);
+int chaindata_chainhooks_poll(chaindata_mirror_t *m);
+void chaindata_chainhooks_free(chaindata_mirror_t *m);
 void chaindata_mempool_free(chaindata_mirror_t *m);
 
 

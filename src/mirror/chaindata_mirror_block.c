@@ -230,9 +230,11 @@ chaindata_mirror_fetch(chaindata_mirror_t *m, chaindata_req_t **reqs,
     rc = chaindata_http_run(&m->http, reqs, n, &failed);
 
     if (rc == -1) {
+        /* a URL with a key in it is named by its label instead */
         chaindata_mirror_log(m, "error", "GET %s: %s (after %u tries); "
                              "nothing of this block was written",
-                             failed->url, failed->why, failed->tries);
+                             failed->label[0] ? failed->label : failed->url,
+                             failed->why, failed->tries);
         return CHAINDATA_MIRROR_UPSTREAM;
     }
 
