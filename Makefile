@@ -146,6 +146,11 @@ bench: all
 	@sh tools/deps.sh bench
 	bench/run
 
+# chaindata-mirror against the recorded upstream: catching up and following
+# (bench/mirror; BENCH_* variables make it longer or larger)
+bench-mirror: all
+	bench/mirror
+
 clean:
 	rm -rf $(BUILD)
 
