@@ -360,39 +360,6 @@ ngx_http_chaindata_send_json(ngx_http_request_t *r, ngx_uint_t status,
 }
 
 
-/* the reason phrases of Node's http.STATUS_CODES, as fastify sends them */
-
-const char *
-ngx_http_chaindata_reason(ngx_uint_t status)
-{
-    switch (status) {
-    case NGX_HTTP_BAD_REQUEST:              return "Bad Request";
-    case NGX_HTTP_UNAUTHORIZED:             return "Unauthorized";
-    case NGX_HTTP_FORBIDDEN:                return "Forbidden";
-    case NGX_HTTP_NOT_FOUND:                return "Not Found";
-    case NGX_HTTP_NOT_ALLOWED:              return "Method Not Allowed";
-    case NGX_HTTP_REQUEST_TIME_OUT:         return "Request Timeout";
-    case NGX_HTTP_LENGTH_REQUIRED:          return "Length Required";
-    case NGX_HTTP_PRECONDITION_FAILED:      return "Precondition Failed";
-    case NGX_HTTP_REQUEST_ENTITY_TOO_LARGE: return "Payload Too Large";
-    case NGX_HTTP_REQUEST_URI_TOO_LARGE:    return "URI Too Long";
-    case NGX_HTTP_RANGE_NOT_SATISFIABLE:    return "Range Not Satisfiable";
-    case NGX_HTTP_TOO_MANY_REQUESTS:        return "Too Many Requests";
-    case NGX_HTTP_CHAINDATA_HEADER_TOO_LARGE:
-        return "Request Header Fields Too Large";
-    case NGX_HTTP_INTERNAL_SERVER_ERROR:    return "Internal Server Error";
-    case NGX_HTTP_NOT_IMPLEMENTED:          return "Not Implemented";
-    case NGX_HTTP_BAD_GATEWAY:              return "Bad Gateway";
-    case NGX_HTTP_SERVICE_UNAVAILABLE:      return "Service Unavailable";
-    case NGX_HTTP_GATEWAY_TIME_OUT:         return "Gateway Timeout";
-    case NGX_HTTP_VERSION_NOT_SUPPORTED:    return "HTTP Version Not Supported";
-    default:
-        return status < NGX_HTTP_INTERNAL_SERVER_ERROR ? "Client Error"
-                                                       : "Server Error";
-    }
-}
-
-
 /*
  * {"statusCode":N[,"code":C],"error":"Reason","message":M}, the shape the
  * upstream (fastify) services answer errors with.
@@ -409,10 +376,7 @@ ngx_http_chaindata_send_error(ngx_http_request_t *r, ngx_uint_t status,
         return NGX_HTTP_INTERNAL_SERVER_ERROR;
     }
 
-    if (yajl_gen_map_open(j.gen) != yajl_gen_status_ok) {
-        j.failed = 1;
-    }
-
+    ngx_http_chaindata_json_map_open(&j);
     ngx_http_chaindata_json_key(&j, "statusCode");
     ngx_http_chaindata_json_int(&j, status);
 
@@ -425,10 +389,7 @@ ngx_http_chaindata_send_error(ngx_http_request_t *r, ngx_uint_t status,
     ngx_http_chaindata_json_key(&j, ngx_http_chaindata_reason(status));
     ngx_http_chaindata_json_key(&j, "message");
     ngx_http_chaindata_json_key(&j, message);
-
-    if (yajl_gen_map_close(j.gen) != yajl_gen_status_ok) {
-        j.failed = 1;
-    }
+    ngx_http_chaindata_json_map_close(&j);
 
     if (ngx_http_chaindata_json_done(&j, &body) != NGX_OK) {
         return NGX_HTTP_INTERNAL_SERVER_ERROR;

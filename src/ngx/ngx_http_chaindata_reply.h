@@ -57,6 +57,7 @@ ngx_int_t ngx_http_chaindata_json_done(ngx_http_chaindata_json_t *j,
 ngx_int_t ngx_http_chaindata_send_json(ngx_http_request_t *r,
     ngx_uint_t status, ngx_str_t *body, ngx_str_t *etag,
     const char *cache_control);
+/* the reason phrase of an error status (ngx_http_chaindata_error.c) */
 const char *ngx_http_chaindata_reason(ngx_uint_t status);
 ngx_int_t ngx_http_chaindata_send_error(ngx_http_request_t *r,
     ngx_uint_t status, const char *code, const char *message);
