@@ -35,9 +35,6 @@
  */
 #define NGX_HTTP_CHAINDATA_MIG_CACHE        "public, max-age=3600"
 
-#define NGX_HTTP_CHAINDATA_MIG_ANNOUNCED    "2026-02-06"
-#define NGX_HTTP_CHAINDATA_MIG_EFFECTIVE    "2026-03-09"
-
 #define NGX_HTTP_CHAINDATA_MIG_GONE                                          \
     "This API has been deprecated and is no longer available."
 
@@ -473,15 +470,33 @@ ngx_http_chaindata_mig_json_names(ngx_http_chaindata_json_t *j,
 }
 
 
+/* a date as "YYYY-MM-DD" (UTC) */
+
+static void
+ngx_http_chaindata_mig_json_date(ngx_http_chaindata_json_t *j, time_t t)
+{
+    u_char    date[sizeof("2026-03-09") - 1];
+    ngx_tm_t  tm;
+
+    ngx_gmtime(t, &tm);
+    ngx_sprintf(date, "%4d-%02d-%02d", tm.ngx_tm_year, tm.ngx_tm_mon,
+                tm.ngx_tm_mday);
+
+    ngx_http_chaindata_json_str(j, date, sizeof(date));
+}
+
+
 static void
 ngx_http_chaindata_mig_json_dates(ngx_http_chaindata_json_t *j)
 {
     ngx_http_chaindata_json_key(j, "deprecation");
     ngx_http_chaindata_json_map_open(j);
     ngx_http_chaindata_json_key(j, "announced");
-    ngx_http_chaindata_json_key(j, NGX_HTTP_CHAINDATA_MIG_ANNOUNCED);
+    ngx_http_chaindata_mig_json_date(j,
+                                   NGX_HTTP_CHAINDATA_DEPRECATION_ANNOUNCED);
     ngx_http_chaindata_json_key(j, "effective");
-    ngx_http_chaindata_json_key(j, NGX_HTTP_CHAINDATA_MIG_EFFECTIVE);
+    ngx_http_chaindata_mig_json_date(j,
+                                   NGX_HTTP_CHAINDATA_DEPRECATION_EFFECTIVE);
     ngx_http_chaindata_json_map_close(j);
 }
 

@@ -23,6 +23,14 @@ typedef struct {
 /* a date that is not set (NGX_CONF_UNSET is "not configured") */
 #define NGX_HTTP_CHAINDATA_NO_DATE  ((time_t) -2)
 
+/*
+ * The deprecation of the Bitcoin-layer routes, at 00:00:00 UTC: announced
+ * 6 February 2026, effective 9 March 2026 (README, Deprecation signalling
+ * and 410 body).  The effective date is chaindata_deprecation's default.
+ */
+#define NGX_HTTP_CHAINDATA_DEPRECATION_ANNOUNCED  1770336000
+#define NGX_HTTP_CHAINDATA_DEPRECATION_EFFECTIVE  1773014400
+
 
 typedef struct {
     time_t       deprecation;     /* chaindata_deprecation */
