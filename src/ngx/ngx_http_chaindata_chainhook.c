@@ -59,6 +59,36 @@ static ngx_http_variable_t  ngx_http_chaindata_chainhook_vars[] = {
 };
 
 
+/* what the read callbacks share: the chainhook asked for, the key's digest */
+typedef struct {
+    u_char           uuid[CHAINDATA_UUID_LEN];
+    u_char           digest[CHAINDATA_KEY_DIGEST_LEN];
+    chaindata_chh_t  h;
+} ngx_http_chaindata_chh_t;
+
+
+static ngx_int_t ngx_http_chaindata_chh_lookup(ngx_http_request_t *r,
+    void *ctx, ngx_http_chaindata_reply_t *reply);
+static ngx_int_t ngx_http_chaindata_chh_body(ngx_http_request_t *r,
+    void *ctx, ngx_http_chaindata_reply_t *reply);
+
+
+/*
+ * Its target's errors are its own (ngx_http_chaindata_chh_parse); no
+ * ETag: a chainhook's status is per key and never cached.
+ */
+static ngx_http_chaindata_route_t  ngx_http_chaindata_chh_route = {
+    ngx_http_chaindata_chh_lookup,
+    ngx_http_chaindata_chh_body,
+    NULL,
+    NULL,
+    NULL,
+    "chainhook not found",
+    "the chainhook could not be read from the index",
+    NGX_HTTP_CHAINDATA_CACHE_NONE
+};
+
+
 /* all zero, no key's digest: what an unknown chainhook is compared with */
 static u_char  ngx_http_chaindata_no_digest[CHAINDATA_KEY_DIGEST_LEN];
 
@@ -467,26 +497,25 @@ no_route:
 
 
 /*
- * Everything that needs the read transaction.  A wrong key and an
- * unknown chainhook take the same steps: one lookup, one constant-time
- * comparison of the whole digest (with a digest no key has when the
- * chainhook is unknown), nothing logged; only a match copies the
- * document into the pool.  *body stays empty for "not found".
+ * A wrong key and an unknown chainhook take the same steps: one lookup,
+ * one constant-time comparison of the whole digest (with a digest no key
+ * has when the chainhook is unknown), nothing logged.
  */
 
 static ngx_int_t
-ngx_http_chaindata_chh_read(ngx_http_request_t *r,
-    chaindata_chh_params_t *q, u_char *digest, ngx_str_t *body)
+ngx_http_chaindata_chh_lookup(ngx_http_request_t *r, void *ctx,
+    ngx_http_chaindata_reply_t *reply)
 {
-    ngx_int_t        rc;
-    MDB_val          val;
-    ngx_uint_t       found, match;
-    const u_char    *stored;
-    chaindata_chh_t  h;
+    ngx_http_chaindata_chh_t  *chh = ctx;
+
+    ngx_int_t      rc;
+    MDB_val        val;
+    ngx_uint_t     found, match;
+    const u_char  *stored;
 
     rc = ngx_http_chaindata_store_get(r->connection->log,
                                       CHAINDATA_DBI_CHAINHOOK,
-                                      q->uuid, sizeof(q->uuid), &val);
+                                      chh->uuid, sizeof(chh->uuid), &val);
 
     if (rc == NGX_ERROR) {
         return NGX_ERROR;
@@ -495,32 +524,40 @@ ngx_http_chaindata_chh_read(ngx_http_request_t *r,
     found = (rc == NGX_OK);
 
     if (found
-        && chaindata_chh_decode(&h, val.mv_data, val.mv_size) != 0)
+        && chaindata_chh_decode(&chh->h, val.mv_data, val.mv_size) != 0)
     {
-        ngx_log_error(NGX_LOG_ALERT, r->connection->log, 0,
-                      "chaindata: a chainhook record is damaged "
-                      "(format %d, %uz bytes)",
-                      val.mv_size ? *(u_char *) val.mv_data : -1,
-                      val.mv_size);
+        ngx_http_chaindata_log_damaged(r->connection->log,
+                                       CHAINDATA_DBI_CHAINHOOK,
+                                       val.mv_data, val.mv_size);
         return NGX_ERROR;
     }
 
-    stored = found ? h.key_digest : ngx_http_chaindata_no_digest;
+    stored = found ? chh->h.key_digest : ngx_http_chaindata_no_digest;
 
-    match = (CRYPTO_memcmp(digest, stored,
+    match = (CRYPTO_memcmp(chh->digest, stored,
                            CHAINDATA_KEY_DIGEST_LEN) == 0);
 
-    if (!(found & match)) {
-        return NGX_OK;
-    }
+    reply->status = (found & match) ? NGX_HTTP_OK : NGX_HTTP_NOT_FOUND;
 
-    body->data = ngx_pnalloc(r->pool, h.doc_len);
-    if (body->data == NULL) {
+    return NGX_OK;
+}
+
+
+/* only a match copies the document into the pool */
+
+static ngx_int_t
+ngx_http_chaindata_chh_body(ngx_http_request_t *r, void *ctx,
+    ngx_http_chaindata_reply_t *reply)
+{
+    ngx_http_chaindata_chh_t  *chh = ctx;
+
+    reply->body.data = ngx_pnalloc(r->pool, chh->h.doc_len);
+    if (reply->body.data == NULL) {
         return NGX_ERROR;
     }
 
-    ngx_memcpy(body->data, h.doc, h.doc_len);
-    body->len = h.doc_len;
+    ngx_memcpy(reply->body.data, chh->h.doc, chh->h.doc_len);
+    reply->body.len = chh->h.doc_len;
 
     return NGX_OK;
 }
@@ -529,10 +566,9 @@ ngx_http_chaindata_chh_read(ngx_http_request_t *r,
 ngx_int_t
 ngx_http_chaindata_chainhook_handler(ngx_http_request_t *r)
 {
-    ngx_int_t               rc;
-    ngx_str_t               body;
-    chaindata_chh_params_t  q;
-    u_char                  digest[CHAINDATA_KEY_DIGEST_LEN];
+    ngx_int_t                 rc;
+    chaindata_chh_params_t    q;
+    ngx_http_chaindata_chh_t  chh;
 
     if (!ngx_http_chaindata_method_allowed(r)) {
         return ngx_http_chaindata_send_not_allowed(r);
@@ -548,32 +584,13 @@ ngx_http_chaindata_chainhook_handler(ngx_http_request_t *r)
         return rc;
     }
 
-    chaindata_key_digest(q.key.data, q.key.len, digest);
+    ngx_memcpy(chh.uuid, q.uuid, sizeof(chh.uuid));
+    chaindata_key_digest(q.key.data, q.key.len, chh.digest);
 
     /* the decoded key goes no further */
     ngx_explicit_memzero(q.keybuf, sizeof(q.keybuf));
 
-    if (ngx_http_chaindata_store_begin(r->connection->log) != NGX_OK) {
-        return ngx_http_chaindata_send_unavailable(r);
-    }
-
-    ngx_str_null(&body);
-
-    rc = ngx_http_chaindata_chh_read(r, &q, digest, &body);
-
-    ngx_http_chaindata_store_end();
-
-    if (rc != NGX_OK) {
-        return ngx_http_chaindata_send_error(r,
-                   NGX_HTTP_INTERNAL_SERVER_ERROR, NULL,
-                   "the chainhook could not be read from the index");
-    }
-
-    if (body.len == 0) {
-        return ngx_http_chaindata_send_error(r, NGX_HTTP_NOT_FOUND, NULL,
-                                             "chainhook not found");
-    }
-
-    return ngx_http_chaindata_send_json(r, NGX_HTTP_OK, &body, NULL,
-                                        NGX_HTTP_CHAINDATA_CACHE_NONE);
+    return ngx_http_chaindata_read_and_reply(r,
+                                             &ngx_http_chaindata_chh_route,
+                                             &chh);
 }

@@ -10,6 +10,7 @@
 
 #include "chaindata_codec.h"
 #include "ngx_http_chaindata_reply.h"
+#include "ngx_http_chaindata_store.h"
 
 
 #define NGX_HTTP_CHAINDATA_CONTENT_TYPE  "application/json; charset=utf-8"
@@ -484,6 +485,178 @@ ngx_http_chaindata_send_not_allowed(ngx_http_request_t *r)
 
     return ngx_http_chaindata_send_error(r, NGX_HTTP_NOT_ALLOWED, NULL,
                "only GET and HEAD are served here");
+}
+
+
+/*
+ * The answer to a request target the route's parser refused: a path of
+ * another shape is a 404, a bad path parameter or query a 400 with the
+ * upstream validation message.
+ */
+
+ngx_int_t
+ngx_http_chaindata_send_bad_target(ngx_http_request_t *r,
+    const ngx_http_chaindata_route_t *route, chaindata_target_e target,
+    chaindata_query_t *query)
+{
+    switch (target) {
+
+    case CHAINDATA_TARGET_NO_ROUTE:
+        return ngx_http_chaindata_send_error(r, NGX_HTTP_NOT_FOUND, NULL,
+                                             route->no_route);
+
+    case CHAINDATA_TARGET_BAD_PARAM:
+        return ngx_http_chaindata_send_error(r, NGX_HTTP_BAD_REQUEST,
+                                             route->code, route->invalid);
+
+    case CHAINDATA_TARGET_BAD_QUERY:
+        return ngx_http_chaindata_send_error(r, NGX_HTTP_BAD_REQUEST,
+                   route->code, ngx_http_chaindata_query_message(r, query));
+
+    default:
+        return NGX_HTTP_INTERNAL_SERVER_ERROR;
+    }
+}
+
+
+/*
+ * The one way a route reads the index: the read transaction always ends
+ * before anything is sent.  An index that cannot be read now is a 503
+ * (ngx_http_chaindata_store_begin() logs why).
+ */
+
+ngx_int_t
+ngx_http_chaindata_read_and_reply(ngx_http_request_t *r,
+    const ngx_http_chaindata_route_t *route, void *ctx)
+{
+    ngx_int_t                   rc;
+    ngx_http_chaindata_reply_t  reply;
+
+    if (ngx_http_chaindata_store_begin(r->connection->log) != NGX_OK) {
+        return ngx_http_chaindata_send_unavailable(r);
+    }
+
+    ngx_memzero(&reply, sizeof(ngx_http_chaindata_reply_t));
+
+    rc = route->lookup(r, ctx, &reply);
+
+    if (rc == NGX_OK && reply.status == NGX_HTTP_OK) {
+
+        if (reply.etag.len
+            && ngx_http_chaindata_etag_matches(r, &reply.etag))
+        {
+            reply.status = NGX_HTTP_NOT_MODIFIED;
+
+        } else {
+            rc = route->body(r, ctx, &reply);
+        }
+    }
+
+    ngx_http_chaindata_store_end();
+
+    if (rc == NGX_OK) {
+        switch (reply.status) {
+
+        case NGX_HTTP_OK:
+            return ngx_http_chaindata_send_json(r, NGX_HTTP_OK, &reply.body,
+                                                &reply.etag,
+                                                route->cache_control);
+
+        case NGX_HTTP_NOT_MODIFIED:
+            return ngx_http_chaindata_send_not_modified(r, &reply.etag,
+                                                        route->cache_control);
+
+        case NGX_HTTP_NOT_FOUND:
+            return ngx_http_chaindata_send_error(r, NGX_HTTP_NOT_FOUND, NULL,
+                                                 route->not_found);
+        }
+    }
+
+    return ngx_http_chaindata_send_error(r, NGX_HTTP_INTERNAL_SERVER_ERROR,
+                                         NULL, route->unreadable);
+}
+
+
+void
+ngx_http_chaindata_log_damaged(ngx_log_t *log, chaindata_dbi_e db,
+    const u_char *data, size_t size)
+{
+    ngx_log_error(NGX_LOG_ALERT, log, 0,
+                  "chaindata: a \"%s\" record is damaged "
+                  "(format %d, %uz bytes)",
+                  chaindata_db_names[db], size ? *data : -1, size);
+}
+
+
+ngx_int_t
+ngx_http_chaindata_read_entries(ngx_http_request_t *r, chaindata_dbi_e db,
+    u_char *list, size_t list_len, uint32_t count, const char *what,
+    uint64_t offset, uint64_t limit, MDB_val *entries, ngx_uint_t *n)
+{
+    size_t      key_len;
+    ngx_uint_t  got;
+    u_char      key[CHAINDATA_LIST_ENTRY_KEY_MAX];
+
+    *n = 0;
+
+    if (offset >= count) {
+        return NGX_OK;
+    }
+
+    *n = (ngx_uint_t) ngx_min(limit, count - offset);
+
+    key_len = chaindata_list_entry_key(key, list, list_len,
+                                       (uint32_t) offset);
+
+    if (ngx_http_chaindata_store_range(r->connection->log, db, list,
+                                       list_len, key, key_len, entries, *n,
+                                       &got)
+        != NGX_OK)
+    {
+        return NGX_ERROR;
+    }
+
+    if (got != *n) {
+        ngx_log_error(NGX_LOG_ALERT, r->connection->log, 0,
+                      "chaindata: %s counts %uD entries but \"%s\" holds "
+                      "fewer", what, count, chaindata_db_names[db]);
+        return NGX_ERROR;
+    }
+
+    return NGX_OK;
+}
+
+
+size_t
+ngx_http_chaindata_entries_len(MDB_val *entries, ngx_uint_t n)
+{
+    size_t      len;
+    ngx_uint_t  i;
+
+    len = n ? n - 1 : 0;
+
+    for (i = 0; i < n; i++) {
+        len += entries[i].mv_size;
+    }
+
+    return len;
+}
+
+
+u_char *
+ngx_http_chaindata_join_entries(u_char *p, MDB_val *entries, ngx_uint_t n)
+{
+    ngx_uint_t  i;
+
+    for (i = 0; i < n; i++) {
+        if (i) {
+            *p++ = ',';
+        }
+
+        p = ngx_cpymem(p, entries[i].mv_data, entries[i].mv_size);
+    }
+
+    return p;
 }
 
 
