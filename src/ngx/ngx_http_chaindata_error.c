@@ -63,6 +63,8 @@ static ngx_http_chaindata_status_text_t  ngx_http_chaindata_status_texts[] = {
       NULL },
     { NGX_HTTP_REQUEST_TIME_OUT, "Request Timeout",
       "the request was not received in time" },
+    { NGX_HTTP_CHAINDATA_GONE, "Gone",
+      "the resource is no longer available" },
     { NGX_HTTP_LENGTH_REQUIRED, "Length Required",
       "a request body needs a Content-Length" },
     { NGX_HTTP_PRECONDITION_FAILED, "Precondition Failed",

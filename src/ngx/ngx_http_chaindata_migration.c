@@ -25,9 +25,6 @@
 #include "ngx_http_chaindata_reply.h"
 
 
-/* nginx names no constant for it */
-#define NGX_HTTP_CHAINDATA_GONE             410
-
 /*
  * 410, 308 and the table change only with the configuration: caches may
  * keep them an hour (410 and 308 are cacheable by default, RFC 9111 4.2.2,
@@ -736,20 +733,14 @@ static ngx_int_t
 ngx_http_chaindata_mig_send_gone(ngx_http_request_t *r,
     ngx_http_chaindata_loc_conf_t *lcf, ngx_http_chaindata_mig_t *m)
 {
-    ngx_str_t                  body;
     ngx_http_chaindata_json_t  j;
 
     if (ngx_http_chaindata_json_init(&j, r->pool) != NGX_OK) {
         return NGX_HTTP_INTERNAL_SERVER_ERROR;
     }
 
-    ngx_http_chaindata_json_map_open(&j);
-    ngx_http_chaindata_json_key(&j, "statusCode");
-    ngx_http_chaindata_json_int(&j, NGX_HTTP_CHAINDATA_GONE);
-    ngx_http_chaindata_json_key(&j, "error");
-    ngx_http_chaindata_json_key(&j, "Gone");
-    ngx_http_chaindata_json_key(&j, "message");
-    ngx_http_chaindata_json_key(&j, NGX_HTTP_CHAINDATA_MIG_GONE);
+    ngx_http_chaindata_json_error(&j, NGX_HTTP_CHAINDATA_GONE, NULL,
+                                  NGX_HTTP_CHAINDATA_MIG_GONE);
     ngx_http_chaindata_mig_json_dates(&j);
     ngx_http_chaindata_mig_json_row(&j, lcf, m->row, m);
     ngx_http_chaindata_json_key(&j, "unsupported_query");
@@ -758,12 +749,8 @@ ngx_http_chaindata_mig_send_gone(ngx_http_request_t *r,
     ngx_http_chaindata_mig_json_names(&j, &m->ignored);
     ngx_http_chaindata_json_map_close(&j);
 
-    if (ngx_http_chaindata_json_done(&j, &body) != NGX_OK) {
-        return NGX_HTTP_INTERNAL_SERVER_ERROR;
-    }
-
-    return ngx_http_chaindata_send_json(r, NGX_HTTP_CHAINDATA_GONE, &body, NULL,
-                                        NGX_HTTP_CHAINDATA_MIG_CACHE);
+    return ngx_http_chaindata_send_json_done(r, &j, NGX_HTTP_CHAINDATA_GONE,
+                                             NGX_HTTP_CHAINDATA_MIG_CACHE);
 }
 
 
@@ -771,7 +758,6 @@ static ngx_int_t
 ngx_http_chaindata_mig_send_table(ngx_http_request_t *r,
     ngx_http_chaindata_loc_conf_t *lcf)
 {
-    ngx_str_t                     body;
     ngx_uint_t                    i;
     ngx_http_chaindata_json_t     j;
     const chaindata_mig_row_t    *row;
@@ -830,12 +816,8 @@ ngx_http_chaindata_mig_send_table(ngx_http_request_t *r,
 
     ngx_http_chaindata_json_map_close(&j);
 
-    if (ngx_http_chaindata_json_done(&j, &body) != NGX_OK) {
-        return NGX_HTTP_INTERNAL_SERVER_ERROR;
-    }
-
-    return ngx_http_chaindata_send_json(r, NGX_HTTP_OK, &body, NULL,
-                                        NGX_HTTP_CHAINDATA_MIG_CACHE);
+    return ngx_http_chaindata_send_json_done(r, &j, NGX_HTTP_OK,
+                                             NGX_HTTP_CHAINDATA_MIG_CACHE);
 }
 
 

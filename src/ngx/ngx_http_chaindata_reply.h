@@ -1,8 +1,8 @@
 
 /*
  * chaindata: the HTTP side every route shares: JSON replies (error bodies
- * written with a yajl generator bound to the request pool), caching
- * headers and conditional requests, query arguments.
+ * written with ngx_http_chaindata_json.h), caching headers and conditional
+ * requests, query arguments, and the one way a route reads the index.
  */
 
 
@@ -15,50 +15,30 @@
 #include <ngx_http.h>
 
 #include <lmdb.h>
-#include <yajl/yajl_gen.h>
 
 #include "chaindata_codec.h"
 #include "chaindata_paths.h"
+#include "ngx_http_chaindata_json.h"
 
 
 #define NGX_HTTP_CHAINDATA_CACHE_PUBLIC  "public, no-cache, must-revalidate"
 #define NGX_HTTP_CHAINDATA_CACHE_NONE    "no-store"
 
+/* nginx names no constant for 410 */
+#define NGX_HTTP_CHAINDATA_GONE              410
+
 /* RFC 6585; nginx has none, it says 400 for its own 494 */
 #define NGX_HTTP_CHAINDATA_HEADER_TOO_LARGE  431
 
 
-/* a yajl generator whose memory and output come from a pool */
-typedef struct {
-    yajl_gen      gen;
-    ngx_pool_t   *pool;
-    u_char       *buf;
-    size_t        len;
-    size_t        cap;
-    ngx_uint_t    failed;
-} ngx_http_chaindata_json_t;
-
-
-ngx_int_t ngx_http_chaindata_json_init(ngx_http_chaindata_json_t *j,
-    ngx_pool_t *pool);
-void ngx_http_chaindata_json_key(ngx_http_chaindata_json_t *j,
-    const char *key);
-void ngx_http_chaindata_json_str(ngx_http_chaindata_json_t *j,
-    const u_char *s, size_t len);
-void ngx_http_chaindata_json_int(ngx_http_chaindata_json_t *j, int64_t n);
-void ngx_http_chaindata_json_bool(ngx_http_chaindata_json_t *j,
-    ngx_uint_t b);
-void ngx_http_chaindata_json_null(ngx_http_chaindata_json_t *j);
-void ngx_http_chaindata_json_map_open(ngx_http_chaindata_json_t *j);
-void ngx_http_chaindata_json_map_close(ngx_http_chaindata_json_t *j);
-void ngx_http_chaindata_json_array_open(ngx_http_chaindata_json_t *j);
-void ngx_http_chaindata_json_array_close(ngx_http_chaindata_json_t *j);
-ngx_int_t ngx_http_chaindata_json_done(ngx_http_chaindata_json_t *j,
-    ngx_str_t *out);
-
 ngx_int_t ngx_http_chaindata_send_json(ngx_http_request_t *r,
     ngx_uint_t status, ngx_str_t *body, ngx_str_t *etag,
     const char *cache_control);
+ngx_int_t ngx_http_chaindata_send_json_done(ngx_http_request_t *r,
+    ngx_http_chaindata_json_t *j, ngx_uint_t status,
+    const char *cache_control);
+void ngx_http_chaindata_json_error(ngx_http_chaindata_json_t *j,
+    ngx_uint_t status, const char *code, const char *message);
 /* the reason phrase of an error status (ngx_http_chaindata_error.c) */
 const char *ngx_http_chaindata_reason(ngx_uint_t status);
 ngx_int_t ngx_http_chaindata_send_error(ngx_http_request_t *r,
