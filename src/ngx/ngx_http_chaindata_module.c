@@ -170,7 +170,7 @@ ngx_module_t  ngx_http_chaindata_module = {
 static ngx_int_t
 ngx_http_chaindata_preconfiguration(ngx_conf_t *cf)
 {
-    return ngx_http_chaindata_chainhook_add_variables(cf);
+    return ngx_http_chaindata_redact_add_variables(cf);
 }
 
 
@@ -190,7 +190,7 @@ ngx_http_chaindata_postconfiguration(ngx_conf_t *cf)
         return NGX_OK;
     }
 
-    return ngx_http_chaindata_chainhook_init(cf);
+    return ngx_http_chaindata_redact_init(cf);
 }
 
 

@@ -53,8 +53,10 @@ ngx_int_t ngx_http_chaindata_migration_handler(ngx_http_request_t *r);
 
 /* ngx_http_chaindata_chainhook.c */
 ngx_int_t ngx_http_chaindata_chainhook_handler(ngx_http_request_t *r);
-ngx_int_t ngx_http_chaindata_chainhook_add_variables(ngx_conf_t *cf);
-ngx_int_t ngx_http_chaindata_chainhook_init(ngx_conf_t *cf);
+
+/* ngx_http_chaindata_redact.c */
+ngx_int_t ngx_http_chaindata_redact_add_variables(ngx_conf_t *cf);
+ngx_int_t ngx_http_chaindata_redact_init(ngx_conf_t *cf);
 
 /* ngx_http_chaindata_runes.c */
 ngx_int_t ngx_http_chaindata_rune_activity_handler(ngx_http_request_t *r);
