@@ -195,21 +195,3 @@ ngx_http_chaindata_error_handler(ngx_http_request_t *r)
     return ngx_http_chaindata_send_error(r, status, NULL,
                ngx_http_chaindata_status_text(status)->message);
 }
-
-
-char *
-ngx_http_chaindata_error(ngx_conf_t *cf, ngx_command_t *cmd, void *conf)
-{
-    ngx_http_core_loc_conf_t  *clcf;
-
-    clcf = ngx_http_conf_get_module_loc_conf(cf, ngx_http_core_module);
-
-    if (clcf->handler) {
-        return "conflicts with another content handler in this location";
-    }
-
-    /* reads no index: needs no chaindata_db */
-    clcf->handler = ngx_http_chaindata_error_handler;
-
-    return NGX_CONF_OK;
-}

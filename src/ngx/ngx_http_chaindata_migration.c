@@ -36,27 +36,6 @@
 /* configuration */
 
 
-char *
-ngx_http_chaindata_migration(ngx_conf_t *cf, ngx_command_t *cmd, void *conf)
-{
-    ngx_http_chaindata_loc_conf_t  *lcf = conf;
-
-    ngx_http_core_loc_conf_t  *clcf;
-
-    clcf = ngx_http_conf_get_module_loc_conf(cf, ngx_http_core_module);
-
-    if (clcf->handler) {
-        return "conflicts with another content handler in this location";
-    }
-
-    /* reads no index: unlike the other routes, needs no chaindata_db */
-    clcf->handler = ngx_http_chaindata_migration_handler;
-    lcf->migration = 1;
-
-    return NGX_CONF_OK;
-}
-
-
 /* an absolute http(s) URL, no query or fragment; trailing slashes go */
 
 char *
