@@ -103,7 +103,7 @@ void ngx_http_chaindata_log_damaged(ngx_log_t *log, chaindata_dbi_e db,
 
 /*
  * In a body callback: the entries [offset, offset + limit) of a list
- * stored one entry a key (lmdb-schema/README.md), as many as the count
+ * stored one entry a key (lmdb-schema/runes.md), as many as the count
  * of its header leaves, *n of them.  NGX_ERROR when the index cannot be
  * read or holds fewer than that header (named by what in the log) counts.
  */
