@@ -389,8 +389,8 @@ ngx_http_chaindata_mig_send_gone(ngx_http_request_t *r,
         return NGX_HTTP_INTERNAL_SERVER_ERROR;
     }
 
-    ngx_http_chaindata_json_error(&j, NGX_HTTP_CHAINDATA_GONE, NULL,
-                                  NGX_HTTP_CHAINDATA_MIG_GONE);
+    ngx_http_chaindata_error_members(&j, NGX_HTTP_CHAINDATA_GONE, NULL,
+                                     NGX_HTTP_CHAINDATA_MIG_GONE);
     ngx_http_chaindata_mig_json_dates(&j);
     ngx_http_chaindata_mig_json_row(&j, lcf, m->row, m);
     ngx_http_chaindata_json_key(&j, "unsupported_query");

@@ -153,7 +153,7 @@ ngx_http_chaindata_send_json_done(ngx_http_request_t *r,
  */
 
 void
-ngx_http_chaindata_json_error(ngx_http_chaindata_json_t *j,
+ngx_http_chaindata_error_members(ngx_http_chaindata_json_t *j,
     ngx_uint_t status, const char *code, const char *message)
 {
     ngx_http_chaindata_json_map_open(j);
@@ -182,7 +182,7 @@ ngx_http_chaindata_send_error(ngx_http_request_t *r, ngx_uint_t status,
         return NGX_HTTP_INTERNAL_SERVER_ERROR;
     }
 
-    ngx_http_chaindata_json_error(&j, status, code, message);
+    ngx_http_chaindata_error_members(&j, status, code, message);
     ngx_http_chaindata_json_map_close(&j);
 
     return ngx_http_chaindata_send_json_done(r, &j, status,

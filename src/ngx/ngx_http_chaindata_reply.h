@@ -37,10 +37,8 @@ ngx_int_t ngx_http_chaindata_send_json(ngx_http_request_t *r,
 ngx_int_t ngx_http_chaindata_send_json_done(ngx_http_request_t *r,
     ngx_http_chaindata_json_t *j, ngx_uint_t status,
     const char *cache_control);
-void ngx_http_chaindata_json_error(ngx_http_chaindata_json_t *j,
+void ngx_http_chaindata_error_members(ngx_http_chaindata_json_t *j,
     ngx_uint_t status, const char *code, const char *message);
-/* the reason phrase of an error status (ngx_http_chaindata_error.c) */
-const char *ngx_http_chaindata_reason(ngx_uint_t status);
 ngx_int_t ngx_http_chaindata_send_error(ngx_http_request_t *r,
     ngx_uint_t status, const char *code, const char *message);
 ngx_int_t ngx_http_chaindata_send_unavailable(ngx_http_request_t *r);
@@ -50,6 +48,9 @@ ngx_int_t ngx_http_chaindata_send_redirect(ngx_http_request_t *r,
     ngx_str_t *location);
 ngx_int_t ngx_http_chaindata_send_location(ngx_http_request_t *r,
     ngx_uint_t status, ngx_str_t *location, const char *cache_control);
+
+/* the reason phrase of an error status (ngx_http_chaindata_error.c) */
+const char *ngx_http_chaindata_reason(ngx_uint_t status);
 
 /* every route serves GET and HEAD; others get a 405 JSON body */
 #define ngx_http_chaindata_method_allowed(r)                                 \
