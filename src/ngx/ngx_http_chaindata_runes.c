@@ -127,6 +127,7 @@ ngx_http_chaindata_page_lookup(ngx_http_request_t *r, void *ctx,
                                       page->q.key_len, &val);
 
     if (rc == NGX_DECLINED) {
+        /* unknown: the empty list */
         page->h.count = 0;
         ngx_memcpy(page->h.digest, CHAINDATA_EMPTY_DIGEST,
                    CHAINDATA_DIGEST_LEN);
