@@ -823,10 +823,16 @@ same_worker('slow clients');
 
     # it reads no index: no chaindata_db needed
     my $e = ChainData::Test::Nginx->start(locations => <<'EOF');
-        error_page 404 /_e;
+        error_page 404 410 /_e;
         location = /_e { internal; chaindata_error; }
+        location = /gone { return 410; }
 EOF
     error_page(get('/anything', _port => $e->port), 404, 'without chaindata_db');
+
+    # 410, what the deprecated endpoints answer, has its reason phrase too
+    my $r = get('/gone', _port => $e->port);
+    error_page($r, 410, 'a 410 of the configuration');
+    is(eval { json_decode($r->{body})->{error} }, 'Gone', '410: error "Gone"');
     $e->stop;
 }
 

@@ -109,10 +109,10 @@ static ngx_command_t  ngx_http_chaindata_commands[] = {
 
     { ngx_string("chaindata_migration"),
       NGX_HTTP_LOC_CONF|NGX_CONF_NOARGS,
-      ngx_http_chaindata_migration,
+      ngx_http_chaindata_handler_slot,
       NGX_HTTP_LOC_CONF_OFFSET,
       0,
-      NULL },
+      ngx_http_chaindata_migration_handler },
 
     { ngx_string("chaindata_migration_base"),
       NGX_HTTP_MAIN_CONF|NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_TAKE1,
@@ -130,10 +130,10 @@ static ngx_command_t  ngx_http_chaindata_commands[] = {
 
     { ngx_string("chaindata_error"),
       NGX_HTTP_LOC_CONF|NGX_CONF_NOARGS,
-      ngx_http_chaindata_error,
+      ngx_http_chaindata_handler_slot,
       NGX_HTTP_LOC_CONF_OFFSET,
       0,
-      NULL },
+      ngx_http_chaindata_error_handler },
 
     { ngx_string("chaindata_migration_redirect"),
       NGX_HTTP_MAIN_CONF|NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_FLAG,
@@ -213,7 +213,7 @@ ngx_module_t  ngx_http_chaindata_check_module = {
 static ngx_int_t
 ngx_http_chaindata_preconfiguration(ngx_conf_t *cf)
 {
-    return ngx_http_chaindata_chainhook_add_variables(cf);
+    return ngx_http_chaindata_redact_add_variables(cf);
 }
 
 
@@ -233,7 +233,7 @@ ngx_http_chaindata_postconfiguration(ngx_conf_t *cf)
         return NGX_OK;
     }
 
-    return ngx_http_chaindata_chainhook_init(cf);
+    return ngx_http_chaindata_redact_init(cf);
 }
 
 
@@ -354,12 +354,18 @@ ngx_http_chaindata_db(ngx_conf_t *cf, ngx_command_t *cmd, void *conf)
 }
 
 
-/* the location directives that name a content handler (cmd->post) */
+/*
+ * The location directives that name a content handler (cmd->post).  The
+ * error bodies and the deprecated endpoints read no index: they need no
+ * chaindata_db.
+ */
 
 static char *
 ngx_http_chaindata_handler_slot(ngx_conf_t *cf, ngx_command_t *cmd,
     void *conf)
 {
+    ngx_http_chaindata_loc_conf_t  *lcf = conf;
+
     ngx_http_core_loc_conf_t        *clcf;
     ngx_http_chaindata_main_conf_t  *mcf;
 
@@ -370,6 +376,15 @@ ngx_http_chaindata_handler_slot(ngx_conf_t *cf, ngx_command_t *cmd,
     }
 
     clcf->handler = (ngx_http_handler_pt) cmd->post;
+
+    if (clcf->handler == ngx_http_chaindata_error_handler) {
+        return NGX_CONF_OK;
+    }
+
+    if (clcf->handler == ngx_http_chaindata_migration_handler) {
+        lcf->migration = 1;
+        return NGX_CONF_OK;
+    }
 
     mcf = ngx_http_conf_get_module_main_conf(cf, ngx_http_chaindata_module);
     mcf->handlers++;

@@ -24,6 +24,14 @@ typedef struct {
 /* a date that is not set (NGX_CONF_UNSET is "not configured") */
 #define NGX_HTTP_CHAINDATA_NO_DATE  ((time_t) -2)
 
+/*
+ * The deprecation of the Bitcoin-layer routes, at 00:00:00 UTC: announced
+ * 6 February 2026, effective 9 March 2026 (README, Deprecation signalling
+ * and 410 body).  The effective date is chaindata_deprecation's default.
+ */
+#define NGX_HTTP_CHAINDATA_DEPRECATION_ANNOUNCED  1770336000
+#define NGX_HTTP_CHAINDATA_DEPRECATION_EFFECTIVE  1773014400
+
 
 typedef struct {
     time_t       deprecation;     /* chaindata_deprecation */
@@ -41,17 +49,22 @@ typedef struct {
 extern ngx_module_t  ngx_http_chaindata_module;
 
 
+/* ngx_http_chaindata_tx.c */
 ngx_int_t ngx_http_chaindata_tx_handler(ngx_http_request_t *r);
-ngx_int_t ngx_http_chaindata_migration_handler(ngx_http_request_t *r);
-
-/* ngx_http_chaindata_chainhook.c */
-ngx_int_t ngx_http_chaindata_chainhook_handler(ngx_http_request_t *r);
-ngx_int_t ngx_http_chaindata_chainhook_add_variables(ngx_conf_t *cf);
-ngx_int_t ngx_http_chaindata_chainhook_init(ngx_conf_t *cf);
 
 /* ngx_http_chaindata_runes.c */
 ngx_int_t ngx_http_chaindata_rune_activity_handler(ngx_http_request_t *r);
 ngx_int_t ngx_http_chaindata_rune_balances_handler(ngx_http_request_t *r);
+
+/* ngx_http_chaindata_chainhook.c */
+ngx_int_t ngx_http_chaindata_chainhook_handler(ngx_http_request_t *r);
+
+/* ngx_http_chaindata_redact.c */
+ngx_int_t ngx_http_chaindata_redact_add_variables(ngx_conf_t *cf);
+ngx_int_t ngx_http_chaindata_redact_init(ngx_conf_t *cf);
+
+/* ngx_http_chaindata_error.c */
+ngx_int_t ngx_http_chaindata_error_handler(ngx_http_request_t *r);
 
 /* ngx_http_chaindata_deprecation.c */
 char *ngx_http_chaindata_deprecation(ngx_conf_t *cf, ngx_command_t *cmd,
@@ -66,18 +79,11 @@ ngx_int_t ngx_http_chaindata_deprecation_headers(ngx_http_request_t *r);
 ngx_int_t ngx_http_chaindata_deprecation_headers_with(ngx_http_request_t *r,
     ngx_str_t *successor);
 
-/* ngx_http_chaindata_error.c */
-ngx_int_t ngx_http_chaindata_error_handler(ngx_http_request_t *r);
-char *ngx_http_chaindata_error(ngx_conf_t *cf, ngx_command_t *cmd,
-    void *conf);
-
 /* ngx_http_chaindata_migration.c */
-char *ngx_http_chaindata_migration(ngx_conf_t *cf, ngx_command_t *cmd,
-    void *conf);
+ngx_int_t ngx_http_chaindata_migration_handler(ngx_http_request_t *r);
 char *ngx_http_chaindata_migration_base(ngx_conf_t *cf, ngx_command_t *cmd,
     void *conf);
 char *ngx_http_chaindata_merge_migration(ngx_conf_t *cf,
     ngx_http_chaindata_loc_conf_t *prev, ngx_http_chaindata_loc_conf_t *conf);
-
 
 #endif /* _NGX_HTTP_CHAINDATA_MODULE_H_INCLUDED_ */

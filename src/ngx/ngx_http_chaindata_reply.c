@@ -10,240 +10,10 @@
 
 #include "chaindata_codec.h"
 #include "ngx_http_chaindata_reply.h"
+#include "ngx_http_chaindata_store.h"
 
 
 #define NGX_HTTP_CHAINDATA_CONTENT_TYPE  "application/json; charset=utf-8"
-
-
-/*
- * yajl allocates without checking the result in a few places and hands
- * realloc no old size.  Every block therefore carries its size, and a
- * failed allocation returns a static scratch block (large enough for the
- * small structures yajl allocates unchecked) after marking the output
- * failed, so the request ends with a 500 instead of a NULL dereference.
- * With the print callback set, yajl allocates nothing else.
- */
-
-typedef struct {
-    size_t  size;
-    size_t  pad;
-} ngx_http_chaindata_json_block_t;
-
-
-static u_char  ngx_http_chaindata_json_scratch[256];
-
-
-static void *
-ngx_http_chaindata_json_malloc(void *ctx, size_t size)
-{
-    ngx_http_chaindata_json_t        *j = ctx;
-    ngx_http_chaindata_json_block_t  *b;
-
-    b = ngx_palloc(j->pool, sizeof(ngx_http_chaindata_json_block_t) + size);
-
-    if (b == NULL) {
-        j->failed = 1;
-
-        if (size > sizeof(ngx_http_chaindata_json_scratch)) {
-            return NULL;
-        }
-
-        return ngx_http_chaindata_json_scratch;
-    }
-
-    b->size = size;
-
-    return b + 1;
-}
-
-
-static void *
-ngx_http_chaindata_json_realloc(void *ctx, void *ptr, size_t size)
-{
-    void                             *p;
-    ngx_http_chaindata_json_block_t  *b;
-
-    p = ngx_http_chaindata_json_malloc(ctx, size);
-
-    if (ptr == NULL || ptr == ngx_http_chaindata_json_scratch
-        || p == ngx_http_chaindata_json_scratch || p == NULL)
-    {
-        return p;
-    }
-
-    b = (ngx_http_chaindata_json_block_t *) ptr - 1;
-    ngx_memcpy(p, ptr, ngx_min(b->size, size));
-
-    return p;
-}
-
-
-static void
-ngx_http_chaindata_json_free(void *ctx, void *ptr)
-{
-    /* the pool frees everything with the request */
-}
-
-
-static void
-ngx_http_chaindata_json_print(void *ctx, const char *s, size_t len)
-{
-    ngx_http_chaindata_json_t  *j = ctx;
-
-    size_t   cap;
-    u_char  *buf;
-
-    if (j->failed) {
-        return;
-    }
-
-    if (j->cap - j->len < len) {
-        cap = ngx_max(j->cap * 2, j->len + len);
-        cap = ngx_max(cap, 256);
-
-        buf = ngx_pnalloc(j->pool, cap);
-        if (buf == NULL) {
-            j->failed = 1;
-            return;
-        }
-
-        if (j->len) {
-            ngx_memcpy(buf, j->buf, j->len);
-        }
-
-        j->buf = buf;
-        j->cap = cap;
-    }
-
-    ngx_memcpy(j->buf + j->len, s, len);
-    j->len += len;
-}
-
-
-ngx_int_t
-ngx_http_chaindata_json_init(ngx_http_chaindata_json_t *j, ngx_pool_t *pool)
-{
-    yajl_alloc_funcs  afs;
-
-    ngx_memzero(j, sizeof(ngx_http_chaindata_json_t));
-    j->pool = pool;
-
-    afs.malloc = ngx_http_chaindata_json_malloc;
-    afs.realloc = ngx_http_chaindata_json_realloc;
-    afs.free = ngx_http_chaindata_json_free;
-    afs.ctx = j;
-
-    j->gen = yajl_gen_alloc(&afs);
-    if (j->gen == NULL) {
-        return NGX_ERROR;
-    }
-
-    if (!yajl_gen_config(j->gen, yajl_gen_print_callback,
-                         ngx_http_chaindata_json_print, j)
-        || !yajl_gen_config(j->gen, yajl_gen_validate_utf8, 1))
-    {
-        j->failed = 1;
-    }
-
-    return j->failed ? NGX_ERROR : NGX_OK;
-}
-
-
-void
-ngx_http_chaindata_json_key(ngx_http_chaindata_json_t *j, const char *key)
-{
-    ngx_http_chaindata_json_str(j, (u_char *) key, ngx_strlen(key));
-}
-
-
-void
-ngx_http_chaindata_json_str(ngx_http_chaindata_json_t *j, const u_char *s,
-    size_t len)
-{
-    if (yajl_gen_string(j->gen, s, len) != yajl_gen_status_ok) {
-        j->failed = 1;
-    }
-}
-
-
-void
-ngx_http_chaindata_json_int(ngx_http_chaindata_json_t *j, int64_t n)
-{
-    if (yajl_gen_integer(j->gen, n) != yajl_gen_status_ok) {
-        j->failed = 1;
-    }
-}
-
-
-void
-ngx_http_chaindata_json_bool(ngx_http_chaindata_json_t *j, ngx_uint_t b)
-{
-    if (yajl_gen_bool(j->gen, b ? 1 : 0) != yajl_gen_status_ok) {
-        j->failed = 1;
-    }
-}
-
-
-void
-ngx_http_chaindata_json_null(ngx_http_chaindata_json_t *j)
-{
-    if (yajl_gen_null(j->gen) != yajl_gen_status_ok) {
-        j->failed = 1;
-    }
-}
-
-
-void
-ngx_http_chaindata_json_map_open(ngx_http_chaindata_json_t *j)
-{
-    if (yajl_gen_map_open(j->gen) != yajl_gen_status_ok) {
-        j->failed = 1;
-    }
-}
-
-
-void
-ngx_http_chaindata_json_map_close(ngx_http_chaindata_json_t *j)
-{
-    if (yajl_gen_map_close(j->gen) != yajl_gen_status_ok) {
-        j->failed = 1;
-    }
-}
-
-
-void
-ngx_http_chaindata_json_array_open(ngx_http_chaindata_json_t *j)
-{
-    if (yajl_gen_array_open(j->gen) != yajl_gen_status_ok) {
-        j->failed = 1;
-    }
-}
-
-
-void
-ngx_http_chaindata_json_array_close(ngx_http_chaindata_json_t *j)
-{
-    if (yajl_gen_array_close(j->gen) != yajl_gen_status_ok) {
-        j->failed = 1;
-    }
-}
-
-
-ngx_int_t
-ngx_http_chaindata_json_done(ngx_http_chaindata_json_t *j, ngx_str_t *out)
-{
-    yajl_gen_free(j->gen);
-    j->gen = NULL;
-
-    if (j->failed) {
-        return NGX_ERROR;
-    }
-
-    out->data = j->buf;
-    out->len = j->len;
-
-    return NGX_OK;
-}
 
 
 ngx_int_t
@@ -360,82 +130,63 @@ ngx_http_chaindata_send_json(ngx_http_request_t *r, ngx_uint_t status,
 }
 
 
-/* the reason phrases of Node's http.STATUS_CODES, as fastify sends them */
+/* the body written with j, sent as it is */
 
-const char *
-ngx_http_chaindata_reason(ngx_uint_t status)
+ngx_int_t
+ngx_http_chaindata_send_json_done(ngx_http_request_t *r,
+    ngx_http_chaindata_json_t *j, ngx_uint_t status, const char *cache_control)
 {
-    switch (status) {
-    case NGX_HTTP_BAD_REQUEST:              return "Bad Request";
-    case NGX_HTTP_UNAUTHORIZED:             return "Unauthorized";
-    case NGX_HTTP_FORBIDDEN:                return "Forbidden";
-    case NGX_HTTP_NOT_FOUND:                return "Not Found";
-    case NGX_HTTP_NOT_ALLOWED:              return "Method Not Allowed";
-    case NGX_HTTP_REQUEST_TIME_OUT:         return "Request Timeout";
-    case NGX_HTTP_LENGTH_REQUIRED:          return "Length Required";
-    case NGX_HTTP_PRECONDITION_FAILED:      return "Precondition Failed";
-    case NGX_HTTP_REQUEST_ENTITY_TOO_LARGE: return "Payload Too Large";
-    case NGX_HTTP_REQUEST_URI_TOO_LARGE:    return "URI Too Long";
-    case NGX_HTTP_RANGE_NOT_SATISFIABLE:    return "Range Not Satisfiable";
-    case NGX_HTTP_TOO_MANY_REQUESTS:        return "Too Many Requests";
-    case NGX_HTTP_CHAINDATA_HEADER_TOO_LARGE:
-        return "Request Header Fields Too Large";
-    case NGX_HTTP_INTERNAL_SERVER_ERROR:    return "Internal Server Error";
-    case NGX_HTTP_NOT_IMPLEMENTED:          return "Not Implemented";
-    case NGX_HTTP_BAD_GATEWAY:              return "Bad Gateway";
-    case NGX_HTTP_SERVICE_UNAVAILABLE:      return "Service Unavailable";
-    case NGX_HTTP_GATEWAY_TIME_OUT:         return "Gateway Timeout";
-    case NGX_HTTP_VERSION_NOT_SUPPORTED:    return "HTTP Version Not Supported";
-    default:
-        return status < NGX_HTTP_INTERNAL_SERVER_ERROR ? "Client Error"
-                                                       : "Server Error";
+    ngx_str_t  body;
+
+    if (ngx_http_chaindata_json_done(j, &body) != NGX_OK) {
+        return NGX_HTTP_INTERNAL_SERVER_ERROR;
     }
+
+    return ngx_http_chaindata_send_json(r, status, &body, NULL, cache_control);
 }
 
 
 /*
- * {"statusCode":N[,"code":C],"error":"Reason","message":M}, the shape the
- * upstream (fastify) services answer errors with.
+ * Opens {"statusCode":N[,"code":C],"error":"Reason","message":M}, the
+ * shape the upstream (fastify) services answer errors with; the caller
+ * may add members before it closes the map.
  */
+
+void
+ngx_http_chaindata_error_members(ngx_http_chaindata_json_t *j,
+    ngx_uint_t status, const char *code, const char *message)
+{
+    ngx_http_chaindata_json_map_open(j);
+    ngx_http_chaindata_json_key(j, "statusCode");
+    ngx_http_chaindata_json_int(j, status);
+
+    if (code) {
+        ngx_http_chaindata_json_key(j, "code");
+        ngx_http_chaindata_json_key(j, code);
+    }
+
+    ngx_http_chaindata_json_key(j, "error");
+    ngx_http_chaindata_json_key(j, ngx_http_chaindata_reason(status));
+    ngx_http_chaindata_json_key(j, "message");
+    ngx_http_chaindata_json_key(j, message);
+}
+
 
 ngx_int_t
 ngx_http_chaindata_send_error(ngx_http_request_t *r, ngx_uint_t status,
     const char *code, const char *message)
 {
-    ngx_str_t                  body;
     ngx_http_chaindata_json_t  j;
 
     if (ngx_http_chaindata_json_init(&j, r->pool) != NGX_OK) {
         return NGX_HTTP_INTERNAL_SERVER_ERROR;
     }
 
-    if (yajl_gen_map_open(j.gen) != yajl_gen_status_ok) {
-        j.failed = 1;
-    }
+    ngx_http_chaindata_error_members(&j, status, code, message);
+    ngx_http_chaindata_json_map_close(&j);
 
-    ngx_http_chaindata_json_key(&j, "statusCode");
-    ngx_http_chaindata_json_int(&j, status);
-
-    if (code) {
-        ngx_http_chaindata_json_key(&j, "code");
-        ngx_http_chaindata_json_key(&j, code);
-    }
-
-    ngx_http_chaindata_json_key(&j, "error");
-    ngx_http_chaindata_json_key(&j, ngx_http_chaindata_reason(status));
-    ngx_http_chaindata_json_key(&j, "message");
-    ngx_http_chaindata_json_key(&j, message);
-
-    if (yajl_gen_map_close(j.gen) != yajl_gen_status_ok) {
-        j.failed = 1;
-    }
-
-    if (ngx_http_chaindata_json_done(&j, &body) != NGX_OK) {
-        return NGX_HTTP_INTERNAL_SERVER_ERROR;
-    }
-
-    return ngx_http_chaindata_send_json(r, status, &body, NULL,
-                                        NGX_HTTP_CHAINDATA_CACHE_NONE);
+    return ngx_http_chaindata_send_json_done(r, &j, status,
+                                             NGX_HTTP_CHAINDATA_CACHE_NONE);
 }
 
 
@@ -523,6 +274,178 @@ ngx_http_chaindata_send_not_allowed(ngx_http_request_t *r)
 
     return ngx_http_chaindata_send_error(r, NGX_HTTP_NOT_ALLOWED, NULL,
                "only GET and HEAD are served here");
+}
+
+
+/*
+ * The answer to a request target the route's parser refused: a path of
+ * another shape is a 404, a bad path parameter or query a 400 with the
+ * upstream validation message.
+ */
+
+ngx_int_t
+ngx_http_chaindata_send_bad_target(ngx_http_request_t *r,
+    const ngx_http_chaindata_route_t *route, chaindata_target_e target,
+    chaindata_query_t *query)
+{
+    switch (target) {
+
+    case CHAINDATA_TARGET_NO_ROUTE:
+        return ngx_http_chaindata_send_error(r, NGX_HTTP_NOT_FOUND, NULL,
+                                             route->no_route);
+
+    case CHAINDATA_TARGET_BAD_PARAM:
+        return ngx_http_chaindata_send_error(r, NGX_HTTP_BAD_REQUEST,
+                                             route->code, route->invalid);
+
+    case CHAINDATA_TARGET_BAD_QUERY:
+        return ngx_http_chaindata_send_error(r, NGX_HTTP_BAD_REQUEST,
+                   route->code, ngx_http_chaindata_query_message(r, query));
+
+    default:
+        return NGX_HTTP_INTERNAL_SERVER_ERROR;
+    }
+}
+
+
+/*
+ * The one way a route reads the index: the read transaction always ends
+ * before anything is sent.  An index that cannot be read now is a 503
+ * (ngx_http_chaindata_store_begin() logs why).
+ */
+
+ngx_int_t
+ngx_http_chaindata_read_and_reply(ngx_http_request_t *r,
+    const ngx_http_chaindata_route_t *route, void *ctx)
+{
+    ngx_int_t                   rc;
+    ngx_http_chaindata_reply_t  reply;
+
+    if (ngx_http_chaindata_store_begin(r->connection->log) != NGX_OK) {
+        return ngx_http_chaindata_send_unavailable(r);
+    }
+
+    ngx_memzero(&reply, sizeof(ngx_http_chaindata_reply_t));
+
+    rc = route->lookup(r, ctx, &reply);
+
+    if (rc == NGX_OK && reply.status == NGX_HTTP_OK) {
+
+        if (reply.etag.len
+            && ngx_http_chaindata_etag_matches(r, &reply.etag))
+        {
+            reply.status = NGX_HTTP_NOT_MODIFIED;
+
+        } else {
+            rc = route->body(r, ctx, &reply);
+        }
+    }
+
+    ngx_http_chaindata_store_end();
+
+    if (rc == NGX_OK) {
+        switch (reply.status) {
+
+        case NGX_HTTP_OK:
+            return ngx_http_chaindata_send_json(r, NGX_HTTP_OK, &reply.body,
+                                                &reply.etag,
+                                                route->cache_control);
+
+        case NGX_HTTP_NOT_MODIFIED:
+            return ngx_http_chaindata_send_not_modified(r, &reply.etag,
+                                                        route->cache_control);
+
+        case NGX_HTTP_NOT_FOUND:
+            return ngx_http_chaindata_send_error(r, NGX_HTTP_NOT_FOUND, NULL,
+                                                 route->not_found);
+        }
+    }
+
+    return ngx_http_chaindata_send_error(r, NGX_HTTP_INTERNAL_SERVER_ERROR,
+                                         NULL, route->unreadable);
+}
+
+
+void
+ngx_http_chaindata_log_damaged(ngx_log_t *log, chaindata_dbi_e db,
+    const u_char *data, size_t size)
+{
+    ngx_log_error(NGX_LOG_ALERT, log, 0,
+                  "chaindata: a \"%s\" record is damaged "
+                  "(format %d, %uz bytes)",
+                  chaindata_db_names[db], size ? *data : -1, size);
+}
+
+
+ngx_int_t
+ngx_http_chaindata_read_entries(ngx_http_request_t *r, chaindata_dbi_e db,
+    u_char *list, size_t list_len, uint32_t count, const char *what,
+    uint64_t offset, uint64_t limit, MDB_val *entries, ngx_uint_t *n)
+{
+    size_t      key_len;
+    ngx_uint_t  got;
+    u_char      key[CHAINDATA_LIST_ENTRY_KEY_MAX];
+
+    *n = 0;
+
+    if (offset >= count) {
+        return NGX_OK;
+    }
+
+    *n = (ngx_uint_t) ngx_min(limit, count - offset);
+
+    key_len = chaindata_list_entry_key(key, list, list_len,
+                                       (uint32_t) offset);
+
+    if (ngx_http_chaindata_store_range(r->connection->log, db, list,
+                                       list_len, key, key_len, entries, *n,
+                                       &got)
+        != NGX_OK)
+    {
+        return NGX_ERROR;
+    }
+
+    if (got != *n) {
+        ngx_log_error(NGX_LOG_ALERT, r->connection->log, 0,
+                      "chaindata: %s counts %uD entries but \"%s\" holds "
+                      "fewer", what, count, chaindata_db_names[db]);
+        return NGX_ERROR;
+    }
+
+    return NGX_OK;
+}
+
+
+size_t
+ngx_http_chaindata_entries_len(MDB_val *entries, ngx_uint_t n)
+{
+    size_t      len;
+    ngx_uint_t  i;
+
+    len = n ? n - 1 : 0;
+
+    for (i = 0; i < n; i++) {
+        len += entries[i].mv_size;
+    }
+
+    return len;
+}
+
+
+u_char *
+ngx_http_chaindata_join_entries(u_char *p, MDB_val *entries, ngx_uint_t n)
+{
+    ngx_uint_t  i;
+
+    for (i = 0; i < n; i++) {
+        if (i) {
+            *p++ = ',';
+        }
+
+        p = ngx_cpymem(p, entries[i].mv_data, entries[i].mv_size);
+    }
+
+    return p;
 }
 
 
