@@ -141,6 +141,9 @@ for my $tx (@txs) {
         ["$P$hex?event_limit=5&foo=bar", "${P}0x$hex?event_limit=5&foo=bar", 'no 0x, with query'],
         ['/other/prefix/' . uc($hex), '/other/prefix/0x' . uc($hex), 'no 0x, upper-case, other prefix'],
         ["$P$hex?exclude_function_args=true", "${P}0x$hex?exclude_function_args=true", 'no 0x, exclude_function_args'],
+        # upstream ignores a trailing slash, and its Location has none
+        ["$P$hex/", "${P}0x$hex", 'no 0x, trailing slash'],
+        ["$P$hex/?event_limit=5", "${P}0x$hex?event_limit=5", 'no 0x, trailing slash, with query'],
     );
     my $unknown_hex = hex_of(random_tx_id());
     push @cases, ["$P$unknown_hex", "${P}0x$unknown_hex", 'no 0x, unknown id'];
@@ -158,6 +161,27 @@ for my $tx (@txs) {
     my $r = get("$P$hex?event_limit=1");
     my $f = get($r->{headers}{location} || '/');
     is_response($f, 200, splice_events($tx->{data_raw}, 0, 1), 'redirect target serves the document');
+}
+
+# ---------------------------------------------------------------- a trailing slash
+
+{
+    my $tx = $confirmed[0];
+    my $id = $tx->{tx_id};
+    my $plain = get("$P$id");
+    for my $c (["$P$id/", 0, 20, 'trailing slash'],
+               ["$P$id/?event_limit=1", 0, 1, 'trailing slash, with query'],
+               ['/other/prefix/0x' . uc(hex_of($id)) . '/', 0, 20, 'trailing slash, other prefix'])
+    {
+        my ($path, $off, $lim, $name) = @$c;
+        my $r = get($path);
+        is_response($r, 200, splice_events($tx->{data_raw}, $off, $lim), "$name: the document");
+        is($r->{headers}{etag}, $plain->{headers}{etag}, "$name: the same ETag") if $lim == 20;
+    }
+    is_response(get('/extended/v1/tx/' . random_tx_id() . '/'), 404, $NOT_FOUND_BODY,
+        'trailing slash, unknown id: 404');
+    is_response(get("$P$id/?event_limit=101"), 400,
+        qs_error_body('querystring/event_limit must be <= 100'), 'trailing slash: the query checked');
 }
 
 # ---------------------------------------------------------------- bad ids

@@ -366,6 +366,11 @@ chaindata_tx_target(const unsigned char *path, size_t len,
     int       rc, prefixed;
     unsigned  unanchored;
 
+    /* upstream ignores a trailing slash: "…/{tx_id}/" is "…/{tx_id}" */
+    if (len && path[len - 1] == '/') {
+        len--;
+    }
+
     chaindata_segment_last(path, len, &p->id);
 
     if (chaindata_txid_parse(p->id.data, p->id.len, p->txid,

@@ -148,7 +148,10 @@ int chaindata_query_uint(chaindata_query_t *q,
 int chaindata_query_bool(chaindata_query_t *q,
     const char *name, unsigned *out);
 
-/* the transaction route: the id is the path's last segment */
+/*
+ * The transaction route: the id is the path's last segment, one trailing
+ * slash ignored as upstream ignores it.
+ */
 chaindata_target_e chaindata_tx_target(
     const unsigned char *path, size_t len, chaindata_query_t *q,
     chaindata_tx_params_t  *p);

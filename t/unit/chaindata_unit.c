@@ -467,7 +467,7 @@ page(const char *path, const char *args, chaindata_page_params_t *p,
 static void
 test_targets(void)
 {
-    unsigned char            buf[256];
+    unsigned char            buf[256], path[128];
     chaindata_query_t        q;
     chaindata_tx_params_t    tx;
     chaindata_page_params_t  p;
@@ -566,6 +566,15 @@ test_targets(void)
                            strlen(id) - 1, &q, &tx)
        == CHAINDATA_TARGET_BAD_PARAM, "tx: 63 digits");
 
+    memcpy(path, id, strlen(id));
+    memcpy(path + strlen(id), "//", 3);
+    ok(chaindata_tx_target(path, strlen(id) + 1, &q, &tx)
+       == CHAINDATA_TARGET_OK && tx.id.len == 66,
+       "tx: a trailing slash is ignored");
+    ok(chaindata_tx_target(path, strlen(id) + 2, &q, &tx)
+       == CHAINDATA_TARGET_BAD_PARAM, "tx: two are not");
+    ok(chaindata_tx_target((const unsigned char *) "/", 1, &q, &tx)
+       == CHAINDATA_TARGET_BAD_PARAM, "tx: nor is a slash alone");
 }
 
 
