@@ -292,22 +292,95 @@ chaindata_jparse_map_key(void *ctx, const unsigned char *s,
 
 
 static int
+chaindata_jv_name_cmp(const unsigned char *a, size_t a_len,
+    const unsigned char *b, size_t b_len)
+{
+    int  rc;
+
+    rc = memcmp(a, b, a_len < b_len ? a_len : b_len);
+
+    if (rc) {
+        return rc;
+    }
+
+    return (a_len > b_len) - (a_len < b_len);
+}
+
+
+static int
+chaindata_jv_key_cmp(const void *a, const void *b)
+{
+    const chaindata_jv_t  *x, *y;
+
+    x = *(chaindata_jv_t * const *) a;
+    y = *(chaindata_jv_t * const *) b;
+
+    return chaindata_jv_name_cmp(x->key, x->key_len, y->key, y->key_len);
+}
+
+
+/*
+ * At the end of an object: a member given twice means two things, so the
+ * document is refused; a large object gets its members sorted by name
+ * (in the arena) for chaindata_jv_get.  Small objects are checked
+ * pairwise and searched in order.
+ */
+
+static int
+chaindata_jparse_index(chaindata_jparse_t *jp, chaindata_jv_t *obj)
+{
+    size_t            i;
+    chaindata_jv_t   *m, *o, **sorted;
+
+    if (obj->n <= CHAINDATA_JV_INDEX_MIN) {
+        for (m = obj->child; m; m = m->next) {
+            for (o = m->next; o; o = o->next) {
+                if (chaindata_jv_name_cmp(m->key, m->key_len,
+                                          o->key, o->key_len)
+                    == 0)
+                {
+                    jp->dup = o;
+                    jp->failure = "duplicate member";
+                    return 0;
+                }
+            }
+        }
+
+        return 1;
+    }
+
+    sorted = chaindata_arena_alloc(jp->arena, obj->n * sizeof(*sorted));
+    if (sorted == NULL) {
+        jp->failure = "out of memory";
+        return 0;
+    }
+
+    for (i = 0, m = obj->child; m; m = m->next) {
+        sorted[i++] = m;
+    }
+
+    qsort(sorted, obj->n, sizeof(*sorted), chaindata_jv_key_cmp);
+
+    for (i = 1; i < obj->n; i++) {
+        if (chaindata_jv_key_cmp(&sorted[i - 1], &sorted[i]) == 0) {
+            jp->dup = sorted[i];
+            jp->failure = "duplicate member";
+            return 0;
+        }
+    }
+
+    obj->index = sorted;
+
+    return 1;
+}
+
+
+static int
 chaindata_jparse_end_map(void *ctx)
 {
     chaindata_jparse_t  *jp = ctx;
 
-    const chaindata_jv_t  *obj;
-
-    obj = jp->stack[--jp->depth];
-
-    /* a document with a member twice means two things: refuse it */
-    jp->dup = chaindata_jv_duplicate(obj);
-    if (jp->dup) {
-        jp->failure = "duplicate member";
-        return 0;
-    }
-
-    return 1;
+    return chaindata_jparse_index(jp, jp->stack[--jp->depth]);
 }
 
 
@@ -398,11 +471,14 @@ chaindata_jdoc_parse(chaindata_arena_t *a,
 }
 
 
+/* by the index in a large object, in order in a small one */
+
 chaindata_jv_t *
 chaindata_jv_get(const chaindata_jv_t *obj,
     const char *name)
 {
-    size_t           len;
+    int              rc;
+    size_t           len, lo, hi, mid;
     chaindata_jv_t  *m;
 
     if (obj == NULL || obj->type != CHAINDATA_JV_OBJECT) {
@@ -411,9 +487,34 @@ chaindata_jv_get(const chaindata_jv_t *obj,
 
     len = strlen(name);
 
-    for (m = obj->child; m; m = m->next) {
-        if (m->key_len == len && memcmp(m->key, name, len) == 0) {
+    if (obj->index == NULL) {
+        for (m = obj->child; m; m = m->next) {
+            if (m->key_len == len && memcmp(m->key, name, len) == 0) {
+                return m;
+            }
+        }
+
+        return NULL;
+    }
+
+    lo = 0;
+    hi = obj->n;
+
+    while (lo < hi) {
+        mid = lo + (hi - lo) / 2;
+        m = obj->index[mid];
+
+        rc = chaindata_jv_name_cmp(m->key, m->key_len,
+                                   (const unsigned char *) name, len);
+        if (rc == 0) {
             return m;
+        }
+
+        if (rc < 0) {
+            lo = mid + 1;
+
+        } else {
+            hi = mid;
         }
     }
 
@@ -483,78 +584,6 @@ chaindata_jv_to_u64(const chaindata_jv_t *v,
     *out = n;
 
     return 0;
-}
-
-
-static int
-chaindata_jv_key_cmp(const void *a, const void *b)
-{
-    int                    rc;
-    size_t                 n;
-    const chaindata_jv_t  *x, *y;
-
-    x = *(chaindata_jv_t * const *) a;
-    y = *(chaindata_jv_t * const *) b;
-
-    n = x->key_len < y->key_len ? x->key_len : y->key_len;
-    rc = memcmp(x->key, y->key, n);
-
-    if (rc) {
-        return rc;
-    }
-
-    return (x->key_len > y->key_len) - (x->key_len < y->key_len);
-}
-
-
-/*
- * The first member of obj whose name repeats, or NULL.  Small objects are
- * checked pairwise; a large one (only hostile input has those) is sorted.
- */
-
-const chaindata_jv_t *
-chaindata_jv_duplicate(const chaindata_jv_t *obj)
-{
-    size_t                 i;
-    const chaindata_jv_t  *m, *o, *found, **sorted;
-
-    if (obj->n <= 32) {
-        for (m = obj->child; m; m = m->next) {
-            for (o = m->next; o; o = o->next) {
-                if (m->key_len == o->key_len
-                    && memcmp(m->key, o->key, m->key_len) == 0)
-                {
-                    return o;
-                }
-            }
-        }
-
-        return NULL;
-    }
-
-    sorted = malloc(obj->n * sizeof(*sorted));
-    if (sorted == NULL) {
-        return obj->child;
-    }
-
-    for (i = 0, m = obj->child; m; m = m->next) {
-        sorted[i++] = m;
-    }
-
-    qsort(sorted, obj->n, sizeof(*sorted), chaindata_jv_key_cmp);
-
-    found = NULL;
-
-    for (i = 1; i < obj->n; i++) {
-        if (chaindata_jv_key_cmp(&sorted[i - 1], &sorted[i]) == 0) {
-            found = sorted[i];
-            break;
-        }
-    }
-
-    free(sorted);
-
-    return found;
 }
 
 

@@ -231,9 +231,10 @@ test_txh(void)
 static void
 test_jdoc(void)
 {
-    char                err[256];
-    unsigned char       out[256];
-    chaindata_jv_t     *v;
+    int                 i, found;
+    char                err[256], wide[1024], name[16], *p, *end;
+    unsigned char       out[256], out2[1024];
+    chaindata_jv_t     *v, *m;
     chaindata_arena_t  *a;
     const char  *doc = "{\"b\":1.50,\"a\":[true,false,null,\"x\\u00e9\"],"
                        "\"c\":{}}";
@@ -255,6 +256,44 @@ test_jdoc(void)
                              "\"a\":2}", 13, err, sizeof(err));
     ok(v == NULL && strstr(err, "duplicate member \"a\"") != NULL,
        "duplicate member refused");
+
+    /* a wide object: its members indexed, found by name, kept in order */
+    p = wide + sprintf(wide, "{");
+
+    for (i = 40; i > 0; i--) {
+        p += sprintf(p, "\"k%d\":%d,", i, i);
+    }
+
+    end = p + sprintf(p, "\"k\":0,\"k4\\u0000\":41}");
+    v = chaindata_jdoc_parse(a, (const unsigned char *) wide,
+                             end - wide, err, sizeof(err));
+    ok(v && v->index && v->n == 42, "a wide object is indexed");
+
+    for (i = 1, found = 0; v && i <= 40; i++) {
+        sprintf(name, "k%d", i);
+        m = chaindata_jv_get(v, name);
+        found += (m && m->len == strlen(name) - 1
+                  && memcmp(m->str, name + 1, m->len) == 0);
+    }
+
+    ok(found == 40, "wide object: every member found by name");
+    ok(v && chaindata_jv_is_integer(chaindata_jv_get(v, "k"))
+       && chaindata_jv_get(v, "k")->str[0] == '0'
+       && chaindata_jv_get(v, "k4")->str[0] == '4'
+       && chaindata_jv_get(v, "k41") == NULL
+       && chaindata_jv_get(v, "k0") == NULL
+       && chaindata_jv_get(v, "") == NULL,
+       "wide object: absent names not found, a NUL in a name kept apart");
+    ok(v && chaindata_jv_size(v) == (size_t) (end - wide)
+       && chaindata_jv_write(out2, v) - out2 == end - wide
+       && memcmp(out2, wide, end - wide) == 0,
+       "wide object: written back in the order given");
+
+    strcpy(end - 1, ",\"k40\":0}");
+    v = chaindata_jdoc_parse(a, (const unsigned char *) wide,
+                             strlen(wide), err, sizeof(err));
+    ok(v == NULL && strstr(err, "duplicate member \"k40\"") != NULL,
+       "wide object: a duplicate found");
 
     memset(deep, '[', 100);
     memset(deep + 100, ']', 100);
