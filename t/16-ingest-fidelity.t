@@ -1,12 +1,14 @@
 #!/usr/bin/perl
 # Ingest fidelity: wide documents load in O(n log n) with member order kept
-# and duplicates still found.
+# and duplicates still found; strings with lone surrogates are served back
+# as upstream's Node serves them, and bytes that are no UTF-8 are refused.
 
 use strict;
 use warnings;
 use FindBin;
 use lib "$FindBin::Bin/lib";
 
+use Encode ();
 use Test::More;
 use ChainData::Test qw(:all);
 
@@ -89,6 +91,62 @@ sub wide {
         is($code, 1, "$name: refused");
         like($err, qr/<stdin>:1: .*duplicate member "\Q$key\E"/,
              "$name: the line and the member named") or diag($err);
+        ok(dump_index() eq $before, "$name: index unchanged");
+    }
+}
+
+# ---------------------------------------------------------------- strings
+
+# JSON allows a lone surrogate; JSON.parse keeps it and JSON.stringify
+# writes it back as a lowercase \udxxx.  yajl alone made "\ud800" a "?" and
+# "\ud800\u00e9" another character.
+{
+    my %cases = (
+        lone_high   => ['"\ud800"', '"\ud800"'],
+        lone_low    => ['"a\uDC00b"', '"a\udc00b"'],
+        then_e      => ['"\ud800\u00e9"', qq("\\ud800\xc3\xa9")],
+        pair        => ['"\uD83D\uDE00"', qq("\xf0\x9f\x98\x80")],
+        reversed    => ['"\ude00\ud83d"', '"\ude00\ud83d"'],
+        two_highs   => ['"\ud800\ud800x"', '"\ud800\ud800x"'],
+        backslash   => ['"\\\\ud800"', '"\\\\ud800"'],
+        in_array    => ['["\udfff",{"\ud800":"\udbff"}]',
+                        '["\udfff",{"\ud800":"\udbff"}]'],
+    );
+    my @names = sort keys %cases;
+    my $members = join(',', map { qq("s_$_":$cases{$_}[0]) } @names)
+                  . ',"\udc00":1';
+    my $new_id = '0x' . ('b' x 64);
+    my ($code, $out, $err) = load(qq({"kind":"tx","data":)
+                                  . wide($new_id, $members) . "}\n", 60);
+    is($code, 0, 'lone surrogates: loaded') or diag($err);
+    my $r = http_get($port, "/extended/v1/tx/$new_id");
+    is($r->{status}, 200, 'lone surrogates: served');
+    for my $name (@names) {
+        my $want = qq("s_$name":$cases{$name}[1]);
+        ok(index($r->{body}, $want) >= 0, "lone surrogates: $name as upstream")
+            or diag(substr($r->{body}, 0, 400));
+    }
+    ok(index($r->{body}, '"\udc00":1') >= 0, 'lone surrogates: in a name');
+    ok(eval { Encode::decode('UTF-8', $r->{body},
+                             Encode::FB_CROAK | Encode::LEAVE_SRC); 1 },
+       'lone surrogates: the body is valid UTF-8 (strict)');
+}
+
+# bytes of a surrogate, or an overlong form, are no UTF-8: refused
+{
+    my $before = dump_index();
+    for my $c (["\xed\xa0\x80", 'a surrogate as bytes'],
+               ["\xc0\xaf", 'an overlong "/"'],
+               ["\\ud800\xed\xbf\xbf", 'after a surrogate escape'])
+    {
+        my ($bytes, $name) = @$c;
+        my $input = qq({"kind":"tx","delete":"0x) . ('a' x 64) . qq("}\n)
+                    . qq({"kind":"tx","data":)
+                    . wide('0x' . ('a' x 64), qq("s":"$bytes")) . "}\n";
+        my ($code, $out, $err) = load($input, 60);
+        is($code, 1, "$name: refused");
+        like($err, qr/<stdin>:2: .*not valid UTF-8/, "$name: line 2, the reason")
+            or diag($err);
         ok(dump_index() eq $before, "$name: index unchanged");
     }
 }

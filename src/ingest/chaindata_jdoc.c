@@ -12,6 +12,7 @@
 
 #include "chaindata_codec.h"
 #include "chaindata_jdoc.h"
+#include "chaindata_jstr.h"
 
 
 #define CHAINDATA_ARENA_CHUNK  (1024 * 1024)
@@ -41,6 +42,8 @@ typedef struct {
     size_t                 key_len;
     const char            *failure;
     const chaindata_jv_t  *dup;
+    const unsigned char   *cursor;   /* the text after the last string */
+    const unsigned char   *end;
 } chaindata_jparse_t;
 
 
@@ -233,12 +236,84 @@ chaindata_jparse_number(void *ctx, const char *s, size_t len)
 }
 
 
+/*
+ * A string or a member name into the arena: as yajl decoded it, or, when
+ * the text has a surrogate escape, decoded from the text here (see
+ * chaindata_jstr.h).  Either way valid UTF-8 but for lone surrogates.
+ */
+
+static const unsigned char *
+chaindata_jparse_text(chaindata_jparse_t *jp, const unsigned char *s,
+    size_t *len)
+{
+    int                   surrogates;
+    size_t                raw_len, n;
+    unsigned char        *p;
+    const unsigned char  *raw;
+
+    surrogates = 0;
+
+    if (jp->cursor) {
+        jp->cursor = chaindata_jstr_next(jp->cursor, jp->end, &raw,
+                                         &raw_len, &surrogates);
+        if (jp->cursor == NULL) {
+            jp->failure = "a string not found in the text";
+            return NULL;
+        }
+    }
+
+    if (!surrogates) {
+        if (chaindata_utf8_valid_len(s, *len) == *len) {
+            return chaindata_jparse_copy(jp, s, *len);
+        }
+
+        n = (size_t) -1;
+
+    } else {
+        p = chaindata_arena_alloc(jp->arena, raw_len + 1);
+        if (p == NULL) {
+            jp->failure = "out of memory";
+            return NULL;
+        }
+
+        n = chaindata_jstr_decode(p, raw, raw_len);
+    }
+
+    if (n == (size_t) -1) {
+        jp->failure = "a string that is not valid UTF-8 (a surrogate, an "
+                      "overlong form or a code point past U+10FFFF as bytes)";
+        return NULL;
+    }
+
+    p[n] = '\0';
+    *len = n;
+
+    return p;
+}
+
+
 static int
 chaindata_jparse_string(void *ctx, const unsigned char *s,
     size_t len)
 {
-    return chaindata_jparse_scalar(ctx, CHAINDATA_JV_STRING,
-                                   s, len);
+    chaindata_jparse_t  *jp = ctx;
+
+    chaindata_jv_t  *v;
+
+    s = chaindata_jparse_text(jp, s, &len);
+    if (s == NULL) {
+        return 0;
+    }
+
+    v = chaindata_jparse_add(jp, CHAINDATA_JV_STRING);
+    if (v == NULL) {
+        return 0;
+    }
+
+    v->str = s;
+    v->len = len;
+
+    return 1;
 }
 
 
@@ -284,7 +359,7 @@ chaindata_jparse_map_key(void *ctx, const unsigned char *s,
 {
     chaindata_jparse_t  *jp = ctx;
 
-    jp->key = chaindata_jparse_copy(jp, s, len);
+    jp->key = chaindata_jparse_text(jp, s, &len);
     jp->key_len = len;
 
     return jp->key != NULL;
@@ -422,6 +497,12 @@ chaindata_jdoc_parse(chaindata_arena_t *a,
 
     memset(&jp, 0, sizeof(jp));
     jp.arena = a;
+
+    /* only then are strings looked at in the text: rarely */
+    if (chaindata_jstr_maybe_surrogates(text, len)) {
+        jp.cursor = text;
+        jp.end = text + len;
+    }
 
     h = yajl_alloc(&chaindata_jparse_callbacks, NULL, &jp);
     if (h == NULL) {
@@ -591,7 +672,7 @@ size_t
 chaindata_jv_member_size(const chaindata_jv_t *m)
 {
     /* "key": value */
-    return chaindata_json_escape_len(m->key, m->key_len) + 3
+    return chaindata_jstr_escape_len(m->key, m->key_len) + 3
            + chaindata_jv_size(m);
 }
 
@@ -615,7 +696,7 @@ chaindata_jv_size(const chaindata_jv_t *v)
         return v->len;
 
     case CHAINDATA_JV_STRING:
-        return chaindata_json_escape_len(v->str, v->len) + 2;
+        return chaindata_jstr_escape_len(v->str, v->len) + 2;
 
     case CHAINDATA_JV_OBJECT:
         size = 2 + (v->n ? v->n - 1 : 0);
@@ -643,7 +724,7 @@ chaindata_jv_write_key(unsigned char *p,
     const chaindata_jv_t *m)
 {
     *p++ = '"';
-    p = chaindata_json_escape(p, m->key, m->key_len);
+    p = chaindata_jstr_escape(p, m->key, m->key_len);
     *p++ = '"';
     *p++ = ':';
 
@@ -672,7 +753,7 @@ chaindata_jv_write(unsigned char *p, const chaindata_jv_t *v)
 
     case CHAINDATA_JV_STRING:
         *p++ = '"';
-        p = chaindata_json_escape(p, v->str, v->len);
+        p = chaindata_jstr_escape(p, v->str, v->len);
         *p++ = '"';
         return p;
 

@@ -5,9 +5,10 @@
  *
  * Lossless where the index needs it: member order is kept as parsed (a
  * member given twice refuses the document), numbers keep their text
- * (yajl's number callback), strings are decoded to UTF-8 and re-escaped as
- * JSON.stringify does.  Looking a member up takes O(log n) in an object of
- * n members, so a wide document loads in O(n log n).
+ * (yajl's number callback), strings are decoded to UTF-8 (lone surrogates
+ * kept: chaindata_jstr.h) and re-escaped as JSON.stringify does.  Looking
+ * a member up takes O(log n) in an object of n members, so a wide document
+ * loads in O(n log n).
  */
 
 

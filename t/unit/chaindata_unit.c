@@ -241,6 +241,17 @@ test_jdoc(void)
     const char  *want = "{\"b\":1.50,\"a\":[true,false,null,\"x\xc3\xa9\"],"
                         "\"c\":{}}";
     char         deep[200];
+    const char  *sur = "[\"\\ud800\",\"a\\uDC00b\",\"\\ud800\\u00e9\","
+                       "\"\\ud83d\\ude00\",\"\\\\ud800\",\"\\udbff\\udfff\","
+                       "\"\\ud800\\ud800\\n\",{\"\\udc00\":\"\\u00e9\"}]";
+    const char  *sur_want = "[\"\\ud800\",\"a\\udc00b\",\"\\ud800\xc3\xa9\","
+                            "\"\xf0\x9f\x98\x80\",\"\\\\ud800\","
+                            "\"\xf4\x8f\xbf\xbf\",\"\\ud800\\ud800\\n\","
+                            "{\"\\udc00\":\"\xc3\xa9\"}]";
+    const char  *bad_utf8[] = {
+        "\"\xed\xa0\x80\"", "\"\xc0\xaf\"", "[\"\\ud800\",\"\xed\xbf\xbf\"]",
+        "[\"\\ud800\xc0\xaf\"]", "{\"\\ud800\":1,\"\xed\xa0\x80\":2}",
+    };
 
     a = chaindata_arena_create();
 
@@ -294,6 +305,29 @@ test_jdoc(void)
                              strlen(wide), err, sizeof(err));
     ok(v == NULL && strstr(err, "duplicate member \"k40\"") != NULL,
        "wide object: a duplicate found");
+
+    /* lone surrogates kept as given, written as JSON.stringify does */
+    v = chaindata_jdoc_parse(a, (const unsigned char *) sur,
+                             strlen(sur), err, sizeof(err));
+    ok(v && chaindata_jv_size(v) == strlen(sur_want)
+       && chaindata_jv_write(out2, v) - out2 == (long) strlen(sur_want)
+       && memcmp(out2, sur_want, strlen(sur_want)) == 0,
+       "lone surrogates kept, pairs joined, escapes lowercase");
+    v = chaindata_jdoc_parse(a, (const unsigned char *) sur_want,
+                             strlen(sur_want), err, sizeof(err));
+    ok(v && chaindata_jv_write(out2, v) - out2 == (long) strlen(sur_want)
+       && memcmp(out2, sur_want, strlen(sur_want)) == 0,
+       "lone surrogates: what is written reads back the same");
+    ok(v && chaindata_jv_get(v->child->next->next->next->next->next
+                             ->next->next, "\xed\xb0\x80") != NULL,
+       "a member named by a lone surrogate");
+
+    for (i = 0; i < (int) (sizeof(bad_utf8) / sizeof(bad_utf8[0])); i++) {
+        v = chaindata_jdoc_parse(a, (const unsigned char *) bad_utf8[i],
+                                 strlen(bad_utf8[i]), err, sizeof(err));
+        ok(v == NULL && strstr(err, "not valid UTF-8") != NULL,
+           "bytes of a surrogate or an overlong form refused");
+    }
 
     memset(deep, '[', 100);
     memset(deep + 100, ']', 100);
