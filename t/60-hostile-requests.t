@@ -263,8 +263,11 @@ for my $route (@ROUTES, 'table') {
     # the id is the last segment of the decoded path: %2F is a slash there
     my $r = get("/extended/v1/tx/junk%2F$ID");
     json_ok($r, 200, 'tx: %2F before the id splits the path');
+    # and a trailing one is ignored, as upstream ignores a trailing slash
     $r = get("/extended/v1/tx/$ID%2F");
-    json_error($r, 400, 'tx: %2F after the id leaves an empty last segment',
+    json_ok($r, 200, 'tx: %2F after the id is a trailing slash');
+    $r = get("/extended/v1/tx/$ID%2F%2Fx");
+    json_error($r, 400, 'tx: %2F%2F and more after the id',
                message => qr/must match pattern/);
     $r = get("/extended/v1/tx/%2F%2F%2F");
     json_error($r, 400, 'tx: only %2F', message => qr/must match pattern/);
@@ -343,21 +346,29 @@ for my $route (@ROUTES) {
                'migration: 63 KiB of percent-encoded parameter',
                message => qr/must NOT be longer than 256 bytes/);
 
-    # a 64 KiB offset is a valid, huge offset: an empty page, echoed
+    # 64 KiB of digits is Infinity to JavaScript's Number(): no integer
     my $digits = '9' x 65536;
-    my $doc = json_ok(get("$PATH{activity}?offset=$digits"), 200,
-                      'activity: a 64 KiB offset');
-    is_deeply($doc->{results}, [], 'activity: its page is empty');
-    my $r = get("$PATH{balances}?offset=0000$digits");
-    like($r->{body}, qr/^\{"limit":20,"offset":(9+),"total":\d+,"results":\[\]\}$/,
-         'balances: the offset echoed');
-    is(length($r->{body} =~ /"offset":(9+)/ ? $1 : ''), 65536,
-       'balances: as given, without the zeros');
+    json_error(get("$PATH{activity}?offset=$digits"), 400,
+               'activity: a 64 KiB offset',
+               message => 'querystring/offset must be integer');
     json_error(get("$PATH{activity}?limit=$digits"), 400,
-               'activity: a 64 KiB limit', message => 'querystring/limit must be <= 60');
+               'activity: a 64 KiB limit', message => 'querystring/limit must be integer');
     json_error(get("$PATH{tx}?event_offset=-$digits"), 400,
                'tx: a 64 KiB negative offset',
-               message => 'querystring/event_offset must be >= 0');
+               message => 'querystring/event_offset must be integer');
+    # 64 KiB of zeros and a 1 is 1; 64 KiB of fraction digits rounds
+    my $zeros = '0' x 65536;
+    my $doc = json_ok(get("$PATH{balances}?offset=${zeros}1"), 200,
+                      'balances: a 64 KiB offset of zeros and a 1');
+    is($doc->{offset}, 1, 'balances: echoed as 1');
+    $doc = json_ok(get("$PATH{activity}?offset=1e308&limit=3.$zeros"), 200,
+                   'activity: offset 1e308, a 64 KiB limit 3.000…');
+    like(get("$PATH{activity}?offset=1e308")->{body},
+         qr/^\{"limit":20,"offset":1e\+308,"total":\d+,"results":\[\]\}$/,
+         'activity: offset 1e308 echoed as JavaScript writes it');
+    is(json_ok(get("$PATH{activity}?limit=1.${zeros}1"), 200,
+               'activity: limit 1.000…1 (64 KiB)')->{limit},
+       1, 'activity: limit 1.000…1 is the double 1, an integer');
     json_ok(get("$PATH{tx}?unknown=$big"), 200, 'tx: a 64 KiB unknown parameter');
     $doc = json_ok(get("$PATH{migration}?$big=1"), 410,
                    'migration: a 64 KiB parameter name');
@@ -428,19 +439,22 @@ same_worker('slashes, NULs, 64 KiB');
                message => 'querystring/event_offset must be >= 0');
     my $r = get("$PATH{activity}?offset=$p64");
     json_ok($r, 200, 'activity: offset 2^64');
-    like($r->{body}, qr/"offset":$p64,.*"results":\[\]/,
-         'activity: offset 2^64 echoed exactly, an empty page');
+    like($r->{body}, qr/"offset":18446744073709552000,.*"results":\[\]/,
+         'activity: offset 2^64 echoed as upstream writes the number, an empty page');
     like(get("$PATH{activity}?offset=$huge")->{body},
-         qr/"offset":$huge,/, 'activity: a 40-digit offset echoed');
+         qr/"offset":1e\+40,/, 'activity: a 40-digit offset echoed as 1e+40');
     json_error(get("$PATH{balances}?limit=$p64"), 400, 'balances: limit 2^64',
                message => 'querystring/limit must be <= 60');
+    # coerced as upstream coerces them (JavaScript's Number())
     json_error(get("$PATH{balances}?limit=1e3"), 400, 'balances: limit 1e3',
-               message => 'querystring/limit must be integer');
-    json_error(get("$PATH{balances}?limit=0x10"), 400, 'balances: limit 0x10',
-               message => 'querystring/limit must be integer');
-    json_error(get("$PATH{balances}?limit=%2B5"), 400, 'balances: limit +5',
-               message => 'querystring/limit must be integer');
-    json_error(get("$PATH{balances}?limit=%205"), 400, 'balances: limit " 5"',
+               message => 'querystring/limit must be <= 60');
+    is(json_ok(get("$PATH{balances}?limit=0x10"), 200, 'balances: limit 0x10')->{limit},
+       16, 'balances: limit 0x10 is 16');
+    is(json_ok(get("$PATH{balances}?limit=%2B5"), 200, 'balances: limit +5')->{limit},
+       5, 'balances: limit +5 is 5');
+    is(json_ok(get("$PATH{balances}?limit=%205"), 200, 'balances: limit " 5"')->{limit},
+       5, 'balances: limit " 5" is 5');
+    json_error(get("$PATH{balances}?limit=%20"), 400, 'balances: limit " "',
                message => 'querystring/limit must be integer');
 }
 
