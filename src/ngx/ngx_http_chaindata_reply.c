@@ -74,6 +74,11 @@ ngx_http_chaindata_set_cache(ngx_http_request_t *r, ngx_str_t *etag,
 }
 
 
+/*
+ * A body of NULL data (HEAD) sends the headers of that body alone: its
+ * length, and what the filters make of it (gzip among them) as for GET.
+ */
+
 ngx_int_t
 ngx_http_chaindata_send_json(ngx_http_request_t *r, ngx_uint_t status,
     ngx_str_t *body, ngx_str_t *etag, const char *cache_control)
@@ -110,6 +115,11 @@ ngx_http_chaindata_send_json(ngx_http_request_t *r, ngx_uint_t status,
 
     if (rc == NGX_ERROR || rc > NGX_OK || r->header_only) {
         return rc;
+    }
+
+    if (body->data == NULL) {
+        /* no body was made: only for HEAD, whose header sets header_only */
+        return NGX_ERROR;
     }
 
     b = ngx_calloc_buf(r->pool);
@@ -203,6 +213,26 @@ ngx_http_chaindata_send_unavailable(ngx_http_request_t *r)
 
     return ngx_http_chaindata_send_error(r, NGX_HTTP_SERVICE_UNAVAILABLE,
                NULL, "the chain data index cannot be read right now");
+}
+
+
+/*
+ * The bodies in flight take this worker's chaindata_body_budget (README,
+ * "Operations", memory); one of them ends soon.
+ */
+
+static ngx_int_t
+ngx_http_chaindata_send_busy(ngx_http_request_t *r)
+{
+    ngx_str_t  retry = ngx_string("1");
+
+    if (ngx_http_chaindata_add_header(r, "Retry-After", &retry) != NGX_OK) {
+        return NGX_HTTP_INTERNAL_SERVER_ERROR;
+    }
+
+    return ngx_http_chaindata_send_error(r, NGX_HTTP_SERVICE_UNAVAILABLE,
+               NULL, "the server is busy sending other replies, retry in a "
+               "moment");
 }
 
 
@@ -309,9 +339,96 @@ ngx_http_chaindata_send_bad_target(ngx_http_request_t *r,
 
 
 /*
+ * The body of a 200, unless the request is HEAD: its length is all the
+ * headers need, and nothing is copied.  NGX_BUSY: chaindata_body_budget
+ * has no room for it now.
+ */
+
+static ngx_int_t
+ngx_http_chaindata_reply_body(ngx_http_request_t *r,
+    const ngx_http_chaindata_route_t *route, void *ctx,
+    ngx_http_chaindata_reply_t *reply)
+{
+    u_char     *p;
+    ngx_int_t   rc;
+
+    if (route->size(r, ctx, reply) != NGX_OK) {
+        return NGX_ERROR;
+    }
+
+    if (r->header_only || (r == r->main && r->method == NGX_HTTP_HEAD)) {
+        ngx_log_debug1(NGX_LOG_DEBUG_HTTP, r->connection->log, 0,
+                       "chaindata: HEAD, a body of %uz bytes not made",
+                       reply->body.len);
+        return NGX_OK;
+    }
+
+    rc = ngx_http_chaindata_budget_take(r, reply->body.len);
+    if (rc != NGX_OK) {
+        return rc;
+    }
+
+    reply->body.data = ngx_pnalloc(r->pool, reply->body.len);
+    if (reply->body.data == NULL) {
+        return NGX_ERROR;
+    }
+
+    p = route->write(ctx, reply->body.data);
+
+    if ((size_t) (p - reply->body.data) != reply->body.len) {
+        ngx_log_error(NGX_LOG_ALERT, r->connection->log, 0,
+                      "chaindata: a body of %uz bytes was written in %uz",
+                      reply->body.len, (size_t) (p - reply->body.data));
+        return NGX_ERROR;
+    }
+
+    return NGX_OK;
+}
+
+
+/*
+ * What the index says, in the read transaction: the status, and the body
+ * of a 200 unless If-None-Match names its ETag.
+ */
+
+static ngx_int_t
+ngx_http_chaindata_read_reply(ngx_http_request_t *r,
+    const ngx_http_chaindata_route_t *route, void *ctx,
+    ngx_http_chaindata_reply_t *reply)
+{
+    ngx_int_t  rc;
+
+    if (route->lookup(r, ctx, reply) != NGX_OK) {
+        return NGX_ERROR;
+    }
+
+    if (reply->status != NGX_HTTP_OK) {
+        return NGX_OK;
+    }
+
+    if (reply->etag.len
+        && ngx_http_chaindata_etag_matches(r, &reply->etag))
+    {
+        reply->status = NGX_HTTP_NOT_MODIFIED;
+        return NGX_OK;
+    }
+
+    rc = ngx_http_chaindata_reply_body(r, route, ctx, reply);
+
+    if (rc == NGX_BUSY) {
+        reply->status = NGX_HTTP_SERVICE_UNAVAILABLE;
+        return NGX_OK;
+    }
+
+    return rc;
+}
+
+
+/*
  * The one way a route reads the index: the read transaction always ends
  * before anything is sent.  An index that cannot be read now is a 503
- * (ngx_http_chaindata_store_begin() logs why).
+ * (ngx_http_chaindata_store_begin() logs why), and so is a body the
+ * budget has no room for.
  */
 
 ngx_int_t
@@ -327,19 +444,7 @@ ngx_http_chaindata_read_and_reply(ngx_http_request_t *r,
 
     ngx_memzero(&reply, sizeof(ngx_http_chaindata_reply_t));
 
-    rc = route->lookup(r, ctx, &reply);
-
-    if (rc == NGX_OK && reply.status == NGX_HTTP_OK) {
-
-        if (reply.etag.len
-            && ngx_http_chaindata_etag_matches(r, &reply.etag))
-        {
-            reply.status = NGX_HTTP_NOT_MODIFIED;
-
-        } else {
-            rc = route->body(r, ctx, &reply);
-        }
-    }
+    rc = ngx_http_chaindata_read_reply(r, route, ctx, &reply);
 
     ngx_http_chaindata_store_end();
 
@@ -358,6 +463,9 @@ ngx_http_chaindata_read_and_reply(ngx_http_request_t *r,
         case NGX_HTTP_NOT_FOUND:
             return ngx_http_chaindata_send_error(r, NGX_HTTP_NOT_FOUND, NULL,
                                                  route->not_found);
+
+        case NGX_HTTP_SERVICE_UNAVAILABLE:
+            return ngx_http_chaindata_send_busy(r);
         }
     }
 
