@@ -87,6 +87,14 @@ ngx_http_chaindata_send_json(ngx_http_request_t *r, ngx_uint_t status,
     ngx_buf_t    *b;
     ngx_chain_t   out;
 
+    if (status == NGX_HTTP_OK && !ngx_http_chaindata_if_match(r, etag)) {
+        return ngx_http_chaindata_send_status(r,
+                                              NGX_HTTP_PRECONDITION_FAILED);
+    }
+
+    /* the conditionals are evaluated here (conditional.c), not by nginx */
+    r->disable_not_modified = 1;
+
     r->headers_out.status = status;
     r->headers_out.content_length_n = body->len;
     ngx_str_set(&r->headers_out.content_type, NGX_HTTP_CHAINDATA_CONTENT_TYPE);
@@ -99,16 +107,6 @@ ngx_http_chaindata_send_json(ngx_http_request_t *r, ngx_uint_t status,
 
     if (body->len == 0) {
         r->header_only = 1;
-    }
-
-    /*
-     * No response has a modification date, so If-Unmodified-Since cannot
-     * be evaluated and is ignored (RFC 9110, 13.1.4), where nginx's
-     * not-modified filter would answer 412.  If-Match is evaluated there
-     * against the ETag.
-     */
-    if (r->headers_out.last_modified_time == -1) {
-        r->headers_in.if_unmodified_since = NULL;
     }
 
     rc = ngx_http_send_header(r);
@@ -236,10 +234,52 @@ ngx_http_chaindata_send_busy(ngx_http_request_t *r)
 }
 
 
+/*
+ * Whether nginx's gzip filter would compress a 200 to this request, as
+ * far as the request tells (Accept-Encoding, gzip_http_version,
+ * gzip_proxied, gzip_disable); "gzip on" is the filter's own to know.
+ */
+
+static ngx_uint_t
+ngx_http_chaindata_gzip_accepted(ngx_http_request_t *r)
+{
+#if (NGX_HTTP_GZIP)
+    return ngx_http_gzip_ok(r) == NGX_OK;
+#else
+    return 0;
+#endif
+}
+
+
+/*
+ * A 304 carries the ETag the 200 would have carried.  nginx's gzip
+ * filter weakens the ETag of what it compresses (W/"tag"), so a 304 is
+ * W/"tag" when the client names W/"tag" (it holds a compressed copy) and
+ * would be sent one again; otherwise the ETag as it is (README,
+ * "Conditionals").
+ */
+
 ngx_int_t
 ngx_http_chaindata_send_not_modified(ngx_http_request_t *r, ngx_str_t *etag,
-    const char *cache_control)
+    ngx_http_chaindata_match_e match, const char *cache_control)
 {
+    ngx_str_t  weak;
+
+    if (match == NGX_HTTP_CHAINDATA_MATCH_WEAK && etag->len
+        && ngx_http_chaindata_gzip_accepted(r))
+    {
+        weak.len = 2 + etag->len;
+        weak.data = ngx_pnalloc(r->pool, weak.len);
+        if (weak.data == NULL) {
+            return NGX_HTTP_INTERNAL_SERVER_ERROR;
+        }
+
+        ngx_memcpy(ngx_cpymem(weak.data, "W/", 2), etag->data, etag->len);
+        etag = &weak;
+    }
+
+    r->disable_not_modified = 1;
+
     r->headers_out.status = NGX_HTTP_NOT_MODIFIED;
     r->headers_out.content_length_n = -1;
     r->header_only = 1;
@@ -388,7 +428,8 @@ ngx_http_chaindata_reply_body(ngx_http_request_t *r,
 
 /*
  * What the index says, in the read transaction: the status, and the body
- * of a 200 unless If-None-Match names its ETag.
+ * of a 200.  If-Match before If-None-Match (RFC 9110, 13.2.2); both only
+ * where a 200 would be.
  */
 
 static ngx_int_t
@@ -406,11 +447,18 @@ ngx_http_chaindata_read_reply(ngx_http_request_t *r,
         return NGX_OK;
     }
 
-    if (reply->etag.len
-        && ngx_http_chaindata_etag_matches(r, &reply->etag))
-    {
-        reply->status = NGX_HTTP_NOT_MODIFIED;
+    if (!ngx_http_chaindata_if_match(r, &reply->etag)) {
+        reply->status = NGX_HTTP_PRECONDITION_FAILED;
         return NGX_OK;
+    }
+
+    if (reply->etag.len) {
+        reply->match = ngx_http_chaindata_if_none_match(r, &reply->etag);
+
+        if (reply->match != NGX_HTTP_CHAINDATA_NO_MATCH) {
+            reply->status = NGX_HTTP_NOT_MODIFIED;
+            return NGX_OK;
+        }
     }
 
     rc = ngx_http_chaindata_reply_body(r, route, ctx, reply);
@@ -458,7 +506,11 @@ ngx_http_chaindata_read_and_reply(ngx_http_request_t *r,
 
         case NGX_HTTP_NOT_MODIFIED:
             return ngx_http_chaindata_send_not_modified(r, &reply.etag,
+                                                        reply.match,
                                                         route->cache_control);
+
+        case NGX_HTTP_PRECONDITION_FAILED:
+            return ngx_http_chaindata_send_status(r, reply.status);
 
         case NGX_HTTP_NOT_FOUND:
             return ngx_http_chaindata_send_error(r, NGX_HTTP_NOT_FOUND, NULL,
@@ -554,69 +606,6 @@ ngx_http_chaindata_join_entries(u_char *p, MDB_val *entries, ngx_uint_t n)
     }
 
     return p;
-}
-
-
-/*
- * If-None-Match: "*", or a comma-separated list of entity tags, weak
- * (W/"...") or strong; the weak comparison applies (RFC 9110, 13.1.2).
- */
-
-ngx_int_t
-ngx_http_chaindata_etag_matches(ngx_http_request_t *r, ngx_str_t *etag)
-{
-    u_char           *p, *end, *start;
-    ngx_table_elt_t  *h;
-
-    /* nginx 1.23 chains repeated headers, 1.22 keeps the first */
-#if (nginx_version >= 1023000)
-    for (h = r->headers_in.if_none_match; h; h = h->next) {
-#else
-    for (h = r->headers_in.if_none_match; h; h = NULL) {
-#endif
-        p = h->value.data;
-        end = p + h->value.len;
-
-        while (p < end) {
-            while (p < end && (*p == ' ' || *p == '\t' || *p == ',')) {
-                p++;
-            }
-
-            if (p == end) {
-                break;
-            }
-
-            if (*p == '*') {
-                return 1;
-            }
-
-            if (end - p > 2 && p[0] == 'W' && p[1] == '/') {
-                p += 2;
-            }
-
-            start = p;
-
-            if (p < end && *p == '"') {
-                for (p++; p < end && *p != '"'; p++) { /* void */ }
-
-                if (p < end) {
-                    p++;
-                }
-            }
-
-            if ((size_t) (p - start) == etag->len
-                && ngx_strncmp(start, etag->data, etag->len) == 0)
-            {
-                return 1;
-            }
-
-            while (p < end && *p != ',') {
-                p++;
-            }
-        }
-    }
-
-    return 0;
 }
 
 

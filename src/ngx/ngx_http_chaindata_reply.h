@@ -42,23 +42,41 @@ void ngx_http_chaindata_error_members(ngx_http_chaindata_json_t *j,
 ngx_int_t ngx_http_chaindata_send_error(ngx_http_request_t *r,
     ngx_uint_t status, const char *code, const char *message);
 ngx_int_t ngx_http_chaindata_send_unavailable(ngx_http_request_t *r);
-ngx_int_t ngx_http_chaindata_send_not_modified(ngx_http_request_t *r,
-    ngx_str_t *etag, const char *cache_control);
 ngx_int_t ngx_http_chaindata_send_redirect(ngx_http_request_t *r,
     ngx_str_t *location);
 ngx_int_t ngx_http_chaindata_send_location(ngx_http_request_t *r,
     ngx_uint_t status, ngx_str_t *location, const char *cache_control);
 
-/* the reason phrase of an error status (ngx_http_chaindata_error.c) */
+/*
+ * The reason phrase of an error status, and the body chaindata_error
+ * answers that status with (ngx_http_chaindata_error.c).
+ */
 const char *ngx_http_chaindata_reason(ngx_uint_t status);
+ngx_int_t ngx_http_chaindata_send_status(ngx_http_request_t *r,
+    ngx_uint_t status);
 
 /* every route serves GET and HEAD; others get a 405 JSON body */
 #define ngx_http_chaindata_method_allowed(r)                                 \
     ((r)->method & (NGX_HTTP_GET|NGX_HTTP_HEAD))
 ngx_int_t ngx_http_chaindata_send_not_allowed(ngx_http_request_t *r);
 
-ngx_int_t ngx_http_chaindata_etag_matches(ngx_http_request_t *r,
+/*
+ * Conditional requests (ngx_http_chaindata_conditional.c).  Which entry
+ * of If-None-Match names the ETag: a 304 carries the ETag in that form.
+ */
+typedef enum {
+    NGX_HTTP_CHAINDATA_NO_MATCH = 0,
+    NGX_HTTP_CHAINDATA_MATCH,           /* "tag", the tag unquoted, or * */
+    NGX_HTTP_CHAINDATA_MATCH_WEAK       /* W/"tag" */
+} ngx_http_chaindata_match_e;
+
+ngx_http_chaindata_match_e ngx_http_chaindata_if_none_match(
+    ngx_http_request_t *r, ngx_str_t *etag);
+ngx_int_t ngx_http_chaindata_if_match(ngx_http_request_t *r,
     ngx_str_t *etag);
+ngx_int_t ngx_http_chaindata_send_not_modified(ngx_http_request_t *r,
+    ngx_str_t *etag, ngx_http_chaindata_match_e match,
+    const char *cache_control);
 
 /*
  * The bytes of bodies this worker's unfinished requests hold, against
@@ -78,7 +96,7 @@ ngx_int_t ngx_http_chaindata_add_header(ngx_http_request_t *r,
  *   lookup finds the stored record and leaves the reply's status
  *          (NGX_HTTP_OK or NGX_HTTP_NOT_FOUND) and its ETag, if any;
  *   size   reads what the body is made of, and leaves its length in
- *          reply->body.len (not called for a 304);
+ *          reply->body.len (not called for a 304 or a 412);
  *   write  copies those bytes to p and returns where they end (not
  *          called for HEAD, nor when chaindata_body_budget is spent).
  *
@@ -87,9 +105,10 @@ ngx_int_t ngx_http_chaindata_add_header(ngx_http_request_t *r,
  */
 
 typedef struct {
-    ngx_uint_t   status;
-    ngx_str_t    body;
-    ngx_str_t    etag;
+    ngx_uint_t                   status;
+    ngx_str_t                    body;
+    ngx_str_t                    etag;
+    ngx_http_chaindata_match_e   match;
 } ngx_http_chaindata_reply_t;
 
 typedef ngx_int_t (*ngx_http_chaindata_read_pt)(ngx_http_request_t *r,
