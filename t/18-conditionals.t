@@ -2,7 +2,8 @@
 # Conditional requests, configured as nginx.conf.example configures them
 # (gzip on, gzip_vary on): the ETag of a 304 is the one the 200 carries
 # (weak when gzip compresses it); If-None-Match without quotes matches as
-# upstream matches it (README.md, "chaindata_tx;" and "Errors").
+# upstream matches it; the conditional comes before the redirect of a
+# transaction id without "0x" (README.md, "chaindata_tx;" and "Errors").
 
 use strict;
 use warnings;
@@ -124,6 +125,57 @@ my %GZ = ('Accept-Encoding' => 'gzip');
                "$path: If-None-Match: $inm: still 304");
         }
     }
+}
+
+# ---------------------------------------------------------------- the conditional before the redirect
+
+{
+    my $p = "/extended/v1/tx/$HEX";
+    my $e = get($TXP)->{headers}{etag};
+    my $e5 = get("$TXP?event_limit=5")->{headers}{etag};
+    isnt($e, $e5, 'another page, another ETag');
+
+    # [query, If-None-Match, name, the ETag of the 304]
+    my @not_modified = (
+        ['', $e, 'the ETag of the 0x path', $e],
+        ['', "W/$e", 'its weak form', $e],
+        ['', '*', '*', $e],
+        ['?event_limit=5', $e5, 'the ETag of that page', $e5],
+        ['', substr($e, 1, -1), 'without quotes', $e],
+        ['?event_limit=5&foo=1', qq("x", $e5), 'in a list', $e5],
+    );
+    for my $c (@not_modified) {
+        my ($q, $inm, $name, $etag) = @$c;
+        for my $method ('GET', 'HEAD') {
+            my $r = http_request($port, $method, "$p$q",
+                                 'If-None-Match' => $inm);
+            is($r->{status}, 304, "no 0x, $method $q, $name: 304");
+            ok(!defined $r->{headers}{location}, '... no Location');
+            is($r->{headers}{etag}, $etag, '... the ETag of the document');
+            is($r->{headers}{'cache-control'},
+               'public, no-cache, must-revalidate', '... its Cache-Control');
+        }
+    }
+    my $w = get($p, %GZ, 'If-None-Match' => "W/$e");
+    is($w->{status}, 304, 'no 0x, gzip, weak: 304');
+    is($w->{headers}{etag}, "W/$e", '... the weak ETag, as the 200');
+
+    my @redirect = (
+        ['', '"nope"', 'another tag'],
+        ['?event_limit=5', $e, 'the ETag of another page'],
+        ['?event_limit=500', $e, 'a query the document refuses'],
+        ['?event_limit=x', '*', 'a query the document refuses, *'],
+    );
+    for my $c (@redirect) {
+        my ($q, $inm, $name) = @$c;
+        my $r = get("$p$q", 'If-None-Match' => $inm);
+        is($r->{status}, 302, "no 0x, $name: 302");
+        is($r->{headers}{location}, "/extended/v1/tx/0x$HEX$q",
+           "no 0x, $name: Location");
+    }
+    my $unknown = substr(random_tx_id(), 2);
+    my $r = get("/extended/v1/tx/$unknown", 'If-None-Match' => '*');
+    is($r->{status}, 302, 'no 0x, unknown, *: 302 (nothing to match)');
 }
 
 $ng->stop;

@@ -526,6 +526,48 @@ ngx_http_chaindata_read_and_reply(ngx_http_request_t *r,
 }
 
 
+/*
+ * For a request answered otherwise (the redirect of a transaction id
+ * without "0x"): a 304 when its If-None-Match names the ETag the route's
+ * lookup gives, as the route itself would answer; NGX_DECLINED when it
+ * does not, or when that cannot be told (nothing stored, the index
+ * unreadable now).
+ */
+
+ngx_int_t
+ngx_http_chaindata_not_modified_as(ngx_http_request_t *r,
+    const ngx_http_chaindata_route_t *route, void *ctx)
+{
+    ngx_int_t                   rc;
+    ngx_http_chaindata_reply_t  reply;
+
+    if (r->headers_in.if_none_match == NULL
+        || ngx_http_chaindata_store_begin(r->connection->log) != NGX_OK)
+    {
+        return NGX_DECLINED;
+    }
+
+    ngx_memzero(&reply, sizeof(ngx_http_chaindata_reply_t));
+
+    rc = route->lookup(r, ctx, &reply);
+
+    ngx_http_chaindata_store_end();
+
+    if (rc != NGX_OK || reply.status != NGX_HTTP_OK || reply.etag.len == 0) {
+        return NGX_DECLINED;
+    }
+
+    reply.match = ngx_http_chaindata_if_none_match(r, &reply.etag);
+
+    if (reply.match == NGX_HTTP_CHAINDATA_NO_MATCH) {
+        return NGX_DECLINED;
+    }
+
+    return ngx_http_chaindata_send_not_modified(r, &reply.etag, reply.match,
+                                                route->cache_control);
+}
+
+
 void
 ngx_http_chaindata_log_damaged(ngx_log_t *log, chaindata_dbi_e db,
     const u_char *data, size_t size)

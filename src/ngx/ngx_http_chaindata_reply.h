@@ -132,6 +132,8 @@ ngx_int_t ngx_http_chaindata_send_bad_target(ngx_http_request_t *r,
     chaindata_query_t *query);
 ngx_int_t ngx_http_chaindata_read_and_reply(ngx_http_request_t *r,
     const ngx_http_chaindata_route_t *route, void *ctx);
+ngx_int_t ngx_http_chaindata_not_modified_as(ngx_http_request_t *r,
+    const ngx_http_chaindata_route_t *route, void *ctx);
 
 /* in a read callback: a stored value that cannot be decoded (an alert) */
 void ngx_http_chaindata_log_damaged(ngx_log_t *log, chaindata_dbi_e db,

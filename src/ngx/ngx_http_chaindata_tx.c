@@ -238,6 +238,44 @@ ngx_http_chaindata_tx_write(void *ctx, u_char *p)
 }
 
 
+/*
+ * An id without "0x": a 302 to the same path with it, unless the request
+ * is conditional and its If-None-Match names the ETag of the document
+ * that path serves for the same query (upstream evaluates the conditional
+ * first): then the 304 that path would answer.
+ */
+
+static ngx_int_t
+ngx_http_chaindata_tx_redirect(ngx_http_request_t *r,
+    ngx_http_chaindata_tx_t *tx, chaindata_query_t *query)
+{
+    u_char            target[2 + CHAINDATA_TXID_HEX_LEN];
+    ngx_int_t         rc;
+    chaindata_span_t  id;
+
+    id = tx->q.id;
+
+    if (r->headers_in.if_none_match && id.len == CHAINDATA_TXID_HEX_LEN) {
+
+        /* the target of the redirect, for its page */
+        ngx_memcpy(ngx_cpymem(target, "0x", 2), id.data, id.len);
+
+        if (chaindata_tx_target(target, sizeof(target), query, &tx->q)
+            == CHAINDATA_TARGET_OK)
+        {
+            rc = ngx_http_chaindata_not_modified_as(r,
+                     &ngx_http_chaindata_tx_route, tx);
+
+            if (rc != NGX_DECLINED) {
+                return rc;
+            }
+        }
+    }
+
+    return ngx_http_chaindata_tx_add_prefix(r, &id);
+}
+
+
 ngx_int_t
 ngx_http_chaindata_tx_handler(ngx_http_request_t *r)
 {
@@ -264,7 +302,7 @@ ngx_http_chaindata_tx_handler(ngx_http_request_t *r)
     target = chaindata_tx_target(r->uri.data, r->uri.len, &query, &tx.q);
 
     if (target == CHAINDATA_TARGET_ADD_PREFIX) {
-        return ngx_http_chaindata_tx_add_prefix(r, &tx.q.id);
+        return ngx_http_chaindata_tx_redirect(r, &tx, &query);
     }
 
     if (target != CHAINDATA_TARGET_OK) {
