@@ -1,9 +1,10 @@
 #!/usr/bin/perl
-# Conditional requests, configured as nginx.conf.example configures them
-# (gzip on, gzip_vary on): the ETag of a 304 is the one the 200 carries
-# (weak when gzip compresses it); If-None-Match without quotes matches as
-# upstream matches it; the conditional comes before the redirect of a
-# transaction id without "0x" (README.md, "chaindata_tx;" and "Errors").
+# Conditional requests and redirects, configured as nginx.conf.example
+# configures them (gzip on, gzip_vary on): the ETag of a 304 is the one
+# the 200 carries (weak when gzip compresses it); If-None-Match without
+# quotes matches as upstream matches it; the conditional comes before the
+# redirect of a transaction id without "0x"; a redirect never leads to
+# another host (README.md, "chaindata_tx;" and "Errors").
 
 use strict;
 use warnings;
@@ -176,6 +177,53 @@ my %GZ = ('Accept-Encoding' => 'gzip');
     my $unknown = substr(random_tx_id(), 2);
     my $r = get("/extended/v1/tx/$unknown", 'If-None-Match' => '*');
     is($r->{status}, 302, 'no 0x, unknown, *: 302 (nothing to match)');
+}
+
+# ---------------------------------------------------------------- redirects stay on this host
+
+$ng->stop;
+$ng = ChainData::Test::Nginx->start(db => $db,
+    http => "    merge_slashes off;\n",
+    locations => <<'EOF');
+        location / {
+            chaindata_tx;
+        }
+        location /ordinals/ {
+            chaindata_migration;
+            chaindata_migration_base https://api.replacement.example;
+            chaindata_migration_redirect on;
+        }
+EOF
+$port = $ng->port;
+
+{
+    my @cases = (
+        ["//evil.example/$HEX", '/evil.example/0x', 'two slashes'],
+        ["///evil.example/$HEX", '/evil.example/0x', 'three slashes'],
+        ["/%2F/evil.example/$HEX", '/evil.example/0x', 'an encoded slash'],
+        # a backslash, which browsers take for a slash, goes encoded
+        ["/\\evil.example/$HEX", '/%5Cevil.example/0x', 'a backslash'],
+        ["/%5C/evil.example/$HEX", '/%5C/evil.example/0x',
+         'an encoded backslash'],
+        ["/\\/\\evil.example/$HEX", '/%5C/%5Cevil.example/0x',
+         'both, twice'],
+        ["/a//evil.example/$HEX", '/a//evil.example/0x', 'slashes later on'],
+    );
+    for my $c (@cases) {
+        my ($path, $want, $name) = @$c;
+        my $r = get($path);
+        is($r->{status}, 302, "$name: 302");
+        is($r->{headers}{location}, "$want$HEX", "$name: a path of this host");
+        unlike($r->{headers}{location} // '', qr{^/[/\\]},
+               "$name: no Location of another host");
+        my $f = get($r->{headers}{location} // '/');
+        is($f->{status}, 200, "$name: the Location serves the transaction");
+    }
+
+    my $r = get('/ordinals/v1/stats');
+    is($r->{status}, 308, 'migration: 308');
+    is($r->{headers}{location}, 'https://api.replacement.example/stats',
+       'migration: the absolute URL of the replacement');
 }
 
 $ng->stop;

@@ -305,13 +305,32 @@ ngx_http_chaindata_send_redirect(ngx_http_request_t *r, ngx_str_t *location)
 }
 
 
-/* any redirect status; the caller makes *location safe for a header */
+/*
+ * Any redirect status; the caller makes *location safe for a header.  A
+ * relative Location never begins with two slashes, or a slash and a
+ * backslash, which clients read as another host: a path "//host/..." (as
+ * nginx passes it with merge_slashes off) or "/\host/..." (browsers take
+ * a backslash for a slash).  The slashes and backslashes it begins with
+ * become one slash.
+ */
 
 ngx_int_t
 ngx_http_chaindata_send_location(ngx_http_request_t *r, ngx_uint_t status,
     ngx_str_t *location, const char *cache_control)
 {
-    if (ngx_http_chaindata_add_header(r, "Location", location) != NGX_OK) {
+    ngx_str_t  safe;
+
+    safe = *location;
+
+    while (safe.len > 1 && safe.data[0] == '/'
+           && (safe.data[1] == '/' || safe.data[1] == '\\'))
+    {
+        safe.data++;
+        safe.len--;
+        safe.data[0] = '/';
+    }
+
+    if (ngx_http_chaindata_add_header(r, "Location", &safe) != NGX_OK) {
         return NGX_HTTP_INTERNAL_SERVER_ERROR;
     }
 
