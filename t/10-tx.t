@@ -141,6 +141,9 @@ for my $tx (@txs) {
         ["$P$hex?event_limit=5&foo=bar", "${P}0x$hex?event_limit=5&foo=bar", 'no 0x, with query'],
         ['/other/prefix/' . uc($hex), '/other/prefix/0x' . uc($hex), 'no 0x, upper-case, other prefix'],
         ["$P$hex?exclude_function_args=true", "${P}0x$hex?exclude_function_args=true", 'no 0x, exclude_function_args'],
+        # upstream ignores a trailing slash, and its Location has none
+        ["$P$hex/", "${P}0x$hex", 'no 0x, trailing slash'],
+        ["$P$hex/?event_limit=5", "${P}0x$hex?event_limit=5", 'no 0x, trailing slash, with query'],
     );
     my $unknown_hex = hex_of(random_tx_id());
     push @cases, ["$P$unknown_hex", "${P}0x$unknown_hex", 'no 0x, unknown id'];
@@ -158,6 +161,27 @@ for my $tx (@txs) {
     my $r = get("$P$hex?event_limit=1");
     my $f = get($r->{headers}{location} || '/');
     is_response($f, 200, splice_events($tx->{data_raw}, 0, 1), 'redirect target serves the document');
+}
+
+# ---------------------------------------------------------------- a trailing slash
+
+{
+    my $tx = $confirmed[0];
+    my $id = $tx->{tx_id};
+    my $plain = get("$P$id");
+    for my $c (["$P$id/", 0, 20, 'trailing slash'],
+               ["$P$id/?event_limit=1", 0, 1, 'trailing slash, with query'],
+               ['/other/prefix/0x' . uc(hex_of($id)) . '/', 0, 20, 'trailing slash, other prefix'])
+    {
+        my ($path, $off, $lim, $name) = @$c;
+        my $r = get($path);
+        is_response($r, 200, splice_events($tx->{data_raw}, $off, $lim), "$name: the document");
+        is($r->{headers}{etag}, $plain->{headers}{etag}, "$name: the same ETag") if $lim == 20;
+    }
+    is_response(get('/extended/v1/tx/' . random_tx_id() . '/'), 404, $NOT_FOUND_BODY,
+        'trailing slash, unknown id: 404');
+    is_response(get("$P$id/?event_limit=101"), 400,
+        qs_error_body('querystring/event_limit must be <= 100'), 'trailing slash: the query checked');
 }
 
 # ---------------------------------------------------------------- bad ids
@@ -251,6 +275,20 @@ for my $tx (@txs) {
         ['event_limit=%35', 0, 5],
         ['event_offset=%32%30&exclude_function_args=%74rue', 20, 20, 1],
         ['event_offset=007', 7, 20],
+        # coerced as upstream coerces them (JavaScript's Number(), then an
+        # integer check)
+        ['event_limit=2&event_offset=3', 3, 2],
+        ['event_limit=+2&event_offset=%2B3', 3, 2],
+        ['event_limit=0x10&event_offset=0X14', 20, 16],
+        ['event_limit=1.0&event_offset=1e1', 10, 1],
+        ['event_limit=1E1&event_offset=2.50e1', 25, 10],
+        ['event_limit=%205&event_offset=%0A4%20', 4, 5],
+        ['event_limit=0b11&event_offset=0o17', 15, 3],
+        ['event_limit=-0&event_offset=-0.0', 0, 20],
+        ['event_offset=1e21', 1e21, 20],
+        # parameter names percent-decoded
+        ['event%5Flimit=4&%65vent_offset=2', 2, 4],
+        ['%65xclude_function_args=true', 0, 20, 1],
     );
     my %etags;
     for my $c (@ok) {
@@ -283,6 +321,8 @@ for my $tx (@txs) {
     isnt($etags{'event_offset=5&event_limit=3&exclude_function_args=true'},
         $etags{'event_offset=3&event_limit=7'}, 'ETag differs between different pages');
     isnt($etags{'event_offset=20'}, $etags{'event_offset=19'}, 'ETag differs: offset 19 vs 20');
+    is($etags{'event_limit=+2&event_offset=%2B3'}, $etags{'event_limit=2&event_offset=3'},
+        'ETag: +2 and +3 are 2 and 3');
 
     # invalid query parameters
     my @bad = (
@@ -293,6 +333,20 @@ for my $tx (@txs) {
         ['event_limit=1.5', 'querystring/event_limit must be integer'],
         ['event_limit=', 'querystring/event_limit must be integer'],
         ['event_limit=5x', 'querystring/event_limit must be integer'],
+        ['event_limit=%20', 'querystring/event_limit must be integer'],
+        ['event_limit=Infinity', 'querystring/event_limit must be integer'],
+        ['event_limit=0x', 'querystring/event_limit must be integer'],
+        ['event_limit=1&event_limit=2', 'querystring/event_limit must be integer'],
+        ['event_limit=1&event%5Flimit=1', 'querystring/event_limit must be integer'],
+        ['event_limit=1.01e2', 'querystring/event_limit must be <= 100'],
+        ['event_limit=0x65', 'querystring/event_limit must be <= 100'],
+        ['event%5Flimit=1000', 'querystring/event_limit must be <= 100'],
+        ['event%5flimit=101&event_offset=x', 'querystring/event_limit must be <= 100'],
+        ['event_offset=-1e1', 'querystring/event_offset must be >= 0'],
+        ['%65vent_offset=-1', 'querystring/event_offset must be >= 0'],
+        ['event_offset=Infinity', 'querystring/event_offset must be integer'],
+        ['event_offset=0.5', 'querystring/event_offset must be integer'],
+        ['exclude%5Ffunction_args=1', 'querystring/exclude_function_args must be boolean'],
         ['event_offset=-1', 'querystring/event_offset must be >= 0'],
         ['event_offset=-100&event_limit=5', 'querystring/event_offset must be >= 0'],
         ['event_offset=abc', 'querystring/event_offset must be integer'],

@@ -146,11 +146,31 @@ for my $c ([activity => $big_tx], [balances => $big_addr], [balances => $addr61]
         ['limit=05', 0, 5],
         ['offset=4294967295', 4294967295, 20],
         ['offset=4294967296', 4294967296, 20],
-        ['offset=18446744073709551615', 0 + 'inf', 20, '18446744073709551615'],
-        ['offset=18446744073709551616', 0 + 'inf', 20, '18446744073709551616'],
-        ['offset=99999999999999999999', 0 + 'inf', 20, '99999999999999999999'],
-        ['offset=00099999999999999999999999999999&limit=60', 0 + 'inf', 60, '99999999999999999999999999999'],
+        # echoed as upstream echoes the number it made of the value
+        # (JavaScript's Number(), written back as JavaScript writes it)
+        ['offset=18446744073709551615', 0 + 'inf', 20, '18446744073709552000'],
+        ['offset=18446744073709551616', 0 + 'inf', 20, '18446744073709552000'],
+        ['offset=99999999999999999999', 0 + 'inf', 20, '100000000000000000000'],
+        ['offset=00099999999999999999999999999999&limit=60', 0 + 'inf', 60, '1e+29'],
+        ['offset=1e21', 0 + 'inf', 20, '1e+21'],
         ['offset=%31%30', 10, 20, '10'],
+        # coerced as upstream coerces them: sign, radix, fraction, exponent,
+        # white space
+        ['offset=2', 2, 20],
+        ['offset=+2', 2, 20, '2'],
+        ['offset=%2B2', 2, 20, '2'],
+        ['offset=0x10&limit=0x3', 16, 3, '16'],
+        ['offset=0X10&limit=0b11', 16, 3, '16'],
+        ['offset=0o7', 7, 20, '7'],
+        ['offset=1.0&limit=1e1', 1, 10, '1'],
+        ['offset=1e1&limit=2.000', 10, 2, '10'],
+        ['offset=5.&limit=.2e1', 5, 2, '5'],
+        ['offset=%205&limit=%205', 5, 5, '5'],
+        ['offset=%09%0A7%C2%A0&limit=4%E2%80%A8', 7, 4, '7'],
+        ['offset=-0.0&limit=%2B1', 0, 1, '0'],
+        ['offset=1.0000000000000001', 1, 20, '1'],
+        # parameter names percent-decoded
+        ['%6F%66fset=3&%6Cimit=4', 3, 4],
         ['foo=bar&limit=2', 0, 2],
         ['event_limit=5&event_offset=3', 0, 20],
         ['x=&y&offset=1', 1, 20],
@@ -176,19 +196,24 @@ for my $c ([activity => $big_tx], [balances => $big_addr], [balances => $addr61]
     is($etags{"$set $key limit=20"}, $e0, "$set $n: explicit defaults, same ETag");
     is($etags{"$set $key offset=-0"}, $e0, "$set $n: offset=-0 is offset 0, same ETag");
     is($etags{"$set $key offset=00"}, $e0, "$set $n: offset=00 is offset 0, same ETag");
+    is($etags{"$set $key offset=+2"}, $etags{"$set $key offset=2"}, "$set $n: offset=+2 is offset 2, same ETag");
+    is($etags{"$set $key offset=0x10&limit=0x3"}, $etags{"$set $key offset=0X10&limit=0b11"},
+        "$set $n: the same numbers in other radixes, same ETag");
+    is($etags{"$set $key offset=18446744073709551615"}, $etags{"$set $key offset=18446744073709551616"},
+        "$set $n: 2^64-1 and 2^64 are the same number upstream, same ETag");
     my @distinct = ('', 'limit=1', 'offset=19', 'offset=20', 'offset=21', "offset=$n",
         'offset=' . ($n + 1), 'offset=1000&limit=5', 'offset=18446744073709551615',
-        'offset=18446744073709551616', 'offset=99999999999999999999');
+        'offset=99999999999999999999', 'offset=1e21', 'offset=2');
     my %seen;
     $seen{ $etags{"$set $key $_"} }++ for @distinct;
     is(scalar keys %seen, scalar @distinct, "$set $n: a different ETag for every different page");
 }
 
-# offset echoed as given, even past 2^64
+# offset echoed as upstream echoes the number, even past 2^64
 {
     my $r = get($paths->{activity}->($big_tx) . '?offset=123456789012345678901234567890&limit=3');
-    like($r->{body}, qr/^\{"limit":3,"offset":123456789012345678901234567890,"total":150,"results":\[\]\}\z/,
-        'a 30-digit offset is echoed exactly, not overflowed');
+    like($r->{body}, qr/^\{"limit":3,"offset":1\.2345678901234568e\+29,"total":150,"results":\[\]\}\z/,
+        'a 30-digit offset is echoed as JavaScript writes it, not overflowed');
 }
 
 # ETags differ between lists and routes
@@ -263,22 +288,37 @@ for my $c ([activity => $big_tx], [balances => $big_addr], [balances => $addr61]
         ['limit=99999999999999999999', 'querystring/limit must be <= 60'],
         ['limit=18446744073709551616', 'querystring/limit must be <= 60'],
         ['limit=1.5', 'querystring/limit must be integer'],
-        ['limit=1.0', 'querystring/limit must be integer'],
         ['limit=abc', 'querystring/limit must be integer'],
         ['limit=', 'querystring/limit must be integer'],
         ['limit', 'querystring/limit must be integer'],
         ['limit=5x', 'querystring/limit must be integer'],
-        ['limit=+5', 'querystring/limit must be integer'],
-        ['limit=1e1', 'querystring/limit must be integer'],
         ['limit=%20', 'querystring/limit must be integer'],
         ['limit=1&limit=2', 'querystring/limit must be integer'],
+        ['limit=1&%6Cimit=2', 'querystring/limit must be integer'],
+        ['limit=Infinity', 'querystring/limit must be integer'],
+        ['limit=-Infinity', 'querystring/limit must be integer'],
+        ['limit=1e400', 'querystring/limit must be integer'],
+        ['limit=0x', 'querystring/limit must be integer'],
+        ['limit=-0x10', 'querystring/limit must be integer'],
+        ['limit=1_0', 'querystring/limit must be integer'],
+        ['limit=1%202', 'querystring/limit must be integer'],
+        ['limit=0x3D', 'querystring/limit must be <= 60'],
+        ['limit=6.1e1', 'querystring/limit must be <= 60'],
+        ['limit=0.0', 'querystring/limit must be >= 1'],
+        ['limit=-1e1', 'querystring/limit must be >= 1'],
+        ['%6Cimit=0', 'querystring/limit must be >= 1'],
         ['offset=-1', 'querystring/offset must be >= 0'],
         ['offset=-99999999999999999999', 'querystring/offset must be >= 0'],
         ['offset=abc', 'querystring/offset must be integer'],
         ['offset=2.5', 'querystring/offset must be integer'],
         ['offset=', 'querystring/offset must be integer'],
-        ['offset=0x10', 'querystring/offset must be integer'],
         ['offset=1&offset=2', 'querystring/offset must be integer'],
+        ['offset=%09', 'querystring/offset must be integer'],
+        ['offset=0.5', 'querystring/offset must be integer'],
+        ['offset=Infinity', 'querystring/offset must be integer'],
+        ['offset=-1e1', 'querystring/offset must be >= 0'],
+        ['offset=%2D1', 'querystring/offset must be >= 0'],
+        ['o%66fset=-1&limit=0', 'querystring/offset must be >= 0'],
         # offset is checked before limit, whatever their order in the query
         ['offset=-1&limit=0', 'querystring/offset must be >= 0'],
         ['limit=0&offset=-1', 'querystring/offset must be >= 0'],

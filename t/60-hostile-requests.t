@@ -263,8 +263,11 @@ for my $route (@ROUTES, 'table') {
     # the id is the last segment of the decoded path: %2F is a slash there
     my $r = get("/extended/v1/tx/junk%2F$ID");
     json_ok($r, 200, 'tx: %2F before the id splits the path');
+    # and a trailing one is ignored, as upstream ignores a trailing slash
     $r = get("/extended/v1/tx/$ID%2F");
-    json_error($r, 400, 'tx: %2F after the id leaves an empty last segment',
+    json_ok($r, 200, 'tx: %2F after the id is a trailing slash');
+    $r = get("/extended/v1/tx/$ID%2F%2Fx");
+    json_error($r, 400, 'tx: %2F%2F and more after the id',
                message => qr/must match pattern/);
     $r = get("/extended/v1/tx/%2F%2F%2F");
     json_error($r, 400, 'tx: only %2F', message => qr/must match pattern/);
@@ -343,21 +346,29 @@ for my $route (@ROUTES) {
                'migration: 63 KiB of percent-encoded parameter',
                message => qr/must NOT be longer than 256 bytes/);
 
-    # a 64 KiB offset is a valid, huge offset: an empty page, echoed
+    # 64 KiB of digits is Infinity to JavaScript's Number(): no integer
     my $digits = '9' x 65536;
-    my $doc = json_ok(get("$PATH{activity}?offset=$digits"), 200,
-                      'activity: a 64 KiB offset');
-    is_deeply($doc->{results}, [], 'activity: its page is empty');
-    my $r = get("$PATH{balances}?offset=0000$digits");
-    like($r->{body}, qr/^\{"limit":20,"offset":(9+),"total":\d+,"results":\[\]\}$/,
-         'balances: the offset echoed');
-    is(length($r->{body} =~ /"offset":(9+)/ ? $1 : ''), 65536,
-       'balances: as given, without the zeros');
+    json_error(get("$PATH{activity}?offset=$digits"), 400,
+               'activity: a 64 KiB offset',
+               message => 'querystring/offset must be integer');
     json_error(get("$PATH{activity}?limit=$digits"), 400,
-               'activity: a 64 KiB limit', message => 'querystring/limit must be <= 60');
+               'activity: a 64 KiB limit', message => 'querystring/limit must be integer');
     json_error(get("$PATH{tx}?event_offset=-$digits"), 400,
                'tx: a 64 KiB negative offset',
-               message => 'querystring/event_offset must be >= 0');
+               message => 'querystring/event_offset must be integer');
+    # 64 KiB of zeros and a 1 is 1; 64 KiB of fraction digits rounds
+    my $zeros = '0' x 65536;
+    my $doc = json_ok(get("$PATH{balances}?offset=${zeros}1"), 200,
+                      'balances: a 64 KiB offset of zeros and a 1');
+    is($doc->{offset}, 1, 'balances: echoed as 1');
+    $doc = json_ok(get("$PATH{activity}?offset=1e308&limit=3.$zeros"), 200,
+                   'activity: offset 1e308, a 64 KiB limit 3.000…');
+    like(get("$PATH{activity}?offset=1e308")->{body},
+         qr/^\{"limit":20,"offset":1e\+308,"total":\d+,"results":\[\]\}$/,
+         'activity: offset 1e308 echoed as JavaScript writes it');
+    is(json_ok(get("$PATH{activity}?limit=1.${zeros}1"), 200,
+               'activity: limit 1.000…1 (64 KiB)')->{limit},
+       1, 'activity: limit 1.000…1 is the double 1, an integer');
     json_ok(get("$PATH{tx}?unknown=$big"), 200, 'tx: a 64 KiB unknown parameter');
     $doc = json_ok(get("$PATH{migration}?$big=1"), 410,
                    'migration: a 64 KiB parameter name');
@@ -428,19 +439,22 @@ same_worker('slashes, NULs, 64 KiB');
                message => 'querystring/event_offset must be >= 0');
     my $r = get("$PATH{activity}?offset=$p64");
     json_ok($r, 200, 'activity: offset 2^64');
-    like($r->{body}, qr/"offset":$p64,.*"results":\[\]/,
-         'activity: offset 2^64 echoed exactly, an empty page');
+    like($r->{body}, qr/"offset":18446744073709552000,.*"results":\[\]/,
+         'activity: offset 2^64 echoed as upstream writes the number, an empty page');
     like(get("$PATH{activity}?offset=$huge")->{body},
-         qr/"offset":$huge,/, 'activity: a 40-digit offset echoed');
+         qr/"offset":1e\+40,/, 'activity: a 40-digit offset echoed as 1e+40');
     json_error(get("$PATH{balances}?limit=$p64"), 400, 'balances: limit 2^64',
                message => 'querystring/limit must be <= 60');
+    # coerced as upstream coerces them (JavaScript's Number())
     json_error(get("$PATH{balances}?limit=1e3"), 400, 'balances: limit 1e3',
-               message => 'querystring/limit must be integer');
-    json_error(get("$PATH{balances}?limit=0x10"), 400, 'balances: limit 0x10',
-               message => 'querystring/limit must be integer');
-    json_error(get("$PATH{balances}?limit=%2B5"), 400, 'balances: limit +5',
-               message => 'querystring/limit must be integer');
-    json_error(get("$PATH{balances}?limit=%205"), 400, 'balances: limit " 5"',
+               message => 'querystring/limit must be <= 60');
+    is(json_ok(get("$PATH{balances}?limit=0x10"), 200, 'balances: limit 0x10')->{limit},
+       16, 'balances: limit 0x10 is 16');
+    is(json_ok(get("$PATH{balances}?limit=%2B5"), 200, 'balances: limit +5')->{limit},
+       5, 'balances: limit +5 is 5');
+    is(json_ok(get("$PATH{balances}?limit=%205"), 200, 'balances: limit " 5"')->{limit},
+       5, 'balances: limit " 5" is 5');
+    json_error(get("$PATH{balances}?limit=%20"), 400, 'balances: limit " "',
                message => 'querystring/limit must be integer');
 }
 
@@ -631,6 +645,29 @@ same_worker('methods');
     my $ae = get($PATH{activity})->{headers}{etag};
     error_page(get($PATH{activity}, 'If-Match' => qq{"x", W/$ae}), 412,
                'activity: a weak If-Match never matches (strong comparison)');
+    is(get($PATH{activity}, 'If-Match' => $ae)->{status}, 200,
+       'activity: If-Match that matches: 200');
+
+    # the routes answer their 412 themselves: a deprecated route's carries
+    # the deprecation headers as its other answers do
+    for my $route (qw(activity balances table)) {
+        my $r = get($PATH{$route}, 'If-Match' => '"MARK"');
+        error_page($r, 412, "$route: If-Match that does not match",
+                   marked => 1);
+        is($r->{headers}{deprecation}, '@1773014400',
+           "$route: the 412 says the route is deprecated");
+        is(get($PATH{$route}, 'If-Match' => '*')->{status}, 200,
+           "$route: If-Match *: 200");
+    }
+    my $h = req('HEAD', $PATH{activity}, 'If-Match' => '"x"');
+    is($h->{status}, 412, 'activity: HEAD, If-Match: 412');
+    is($h->{headers}{deprecation}, '@1773014400', '... deprecated');
+
+    # If-Match before If-None-Match (RFC 9110, 13.2.2)
+    error_page(get($PATH{tx}, 'If-Match' => '"x"', 'If-None-Match' => $etag),
+               412, 'tx: If-Match fails, If-None-Match matches');
+    is(get($PATH{tx}, 'If-Match' => $etag, 'If-None-Match' => $etag)
+       ->{status}, 304, 'tx: both match: 304');
     error_page(get($PATH{chainhook}, 'If-Match' => '"x"'), 412,
                'chainhook: If-Match without an ETag');
     json_error(get("/extended/v1/tx/0x" . ('0' x 64), 'If-Match' => '"x"'), 404,
@@ -740,12 +777,19 @@ same_worker('pipelining');
     ok(closes($s), 'keep-alive: closed after TRACE');
     close $s;
 
-    # a 412 is made in nginx's header filter, which closes the connection
-    # after any answer it makes so
+    # the routes answer a 412 themselves, as any other answer: the
+    # connection stays open (nginx's not-modified filter would close it)
     $s = connect_to();
-    send_raw($s, "GET $PATH{tx} HTTP/1.1\r\nHost: x\r\nIf-Match: \"x\"\r\n\r\n");
-    error_page(read_response($s, 'GET'), 412, 'keep-alive: If-Match');
-    ok(closes($s), 'keep-alive: closed after the 412');
+    for my $route (qw(tx activity)) {
+        send_raw($s, "GET $PATH{$route} HTTP/1.1\r\nHost: x\r\n"
+                     . "If-Match: \"x\"\r\n\r\n");
+        my $r = read_response($s, 'GET');
+        error_page($r, 412, "keep-alive: $route, If-Match");
+        ok($r && ($r->{headers}{connection} // 'keep-alive') !~ /close/i,
+           "keep-alive: $route: the connection stays open after the 412");
+    }
+    send_raw($s, "GET $PATH{tx} HTTP/1.1\r\nHost: x\r\n\r\n");
+    is(read_response($s, 'GET')->{status}, 200, 'keep-alive: after the 412');
     close $s;
 
     # HTTP/0.9: nginx answers with the body alone, no status line
@@ -823,10 +867,16 @@ same_worker('slow clients');
 
     # it reads no index: no chaindata_db needed
     my $e = ChainData::Test::Nginx->start(locations => <<'EOF');
-        error_page 404 /_e;
+        error_page 404 410 /_e;
         location = /_e { internal; chaindata_error; }
+        location = /gone { return 410; }
 EOF
     error_page(get('/anything', _port => $e->port), 404, 'without chaindata_db');
+
+    # 410, what the deprecated endpoints answer, has its reason phrase too
+    my $r = get('/gone', _port => $e->port);
+    error_page($r, 410, 'a 410 of the configuration');
+    is(eval { json_decode($r->{body})->{error} }, 'Gone', '410: error "Gone"');
     $e->stop;
 }
 

@@ -147,13 +147,6 @@ typedef struct {
 } chaindata_listh_t;
 
 
-typedef enum {
-    CHAINDATA_INT_OK = 0,
-    CHAINDATA_INT_NEGATIVE,
-    CHAINDATA_INT_INVALID
-} chaindata_int_rc_e;
-
-
 int chaindata_hex_value(unsigned char c);
 int chaindata_hex_decode(unsigned char *dst, const unsigned char *src,
     size_t len);
@@ -183,12 +176,6 @@ int chaindata_listh_decode(chaindata_listh_t *h,
     const unsigned char *v, size_t len);
 size_t chaindata_list_entry_key(unsigned char *key,
     const unsigned char *list_key, size_t list_key_len, uint32_t pos);
-
-chaindata_int_rc_e chaindata_parse_int(
-    const unsigned char *s, size_t len, uint64_t cap, uint64_t *out);
-
-size_t chaindata_query_find(const unsigned char *args, size_t len,
-    const char *name, const unsigned char **value, size_t *value_len);
 
 int chaindata_uuid_parse(const unsigned char *s, size_t len,
     unsigned char *uuid);

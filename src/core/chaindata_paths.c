@@ -6,49 +6,73 @@
 
 #include <string.h>
 
+#include "chaindata_jsnum.h"
 #include "chaindata_paths.h"
+
+
+/*
+ * One step of the decoding at src: the byte it gives (or -1 when the step
+ * gives none), and where the next step starts.
+ */
+
+static const unsigned char *
+chaindata_unescape_step(const unsigned char *src,
+    const unsigned char *end, int *byte)
+{
+    int  hi, lo;
+
+    *byte = -1;
+
+    if (*src != '%') {
+        *byte = *src;
+        return src + 1;
+    }
+
+    /* "%" at the end: dropped */
+    if (++src == end) {
+        return src;
+    }
+
+    hi = chaindata_hex_value(*src);
+
+    if (hi < 0) {
+        /* "%" before a non-hex character: the character stays */
+        *byte = *src;
+        return src + 1;
+    }
+
+    /* "%" and a digit at the end: dropped */
+    if (++src == end) {
+        return src;
+    }
+
+    lo = chaindata_hex_value(*src++);
+
+    /* "%", a digit and a non-hex character: all three dropped */
+    if (lo >= 0) {
+        *byte = hi << 4 | lo;
+    }
+
+    return src;
+}
 
 
 size_t
 chaindata_unescape(unsigned char *dst, const unsigned char *src,
     size_t len)
 {
-    int             hi, lo;
-    unsigned char  *d;
+    int                   byte;
+    unsigned char        *d;
     const unsigned char  *end;
 
     d = dst;
     end = src + len;
 
     while (src < end) {
-        if (*src != '%') {
-            *d++ = *src++;
-            continue;
-        }
+        src = chaindata_unescape_step(src, end, &byte);
 
-        /* "%" at the end: dropped */
-        if (++src == end) {
-            break;
-        }
-
-        hi = chaindata_hex_value(*src);
-
-        if (hi < 0) {
-            /* "%" before a non-hex character: the character stays */
-            *d++ = *src++;
-            continue;
-        }
-
-        /* "%" and a digit at the end: dropped */
-        if (++src == end) {
-            break;
-        }
-
-        lo = chaindata_hex_value(*src++);
-
-        /* "%", a digit and a non-hex character: all three dropped */
-        if (lo >= 0) {
-            *d++ = (unsigned char) (hi << 4 | lo);
+        if (byte >= 0) {
+            *d++ = (unsigned char) byte;
         }
     }
 
@@ -117,6 +141,77 @@ chaindata_query_init(chaindata_query_t *q,
 }
 
 
+/* the raw name of an argument is name, once percent-decoded */
+
+static int
+chaindata_query_name_is(const unsigned char *raw, size_t len,
+    const char *name)
+{
+    int                   byte;
+    const unsigned char  *end;
+
+    end = raw + len;
+
+    while (raw < end) {
+        raw = chaindata_unescape_step(raw, end, &byte);
+
+        if (byte < 0) {
+            continue;
+        }
+
+        if (*name == '\0' || (unsigned char) *name != byte) {
+            return 0;
+        }
+
+        name++;
+    }
+
+    return *name == '\0';
+}
+
+
+/*
+ * How many arguments of args (name&name=value&...) have the name, their
+ * names compared percent-decoded as upstream decodes them, and the raw
+ * value of the first (empty for a bare "name").
+ */
+
+static size_t
+chaindata_query_find(const unsigned char *args, size_t len,
+    const char *name, const unsigned char **value, size_t *value_len)
+{
+    size_t                n;
+    const unsigned char  *p, *end, *amp, *eq;
+
+    p = args;
+    end = args + len;
+    n = 0;
+
+    *value = args;
+    *value_len = 0;
+
+    while (p < end) {
+        amp = memchr(p, '&', end - p);
+        if (amp == NULL) {
+            amp = end;
+        }
+
+        eq = memchr(p, '=', amp - p);
+
+        if (chaindata_query_name_is(p, (eq ? eq : amp) - p, name)
+            && n++ == 0)
+        {
+            *value = eq ? eq + 1 : amp;
+            *value_len = amp - *value;
+        }
+
+        p = amp + 1;
+    }
+
+    return n;
+}
+
+
 int
 chaindata_query_value(chaindata_query_t *q,
     const char *name, chaindata_span_t *value)
@@ -131,14 +226,16 @@ chaindata_query_value(chaindata_query_t *q,
         return 0;
     }
 
-    if (raw_len > q->len - q->used) {
+    /* the value and a NUL after it */
+    if (raw_len >= q->len - q->used) {
         return -1;
     }
 
     dst = q->buf + q->used;
     value->data = dst;
     value->len = chaindata_unescape(dst, raw, raw_len);
-    q->used += value->len;
+    dst[value->len] = '\0';
+    q->used += value->len + 1;
 
     return n > 1 ? 2 : 1;
 }
@@ -156,43 +253,34 @@ chaindata_query_fail(chaindata_query_t *q,
 }
 
 
-/* the checks of query_uint on a value already looked up (n as it says) */
+/*
+ * The checks of upstream's validator on a value already looked up (n as
+ * query_value says, not 0): the value coerced as Number() does, then an
+ * integer from min to max (UINT64_MAX: no upper bound).  A value given
+ * twice is not an integer: upstream sees an array.
+ */
 
 static int
-chaindata_check_uint(chaindata_query_t *q,
+chaindata_check_number(chaindata_query_t *q,
     const char *name, int n, chaindata_span_t *value, uint64_t min,
-    uint64_t max, uint64_t dflt, uint64_t *out)
+    uint64_t max, double *d)
 {
-    chaindata_int_rc_e  irc;
-
-    if (n < 0) {
-        return -1;
-    }
-
-    if (n == 0) {
-        *out = dflt;
-        return 0;
-    }
-
-    /* a repeated argument is an array upstream: not an integer either */
-    irc = (n > 1) ? CHAINDATA_INT_INVALID
-                  : chaindata_parse_int(value->data, value->len,
-                                        max == UINT64_MAX
-                                        ? max : max + 1, out);
-
-    if (irc == CHAINDATA_INT_INVALID) {
+    if (n > 1
+        || chaindata_js_number(value->data, value->len, d) != 0
+        || !chaindata_js_is_integer(*d))
+    {
         return chaindata_query_fail(q, name,
-                                      CHAINDATA_ARG_NOT_INTEGER, 0);
+                                    CHAINDATA_ARG_NOT_INTEGER, 0);
     }
 
-    if (irc == CHAINDATA_INT_NEGATIVE || *out < min) {
+    if (*d < (double) min) {
         return chaindata_query_fail(q, name,
-                                      CHAINDATA_ARG_TOO_SMALL, min);
+                                    CHAINDATA_ARG_TOO_SMALL, min);
     }
 
-    if (*out > max) {
+    if (max != UINT64_MAX && *d > (double) max) {
         return chaindata_query_fail(q, name,
-                                      CHAINDATA_ARG_TOO_LARGE, max);
+                                    CHAINDATA_ARG_TOO_LARGE, max);
     }
 
     return 0;
@@ -204,13 +292,24 @@ chaindata_query_uint(chaindata_query_t *q,
     const char *name, uint64_t min, uint64_t max, uint64_t dflt,
     uint64_t *out)
 {
-    int               n;
+    int               n, rc;
+    double            d;
     chaindata_span_t  value;
 
     n = chaindata_query_value(q, name, &value);
 
-    return chaindata_check_uint(q, name, n, &value, min, max, dflt,
-                                out);
+    if (n <= 0) {
+        *out = dflt;
+        return n;
+    }
+
+    rc = chaindata_check_number(q, name, n, &value, min, max, &d);
+
+    if (rc == 0) {
+        *out = chaindata_js_to_u64(d);
+    }
+
+    return rc;
 }
 
 
@@ -266,6 +365,11 @@ chaindata_tx_target(const unsigned char *path, size_t len,
 {
     int       rc, prefixed;
     unsigned  unanchored;
+
+    /* upstream ignores a trailing slash: "…/{tx_id}/" is "…/{tx_id}" */
+    if (len && path[len - 1] == '/') {
+        len--;
+    }
 
     chaindata_segment_last(path, len, &p->id);
 
@@ -327,8 +431,8 @@ chaindata_txid_list_key(unsigned char *key, const unsigned char *s,
 
 /*
  * The path parameter, then offset, then limit, as upstream validates them.
- * A huge offset is valid (its page is empty) and echoed as given, without
- * leading zeros; "-0" is zero.
+ * A huge offset is valid (its page is empty); the offset is echoed as
+ * upstream echoes the number it made of it ("+2" is 2, "-0" is 0).
  */
 
 chaindata_target_e
@@ -337,6 +441,7 @@ chaindata_page_target(const unsigned char *path, size_t len,
     chaindata_query_t *q, chaindata_page_params_t *p)
 {
     int               n, rc;
+    double            d;
     chaindata_span_t  param, value;
 
     if (chaindata_segment_before(path, len, last, &param) != 0) {
@@ -350,27 +455,22 @@ chaindata_page_target(const unsigned char *path, size_t len,
     }
 
     n = chaindata_query_value(q, "offset", &value);
+    d = 0;
 
-    rc = chaindata_check_uint(q, "offset", n, &value, 0, UINT64_MAX,
-                              0, &p->offset);
-    if (rc != 0) {
-        return chaindata_query_target(rc);
-    }
-
-    p->offset_text.data = (const unsigned char *) "0";
-    p->offset_text.len = 1;
-
-    if (n == 1) {
-        /* the check let it pass: digits, or "-" and zeros */
-        while (value.len && (value.data[0] == '-' || value.data[0] == '0')) {
-            value.data++;
-            value.len--;
+    if (n > 0) {
+        rc = chaindata_check_number(q, "offset", n, &value, 0,
+                                    UINT64_MAX, &d);
+        if (rc != 0) {
+            return chaindata_query_target(rc);
         }
 
-        if (value.len) {
-            p->offset_text = value;
-        }
+    } else if (n < 0) {
+        return CHAINDATA_TARGET_ERROR;
     }
+
+    p->offset = chaindata_js_to_u64(d);
+    p->offset_text.data = p->offset_buf;
+    p->offset_text.len = chaindata_js_integer_text(p->offset_buf, d);
 
     rc = chaindata_query_uint(q, "limit", 1,
                               CHAINDATA_PAGE_LIMIT_MAX,

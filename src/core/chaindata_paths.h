@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "chaindata_codec.h"
+#include "chaindata_jsnum.h"
 
 
 /* a part of a request target, or a decoded copy of one */
@@ -39,9 +40,9 @@ typedef enum {
 
 /*
  * The query string of a request and the room its values are decoded into:
- * buf holds len bytes, enough for the first value of every name, since
- * those are disjoint parts of the query.  Look each name up once.  The
- * first failed check is kept in name, rc and bound.
+ * buf holds len bytes, enough for the first value of every name and a NUL
+ * after each, since each takes its name and more of the query.  Look each
+ * name up once.  The first failed check is kept in name, rc and bound.
  */
 typedef struct {
     const unsigned char  *args;
@@ -92,8 +93,9 @@ typedef struct {
     unsigned char     key[CHAINDATA_LIST_KEY_MAX];
     size_t            key_len;
     uint64_t          offset;       /* saturated at 2^64 - 1 */
-    chaindata_span_t  offset_text;  /* as given, normalised */
+    chaindata_span_t  offset_text;  /* as upstream echoes it */
     uint64_t          limit;
+    unsigned char     offset_buf[CHAINDATA_JS_TEXT_LEN];
 } chaindata_page_params_t;
 
 
@@ -122,18 +124,21 @@ void chaindata_query_init(chaindata_query_t *q,
     const unsigned char *args, size_t len, unsigned char *buf);
 
 /*
- * How often name is given (0, 1, or 2 for "more than once"), its first
- * value decoded into the query's buffer; -1 when that has no room left.
+ * How often name is given (0, 1, or 2 for "more than once"), names
+ * compared percent-decoded; its first value decoded into the query's
+ * buffer, a NUL after it; -1 when that has no room left.
  */
 int chaindata_query_value(chaindata_query_t *q,
     const char *name, chaindata_span_t *value);
 
 /*
- * A decimal integer from min to max, dflt when absent: 0; 1 when it is not
- * (the query's name, rc and bound tell why); -1 on no room.  A value given
- * twice is not an integer (upstream sees an array); "-0" is zero; values
- * past max, 2^64 and beyond included, are "too large" without overflow,
- * or saturate at 2^64 - 1 when max is UINT64_MAX.
+ * An integer from min to max, dflt when absent: 0; 1 when it is not (the
+ * query's name, rc and bound tell why); -1 on no room.  The value is
+ * coerced as upstream does it, with JavaScript's Number() (see
+ * chaindata_jsnum.h: "+2", "0x10", "1.0", "1e1", " 5" are integers, "1.5"
+ * and "Infinity" are not), then checked.  A value given twice is not an
+ * integer (upstream sees an array); "-0" is zero; values past max are "too
+ * large", or saturate at 2^64 - 1 when max is UINT64_MAX.
  */
 int chaindata_query_uint(chaindata_query_t *q,
     const char *name, uint64_t min, uint64_t max, uint64_t dflt,
@@ -143,7 +148,10 @@ int chaindata_query_uint(chaindata_query_t *q,
 int chaindata_query_bool(chaindata_query_t *q,
     const char *name, unsigned *out);
 
-/* the transaction route: the id is the path's last segment */
+/*
+ * The transaction route: the id is the path's last segment, one trailing
+ * slash ignored as upstream ignores it.
+ */
 chaindata_target_e chaindata_tx_target(
     const unsigned char *path, size_t len, chaindata_query_t *q,
     chaindata_tx_params_t  *p);

@@ -12,6 +12,7 @@
 
 #include "chaindata_codec.h"
 #include "chaindata_jdoc.h"
+#include "chaindata_jstr.h"
 
 
 #define CHAINDATA_ARENA_CHUNK  (1024 * 1024)
@@ -41,6 +42,8 @@ typedef struct {
     size_t                 key_len;
     const char            *failure;
     const chaindata_jv_t  *dup;
+    const unsigned char   *cursor;   /* the text after the last string */
+    const unsigned char   *end;
 } chaindata_jparse_t;
 
 
@@ -233,12 +236,84 @@ chaindata_jparse_number(void *ctx, const char *s, size_t len)
 }
 
 
+/*
+ * A string or a member name into the arena: as yajl decoded it, or, when
+ * the text has a surrogate escape, decoded from the text here (see
+ * chaindata_jstr.h).  Either way valid UTF-8 but for lone surrogates.
+ */
+
+static const unsigned char *
+chaindata_jparse_text(chaindata_jparse_t *jp, const unsigned char *s,
+    size_t *len)
+{
+    int                   surrogates;
+    size_t                raw_len, n;
+    unsigned char        *p;
+    const unsigned char  *raw;
+
+    surrogates = 0;
+
+    if (jp->cursor) {
+        jp->cursor = chaindata_jstr_next(jp->cursor, jp->end, &raw,
+                                         &raw_len, &surrogates);
+        if (jp->cursor == NULL) {
+            jp->failure = "a string not found in the text";
+            return NULL;
+        }
+    }
+
+    if (!surrogates) {
+        if (chaindata_utf8_valid_len(s, *len) == *len) {
+            return chaindata_jparse_copy(jp, s, *len);
+        }
+
+        n = (size_t) -1;
+
+    } else {
+        p = chaindata_arena_alloc(jp->arena, raw_len + 1);
+        if (p == NULL) {
+            jp->failure = "out of memory";
+            return NULL;
+        }
+
+        n = chaindata_jstr_decode(p, raw, raw_len);
+    }
+
+    if (n == (size_t) -1) {
+        jp->failure = "a string that is not valid UTF-8 (a surrogate, an "
+                      "overlong form or a code point past U+10FFFF as bytes)";
+        return NULL;
+    }
+
+    p[n] = '\0';
+    *len = n;
+
+    return p;
+}
+
+
 static int
 chaindata_jparse_string(void *ctx, const unsigned char *s,
     size_t len)
 {
-    return chaindata_jparse_scalar(ctx, CHAINDATA_JV_STRING,
-                                   s, len);
+    chaindata_jparse_t  *jp = ctx;
+
+    chaindata_jv_t  *v;
+
+    s = chaindata_jparse_text(jp, s, &len);
+    if (s == NULL) {
+        return 0;
+    }
+
+    v = chaindata_jparse_add(jp, CHAINDATA_JV_STRING);
+    if (v == NULL) {
+        return 0;
+    }
+
+    v->str = s;
+    v->len = len;
+
+    return 1;
 }
 
 
@@ -284,10 +359,94 @@ chaindata_jparse_map_key(void *ctx, const unsigned char *s,
 {
     chaindata_jparse_t  *jp = ctx;
 
-    jp->key = chaindata_jparse_copy(jp, s, len);
+    jp->key = chaindata_jparse_text(jp, s, &len);
     jp->key_len = len;
 
     return jp->key != NULL;
+}
+
+
+static int
+chaindata_jv_name_cmp(const unsigned char *a, size_t a_len,
+    const unsigned char *b, size_t b_len)
+{
+    int  rc;
+
+    rc = memcmp(a, b, a_len < b_len ? a_len : b_len);
+
+    if (rc) {
+        return rc;
+    }
+
+    return (a_len > b_len) - (a_len < b_len);
+}
+
+
+static int
+chaindata_jv_key_cmp(const void *a, const void *b)
+{
+    const chaindata_jv_t  *x, *y;
+
+    x = *(chaindata_jv_t * const *) a;
+    y = *(chaindata_jv_t * const *) b;
+
+    return chaindata_jv_name_cmp(x->key, x->key_len, y->key, y->key_len);
+}
+
+
+/*
+ * At the end of an object: a member given twice means two things, so the
+ * document is refused; a large object gets its members sorted by name
+ * (in the arena) for chaindata_jv_get.  Small objects are checked
+ * pairwise and searched in order.
+ */
+
+static int
+chaindata_jparse_index(chaindata_jparse_t *jp, chaindata_jv_t *obj)
+{
+    size_t            i;
+    chaindata_jv_t   *m, *o, **sorted;
+
+    if (obj->n <= CHAINDATA_JV_INDEX_MIN) {
+        for (m = obj->child; m; m = m->next) {
+            for (o = m->next; o; o = o->next) {
+                if (chaindata_jv_name_cmp(m->key, m->key_len,
+                                          o->key, o->key_len)
+                    == 0)
+                {
+                    jp->dup = o;
+                    jp->failure = "duplicate member";
+                    return 0;
+                }
+            }
+        }
+
+        return 1;
+    }
+
+    sorted = chaindata_arena_alloc(jp->arena, obj->n * sizeof(*sorted));
+    if (sorted == NULL) {
+        jp->failure = "out of memory";
+        return 0;
+    }
+
+    for (i = 0, m = obj->child; m; m = m->next) {
+        sorted[i++] = m;
+    }
+
+    qsort(sorted, obj->n, sizeof(*sorted), chaindata_jv_key_cmp);
+
+    for (i = 1; i < obj->n; i++) {
+        if (chaindata_jv_key_cmp(&sorted[i - 1], &sorted[i]) == 0) {
+            jp->dup = sorted[i];
+            jp->failure = "duplicate member";
+            return 0;
+        }
+    }
+
+    obj->index = sorted;
+
+    return 1;
 }
 
 
@@ -296,18 +455,7 @@ chaindata_jparse_end_map(void *ctx)
 {
     chaindata_jparse_t  *jp = ctx;
 
-    const chaindata_jv_t  *obj;
-
-    obj = jp->stack[--jp->depth];
-
-    /* a document with a member twice means two things: refuse it */
-    jp->dup = chaindata_jv_duplicate(obj);
-    if (jp->dup) {
-        jp->failure = "duplicate member";
-        return 0;
-    }
-
-    return 1;
+    return chaindata_jparse_index(jp, jp->stack[--jp->depth]);
 }
 
 
@@ -349,6 +497,12 @@ chaindata_jdoc_parse(chaindata_arena_t *a,
 
     memset(&jp, 0, sizeof(jp));
     jp.arena = a;
+
+    /* only then are strings looked at in the text: rarely */
+    if (chaindata_jstr_maybe_surrogates(text, len)) {
+        jp.cursor = text;
+        jp.end = text + len;
+    }
 
     h = yajl_alloc(&chaindata_jparse_callbacks, NULL, &jp);
     if (h == NULL) {
@@ -398,11 +552,14 @@ chaindata_jdoc_parse(chaindata_arena_t *a,
 }
 
 
+/* by the index in a large object, in order in a small one */
+
 chaindata_jv_t *
 chaindata_jv_get(const chaindata_jv_t *obj,
     const char *name)
 {
-    size_t           len;
+    int              rc;
+    size_t           len, lo, hi, mid;
     chaindata_jv_t  *m;
 
     if (obj == NULL || obj->type != CHAINDATA_JV_OBJECT) {
@@ -411,9 +568,34 @@ chaindata_jv_get(const chaindata_jv_t *obj,
 
     len = strlen(name);
 
-    for (m = obj->child; m; m = m->next) {
-        if (m->key_len == len && memcmp(m->key, name, len) == 0) {
+    if (obj->index == NULL) {
+        for (m = obj->child; m; m = m->next) {
+            if (m->key_len == len && memcmp(m->key, name, len) == 0) {
+                return m;
+            }
+        }
+
+        return NULL;
+    }
+
+    lo = 0;
+    hi = obj->n;
+
+    while (lo < hi) {
+        mid = lo + (hi - lo) / 2;
+        m = obj->index[mid];
+
+        rc = chaindata_jv_name_cmp(m->key, m->key_len,
+                                   (const unsigned char *) name, len);
+        if (rc == 0) {
             return m;
+        }
+
+        if (rc < 0) {
+            lo = mid + 1;
+
+        } else {
+            hi = mid;
         }
     }
 
@@ -486,83 +668,11 @@ chaindata_jv_to_u64(const chaindata_jv_t *v,
 }
 
 
-static int
-chaindata_jv_key_cmp(const void *a, const void *b)
-{
-    int                    rc;
-    size_t                 n;
-    const chaindata_jv_t  *x, *y;
-
-    x = *(chaindata_jv_t * const *) a;
-    y = *(chaindata_jv_t * const *) b;
-
-    n = x->key_len < y->key_len ? x->key_len : y->key_len;
-    rc = memcmp(x->key, y->key, n);
-
-    if (rc) {
-        return rc;
-    }
-
-    return (x->key_len > y->key_len) - (x->key_len < y->key_len);
-}
-
-
-/*
- * The first member of obj whose name repeats, or NULL.  Small objects are
- * checked pairwise; a large one (only hostile input has those) is sorted.
- */
-
-const chaindata_jv_t *
-chaindata_jv_duplicate(const chaindata_jv_t *obj)
-{
-    size_t                 i;
-    const chaindata_jv_t  *m, *o, *found, **sorted;
-
-    if (obj->n <= 32) {
-        for (m = obj->child; m; m = m->next) {
-            for (o = m->next; o; o = o->next) {
-                if (m->key_len == o->key_len
-                    && memcmp(m->key, o->key, m->key_len) == 0)
-                {
-                    return o;
-                }
-            }
-        }
-
-        return NULL;
-    }
-
-    sorted = malloc(obj->n * sizeof(*sorted));
-    if (sorted == NULL) {
-        return obj->child;
-    }
-
-    for (i = 0, m = obj->child; m; m = m->next) {
-        sorted[i++] = m;
-    }
-
-    qsort(sorted, obj->n, sizeof(*sorted), chaindata_jv_key_cmp);
-
-    found = NULL;
-
-    for (i = 1; i < obj->n; i++) {
-        if (chaindata_jv_key_cmp(&sorted[i - 1], &sorted[i]) == 0) {
-            found = sorted[i];
-            break;
-        }
-    }
-
-    free(sorted);
-
-    return found;
-}
-
-
 size_t
 chaindata_jv_member_size(const chaindata_jv_t *m)
 {
     /* "key": value */
-    return chaindata_json_escape_len(m->key, m->key_len) + 3
+    return chaindata_jstr_escape_len(m->key, m->key_len) + 3
            + chaindata_jv_size(m);
 }
 
@@ -586,7 +696,7 @@ chaindata_jv_size(const chaindata_jv_t *v)
         return v->len;
 
     case CHAINDATA_JV_STRING:
-        return chaindata_json_escape_len(v->str, v->len) + 2;
+        return chaindata_jstr_escape_len(v->str, v->len) + 2;
 
     case CHAINDATA_JV_OBJECT:
         size = 2 + (v->n ? v->n - 1 : 0);
@@ -614,7 +724,7 @@ chaindata_jv_write_key(unsigned char *p,
     const chaindata_jv_t *m)
 {
     *p++ = '"';
-    p = chaindata_json_escape(p, m->key, m->key_len);
+    p = chaindata_jstr_escape(p, m->key, m->key_len);
     *p++ = '"';
     *p++ = ':';
 
@@ -643,7 +753,7 @@ chaindata_jv_write(unsigned char *p, const chaindata_jv_t *v)
 
     case CHAINDATA_JV_STRING:
         *p++ = '"';
-        p = chaindata_json_escape(p, v->str, v->len);
+        p = chaindata_jstr_escape(p, v->str, v->len);
         *p++ = '"';
         return p;
 

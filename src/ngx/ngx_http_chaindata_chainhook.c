@@ -1,15 +1,8 @@
 
 /*
  * chaindata: GET {prefix}/{apiKey}/chainhooks/{chainhookUuid}/status, a
- * chainhook's status behind its API key (upstream-behaviour.md, section
- * 5), and what keeps that key out of logs and caches:
- *
- *   $chaindata_redacted_uri     the request URI with the key as "***"
- *   $chaindata_api_key_digest   16 hex digits of the key's SHA-256
- *
- * the request line (what $request and error log lines show) redacted the
- * same way before any other module sees it, and Cache-Control: no-store
- * on every response of the route and to any path that carries a key.
+ * chainhook's status behind its API key (README, Chainhook status).  What
+ * keeps the key out of logs and caches is ngx_http_chaindata_redact.c.
  */
 
 
@@ -26,8 +19,6 @@
 #include "ngx_http_chaindata_store.h"
 
 
-#define NGX_HTTP_CHAINDATA_LOG_DIGEST_LEN   8
-
 #define NGX_HTTP_CHAINDATA_KEY_SHORT                                         \
     "params/apiKey must NOT have fewer than 1 characters"
 #define NGX_HTTP_CHAINDATA_KEY_LONG                                          \
@@ -39,380 +30,40 @@
     "/{apiKey}/chainhooks/{chainhookUuid}/status"
 
 
-static ngx_int_t ngx_http_chaindata_variable_redacted_uri(
-    ngx_http_request_t *r, ngx_http_variable_value_t *v, uintptr_t data);
-static ngx_int_t ngx_http_chaindata_variable_api_key_digest(
-    ngx_http_request_t *r, ngx_http_variable_value_t *v, uintptr_t data);
+/* what the read callbacks share: the chainhook asked for, the key's digest */
+typedef struct {
+    u_char           uuid[CHAINDATA_UUID_LEN];
+    u_char           digest[CHAINDATA_KEY_DIGEST_LEN];
+    chaindata_chh_t  h;
+} ngx_http_chaindata_chh_t;
 
 
-static ngx_http_variable_t  ngx_http_chaindata_chainhook_vars[] = {
+static ngx_int_t ngx_http_chaindata_chh_lookup(ngx_http_request_t *r,
+    void *ctx, ngx_http_chaindata_reply_t *reply);
+static ngx_int_t ngx_http_chaindata_chh_size(ngx_http_request_t *r,
+    void *ctx, ngx_http_chaindata_reply_t *reply);
+static u_char *ngx_http_chaindata_chh_write(void *ctx, u_char *p);
 
-    /* not cached: in the route's locations it also depends on the location */
-    { ngx_string("chaindata_redacted_uri"), NULL,
-      ngx_http_chaindata_variable_redacted_uri, 0,
-      NGX_HTTP_VAR_NOCACHEABLE, 0 },
 
-    { ngx_string("chaindata_api_key_digest"), NULL,
-      ngx_http_chaindata_variable_api_key_digest, 0, 0, 0 },
-
-      ngx_http_null_variable
+/*
+ * Its 400 messages, one per check, are ngx_http_chaindata_chh_parse()'s;
+ * no ETag: a chainhook's status is per key and never cached.
+ */
+static ngx_http_chaindata_route_t  ngx_http_chaindata_chh_route = {
+    ngx_http_chaindata_chh_lookup,
+    ngx_http_chaindata_chh_size,
+    ngx_http_chaindata_chh_write,
+    "FST_ERR_VALIDATION",
+    NULL,
+    NGX_HTTP_CHAINDATA_ROUTE_SHAPE,
+    "chainhook not found",
+    "the chainhook could not be read from the index",
+    NGX_HTTP_CHAINDATA_CACHE_NONE
 };
 
 
 /* all zero, no key's digest: what an unknown chainhook is compared with */
 static u_char  ngx_http_chaindata_no_digest[CHAINDATA_KEY_DIGEST_LEN];
-
-static ngx_http_output_header_filter_pt  ngx_http_chaindata_next_header_filter;
-
-
-/*
- * A copy of the request target with every key piece replaced by "***";
- * with "whole" set and no key piece found, the whole path is replaced.
- * NGX_DECLINED when there is nothing to replace.
- */
-
-static ngx_int_t
-ngx_http_chaindata_redact_uri(ngx_pool_t *pool, ngx_str_t *uri,
-    ngx_uint_t whole, ngx_str_t *out)
-{
-    size_t  n;
-
-    n = chaindata_key_pieces(uri->data, uri->len, NULL);
-
-    if (n == 0 && !whole) {
-        return NGX_DECLINED;
-    }
-
-    out->data = ngx_pnalloc(pool, CHAINDATA_REDACTED_SIZE(uri->len,
-                                                          n));
-    if (out->data == NULL) {
-        return NGX_ERROR;
-    }
-
-    out->len = chaindata_redact(out->data, uri->data, uri->len, n);
-
-    return NGX_OK;
-}
-
-
-static ngx_uint_t
-ngx_http_chaindata_in_route(ngx_http_request_t *r)
-{
-    ngx_http_core_loc_conf_t  *clcf;
-
-    clcf = ngx_http_get_module_loc_conf(r, ngx_http_core_module);
-
-    return clcf->handler == ngx_http_chaindata_chainhook_handler;
-}
-
-
-static ngx_int_t
-ngx_http_chaindata_variable_redacted_uri(ngx_http_request_t *r,
-    ngx_http_variable_value_t *v, uintptr_t data)
-{
-    ngx_int_t  rc;
-    ngx_str_t  out;
-
-    /* nothing of the target is known (a request line nginx refused) */
-    if (r->unparsed_uri.len == 0) {
-        v->not_found = 1;
-        return NGX_OK;
-    }
-
-    rc = ngx_http_chaindata_redact_uri(r->pool, &r->unparsed_uri,
-                                       ngx_http_chaindata_in_route(r), &out);
-
-    if (rc == NGX_ERROR) {
-        return NGX_ERROR;
-    }
-
-    if (rc == NGX_DECLINED) {
-        out = r->unparsed_uri;
-    }
-
-    v->len = out.len;
-    v->valid = 1;
-    v->no_cacheable = 0;
-    v->not_found = 0;
-    v->data = out.data;
-
-    return NGX_OK;
-}
-
-
-static ngx_int_t
-ngx_http_chaindata_variable_api_key_digest(ngx_http_request_t *r,
-    ngx_http_variable_value_t *v, uintptr_t data)
-{
-    ngx_str_t         key;
-    chaindata_span_t  raw;
-    u_char            digest[CHAINDATA_KEY_DIGEST_LEN];
-
-    if (r->unparsed_uri.len == 0
-        || chaindata_key_pieces(r->unparsed_uri.data,
-                                r->unparsed_uri.len, &raw) == 0
-        || raw.len == 0)
-    {
-        v->not_found = 1;
-        return NGX_OK;
-    }
-
-    key.data = ngx_pnalloc(r->pool, raw.len);
-    if (key.data == NULL) {
-        return NGX_ERROR;
-    }
-
-    key.len = chaindata_unescape(key.data, raw.data, raw.len);
-
-    v->data = ngx_pnalloc(r->pool, 2 * NGX_HTTP_CHAINDATA_LOG_DIGEST_LEN);
-    if (v->data == NULL) {
-        return NGX_ERROR;
-    }
-
-    chaindata_key_digest(key.data, key.len, digest);
-    ngx_hex_dump(v->data, digest, NGX_HTTP_CHAINDATA_LOG_DIGEST_LEN);
-
-    ngx_explicit_memzero(key.data, key.len);
-
-    v->len = 2 * NGX_HTTP_CHAINDATA_LOG_DIGEST_LEN;
-    v->valid = 1;
-    v->no_cacheable = 0;
-    v->not_found = 0;
-
-    return NGX_OK;
-}
-
-
-ngx_int_t
-ngx_http_chaindata_chainhook_add_variables(ngx_conf_t *cf)
-{
-    ngx_http_variable_t  *var, *v;
-
-    for (v = ngx_http_chaindata_chainhook_vars; v->name.len; v++) {
-        var = ngx_http_add_variable(cf, &v->name, v->flags);
-        if (var == NULL) {
-            return NGX_ERROR;
-        }
-
-        var->get_handler = v->get_handler;
-        var->data = v->data;
-    }
-
-    return NGX_OK;
-}
-
-
-/*
- * The request line (what $request and every error log line of the
- * request, as request: "...", show) with the key as "***".  The request
- * target itself ($request_uri, $uri) is left alone: routing and proxying
- * need it.
- */
-
-static ngx_int_t
-ngx_http_chaindata_redact_request_line(ngx_http_request_t *r,
-    ngx_uint_t whole)
-{
-    u_char     *p, *line_end;
-    ngx_int_t   rc;
-    ngx_str_t   uri, line;
-
-    if (r != r->main || r->unparsed_uri.len == 0) {
-        return NGX_DECLINED;
-    }
-
-    rc = ngx_http_chaindata_redact_uri(r->pool, &r->unparsed_uri, whole, &uri);
-
-    if (rc == NGX_DECLINED) {
-        return NGX_DECLINED;
-    }
-
-    if (rc == NGX_ERROR) {
-        /* better no answer than a key in the logs */
-        return NGX_HTTP_INTERNAL_SERVER_ERROR;
-    }
-
-    line_end = r->request_line.data + r->request_line.len;
-
-    if (r->request_line.len
-        && r->unparsed_uri.data >= r->request_line.data
-        && r->unparsed_uri.data + r->unparsed_uri.len <= line_end)
-    {
-        /* HTTP/1: the target lies in the line, absolute-form or not */
-        line.len = r->request_line.len - r->unparsed_uri.len + uri.len;
-
-        line.data = ngx_pnalloc(r->pool, line.len);
-        if (line.data == NULL) {
-            return NGX_HTTP_INTERNAL_SERVER_ERROR;
-        }
-
-        p = ngx_cpymem(line.data, r->request_line.data,
-                       r->unparsed_uri.data - r->request_line.data);
-        p = ngx_cpymem(p, uri.data, uri.len);
-        ngx_memcpy(p, r->unparsed_uri.data + r->unparsed_uri.len,
-                   line_end - (r->unparsed_uri.data + r->unparsed_uri.len));
-
-    } else {
-        /* HTTP/2 builds the line apart: method, target, protocol */
-        line.len = r->method_name.len + 1 + uri.len
-                   + (r->http_protocol.len ? 1 + r->http_protocol.len : 0);
-
-        line.data = ngx_pnalloc(r->pool, line.len);
-        if (line.data == NULL) {
-            return NGX_HTTP_INTERNAL_SERVER_ERROR;
-        }
-
-        p = ngx_cpymem(line.data, r->method_name.data, r->method_name.len);
-        *p++ = ' ';
-        p = ngx_cpymem(p, uri.data, uri.len);
-
-        if (r->http_protocol.len) {
-            *p++ = ' ';
-            ngx_memcpy(p, r->http_protocol.data, r->http_protocol.len);
-        }
-    }
-
-    r->request_line = line;
-
-    return NGX_DECLINED;
-}
-
-
-/* post-read phase: before any module can log the line, on every server */
-
-static ngx_int_t
-ngx_http_chaindata_redact_line_early(ngx_http_request_t *r)
-{
-    return ngx_http_chaindata_redact_request_line(r, 0);
-}
-
-
-/*
- * Pre-access phase, ahead of limit_req and the access modules: in the
- * route's own locations a path of another shape, where no piece could
- * be told to be the key, is hidden whole (as $chaindata_redacted_uri
- * does).
- */
-
-static ngx_int_t
-ngx_http_chaindata_redact_line_in_route(ngx_http_request_t *r)
-{
-    if (!ngx_http_chaindata_in_route(r)
-        || r->unparsed_uri.len == 0
-        || chaindata_key_pieces(r->unparsed_uri.data,
-                                r->unparsed_uri.len, NULL))
-    {
-        return NGX_DECLINED;
-    }
-
-    return ngx_http_chaindata_redact_request_line(r, 1);
-}
-
-
-/*
- * Cache-Control: no-store on every response of the route, and on any
- * response to a path that carries a key, whoever made it (limit_req's
- * 503, nginx's own error pages): such a response is per-key data.
- * Another Cache-Control already set is dropped.
- */
-
-static ngx_int_t
-ngx_http_chaindata_no_store(ngx_http_request_t *r)
-{
-    ngx_str_t         value = ngx_string(NGX_HTTP_CHAINDATA_CACHE_NONE);
-    ngx_uint_t        i, found;
-    ngx_list_part_t  *part;
-    ngx_table_elt_t  *h;
-
-    found = 0;
-    part = &r->headers_out.headers.part;
-    h = part->elts;
-
-    for (i = 0; /* void */; i++) {
-
-        if (i >= part->nelts) {
-            if (part->next == NULL) {
-                break;
-            }
-
-            part = part->next;
-            h = part->elts;
-            i = 0;
-        }
-
-        if (h[i].hash == 0
-            || h[i].key.len != sizeof("Cache-Control") - 1
-            || ngx_strncasecmp(h[i].key.data, (u_char *) "Cache-Control",
-                               sizeof("Cache-Control") - 1) != 0)
-        {
-            continue;
-        }
-
-        if (!found && h[i].value.len == value.len
-            && ngx_strncmp(h[i].value.data, value.data, value.len) == 0)
-        {
-            found = 1;
-            continue;
-        }
-
-        h[i].hash = 0;
-    }
-
-    if (found) {
-        return NGX_OK;
-    }
-
-    return ngx_http_chaindata_add_header(r, "Cache-Control", &value);
-}
-
-
-static ngx_int_t
-ngx_http_chaindata_chainhook_header_filter(ngx_http_request_t *r)
-{
-    if (r == r->main
-        && (ngx_http_chaindata_in_route(r)
-            || (r->unparsed_uri.len
-                && chaindata_key_pieces(r->unparsed_uri.data,
-                                        r->unparsed_uri.len,
-                                        NULL))))
-    {
-        if (ngx_http_chaindata_no_store(r) != NGX_OK) {
-            return NGX_ERROR;
-        }
-    }
-
-    return ngx_http_chaindata_next_header_filter(r);
-}
-
-
-ngx_int_t
-ngx_http_chaindata_chainhook_init(ngx_conf_t *cf)
-{
-    ngx_http_handler_pt        *h;
-    ngx_http_core_main_conf_t  *cmcf;
-
-    cmcf = ngx_http_conf_get_module_main_conf(cf, ngx_http_core_module);
-
-    h = ngx_array_push(&cmcf->phases[NGX_HTTP_POST_READ_PHASE].handlers);
-    if (h == NULL) {
-        return NGX_ERROR;
-    }
-
-    *h = ngx_http_chaindata_redact_line_early;
-
-    /* a phase runs the handlers added last first: this one before limit_req */
-    h = ngx_array_push(&cmcf->phases[NGX_HTTP_PREACCESS_PHASE].handlers);
-    if (h == NULL) {
-        return NGX_ERROR;
-    }
-
-    *h = ngx_http_chaindata_redact_line_in_route;
-
-    ngx_http_chaindata_next_header_filter = ngx_http_top_header_filter;
-    ngx_http_top_header_filter = ngx_http_chaindata_chainhook_header_filter;
-
-    return NGX_OK;
-}
 
 
 /*
@@ -455,38 +106,38 @@ ngx_http_chaindata_chh_parse(ngx_http_request_t *r,
     }
 
     *rc = ngx_http_chaindata_send_error(r, NGX_HTTP_BAD_REQUEST,
-                                        "FST_ERR_VALIDATION", msg);
+                                        ngx_http_chaindata_chh_route.code,
+                                        msg);
     return NGX_DECLINED;
 
 no_route:
 
     *rc = ngx_http_chaindata_send_error(r, NGX_HTTP_NOT_FOUND, NULL,
-                                        NGX_HTTP_CHAINDATA_ROUTE_SHAPE);
+                                        ngx_http_chaindata_chh_route.no_route);
     return NGX_DECLINED;
 }
 
 
 /*
- * Everything that needs the read transaction.  A wrong key and an
- * unknown chainhook take the same steps: one lookup, one constant-time
- * comparison of the whole digest (with a digest no key has when the
- * chainhook is unknown), nothing logged; only a match copies the
- * document into the pool.  *body stays empty for "not found".
+ * A wrong key and an unknown chainhook take the same steps: one lookup,
+ * one constant-time comparison of the whole digest (with a digest no key
+ * has when the chainhook is unknown), nothing logged.
  */
 
 static ngx_int_t
-ngx_http_chaindata_chh_read(ngx_http_request_t *r,
-    chaindata_chh_params_t *q, u_char *digest, ngx_str_t *body)
+ngx_http_chaindata_chh_lookup(ngx_http_request_t *r, void *ctx,
+    ngx_http_chaindata_reply_t *reply)
 {
-    ngx_int_t        rc;
-    MDB_val          val;
-    ngx_uint_t       found, match;
-    const u_char    *stored;
-    chaindata_chh_t  h;
+    ngx_http_chaindata_chh_t  *chh = ctx;
+
+    ngx_int_t      rc;
+    MDB_val        val;
+    ngx_uint_t     found, match;
+    const u_char  *stored;
 
     rc = ngx_http_chaindata_store_get(r->connection->log,
                                       CHAINDATA_DBI_CHAINHOOK,
-                                      q->uuid, sizeof(q->uuid), &val);
+                                      chh->uuid, sizeof(chh->uuid), &val);
 
     if (rc == NGX_ERROR) {
         return NGX_ERROR;
@@ -495,44 +146,54 @@ ngx_http_chaindata_chh_read(ngx_http_request_t *r,
     found = (rc == NGX_OK);
 
     if (found
-        && chaindata_chh_decode(&h, val.mv_data, val.mv_size) != 0)
+        && chaindata_chh_decode(&chh->h, val.mv_data, val.mv_size) != 0)
     {
-        ngx_log_error(NGX_LOG_ALERT, r->connection->log, 0,
-                      "chaindata: a chainhook record is damaged "
-                      "(format %d, %uz bytes)",
-                      val.mv_size ? *(u_char *) val.mv_data : -1,
-                      val.mv_size);
+        ngx_http_chaindata_log_damaged(r->connection->log,
+                                       CHAINDATA_DBI_CHAINHOOK,
+                                       val.mv_data, val.mv_size);
         return NGX_ERROR;
     }
 
-    stored = found ? h.key_digest : ngx_http_chaindata_no_digest;
+    stored = found ? chh->h.key_digest : ngx_http_chaindata_no_digest;
 
-    match = (CRYPTO_memcmp(digest, stored,
+    match = (CRYPTO_memcmp(chh->digest, stored,
                            CHAINDATA_KEY_DIGEST_LEN) == 0);
 
-    if (!(found & match)) {
-        return NGX_OK;
-    }
-
-    body->data = ngx_pnalloc(r->pool, h.doc_len);
-    if (body->data == NULL) {
-        return NGX_ERROR;
-    }
-
-    ngx_memcpy(body->data, h.doc, h.doc_len);
-    body->len = h.doc_len;
+    reply->status = (found & match) ? NGX_HTTP_OK : NGX_HTTP_NOT_FOUND;
 
     return NGX_OK;
+}
+
+
+/* only a match has a body: the stored document */
+
+static ngx_int_t
+ngx_http_chaindata_chh_size(ngx_http_request_t *r, void *ctx,
+    ngx_http_chaindata_reply_t *reply)
+{
+    ngx_http_chaindata_chh_t  *chh = ctx;
+
+    reply->body.len = chh->h.doc_len;
+
+    return NGX_OK;
+}
+
+
+static u_char *
+ngx_http_chaindata_chh_write(void *ctx, u_char *p)
+{
+    ngx_http_chaindata_chh_t  *chh = ctx;
+
+    return ngx_cpymem(p, chh->h.doc, chh->h.doc_len);
 }
 
 
 ngx_int_t
 ngx_http_chaindata_chainhook_handler(ngx_http_request_t *r)
 {
-    ngx_int_t               rc;
-    ngx_str_t               body;
-    chaindata_chh_params_t  q;
-    u_char                  digest[CHAINDATA_KEY_DIGEST_LEN];
+    ngx_int_t                 rc;
+    chaindata_chh_params_t    q;
+    ngx_http_chaindata_chh_t  chh;
 
     if (!ngx_http_chaindata_method_allowed(r)) {
         return ngx_http_chaindata_send_not_allowed(r);
@@ -548,32 +209,13 @@ ngx_http_chaindata_chainhook_handler(ngx_http_request_t *r)
         return rc;
     }
 
-    chaindata_key_digest(q.key.data, q.key.len, digest);
+    ngx_memcpy(chh.uuid, q.uuid, sizeof(chh.uuid));
+    chaindata_key_digest(q.key.data, q.key.len, chh.digest);
 
     /* the decoded key goes no further */
     ngx_explicit_memzero(q.keybuf, sizeof(q.keybuf));
 
-    if (ngx_http_chaindata_store_begin(r->connection->log) != NGX_OK) {
-        return ngx_http_chaindata_send_unavailable(r);
-    }
-
-    ngx_str_null(&body);
-
-    rc = ngx_http_chaindata_chh_read(r, &q, digest, &body);
-
-    ngx_http_chaindata_store_end();
-
-    if (rc != NGX_OK) {
-        return ngx_http_chaindata_send_error(r,
-                   NGX_HTTP_INTERNAL_SERVER_ERROR, NULL,
-                   "the chainhook could not be read from the index");
-    }
-
-    if (body.len == 0) {
-        return ngx_http_chaindata_send_error(r, NGX_HTTP_NOT_FOUND, NULL,
-                                             "chainhook not found");
-    }
-
-    return ngx_http_chaindata_send_json(r, NGX_HTTP_OK, &body, NULL,
-                                        NGX_HTTP_CHAINDATA_CACHE_NONE);
+    return ngx_http_chaindata_read_and_reply(r,
+                                             &ngx_http_chaindata_chh_route,
+                                             &chh);
 }

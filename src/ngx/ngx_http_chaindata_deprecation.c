@@ -1,8 +1,8 @@
 
 /*
- * chaindata: deprecation signalling for the Bitcoin-layer routes
- * (specification 9.1): Deprecation (RFC 9745), Link rel="deprecation" and
- * rel="successor-version", and Sunset (RFC 8594), as configured with
+ * chaindata: deprecation signalling for the Bitcoin-layer routes (README,
+ * Deprecation signalling): Deprecation (RFC 9745), Link rel="deprecation"
+ * and rel="successor-version", and Sunset (RFC 8594), as configured with
  *
  *     chaindata_deprecation       @UNIX-SECONDS | off;
  *     chaindata_deprecation_link  URL;
@@ -17,10 +17,6 @@
 
 #include "ngx_http_chaindata_module.h"
 #include "ngx_http_chaindata_reply.h"
-
-
-/* "deprecation effective: 9 March 2026" 00:00:00 UTC */
-#define NGX_HTTP_CHAINDATA_DEPRECATED_AT  1773014400
 
 
 static time_t
@@ -133,7 +129,7 @@ ngx_http_chaindata_merge_deprecation(ngx_conf_t *cf,
     ngx_http_chaindata_loc_conf_t *prev, ngx_http_chaindata_loc_conf_t *conf)
 {
     ngx_conf_merge_value(conf->deprecation, prev->deprecation,
-                         NGX_HTTP_CHAINDATA_DEPRECATED_AT);
+                         NGX_HTTP_CHAINDATA_DEPRECATION_EFFECTIVE);
     ngx_conf_merge_value(conf->sunset, prev->sunset,
                          NGX_HTTP_CHAINDATA_NO_DATE);
     ngx_conf_merge_str_value(conf->deprecation_link, prev->deprecation_link,

@@ -1,12 +1,13 @@
 
 /*
- * chaindata: the deprecated Bitcoin-layer endpoints (specification 9.2 and
- * 9.3, upstream-behaviour.md section 6) answered with the way out.  A
- * mapped path gets 410 with the replacement endpoint (path parameters
- * carried over), the differences and the request's query parameters the
- * replacement does not support, or, where the replacement behaves the same
- * and the operator wants it, a 308 there.  The location root lists the
- * whole mapping.  Nothing here reads the index.
+ * chaindata: the deprecated Bitcoin-layer endpoints answered with the way
+ * out (README, Deprecated Bitcoin-layer endpoints).  A mapped path gets
+ * 410 with the replacement endpoint (path parameters carried over), the
+ * differences and the request's query parameters the replacement does not
+ * support, or, where the replacement behaves the same and the operator
+ * wants it, a 308 there.  The location root lists the whole mapping.
+ * Nothing here reads the index.  This file matches and resolves; the 410
+ * body and the table are written by ngx_http_chaindata_migration_body.c.
  *
  *     chaindata_migration;
  *     chaindata_migration_base        URL | off;
@@ -21,72 +22,18 @@
 
 #include "chaindata_codec.h"
 #include "chaindata_migration_map.h"
+#include "ngx_http_chaindata_migration.h"
 #include "ngx_http_chaindata_module.h"
 #include "ngx_http_chaindata_reply.h"
 
-
-/* nginx names no constant for it */
-#define NGX_HTTP_CHAINDATA_GONE             410
-
-/*
- * 410, 308 and the table change only with the configuration: caches may
- * keep them an hour (410 and 308 are cacheable by default, RFC 9111 4.2.2,
- * and would otherwise be kept for as long as a cache sees fit).
- */
-#define NGX_HTTP_CHAINDATA_MIG_CACHE        "public, max-age=3600"
-
-#define NGX_HTTP_CHAINDATA_MIG_ANNOUNCED    "2026-02-06"
-#define NGX_HTTP_CHAINDATA_MIG_EFFECTIVE    "2026-03-09"
-
-#define NGX_HTTP_CHAINDATA_MIG_GONE                                          \
-    "This API has been deprecated and is no longer available."
 
 #define NGX_HTTP_CHAINDATA_MIG_UNMATCHED                                     \
     "no deprecated endpoint matches this path; the location root lists "    \
     "them all"
 
-#define NGX_HTTP_CHAINDATA_MIG_EXTRAS                                        \
-    "The replacement provider additionally offers mint (estimate, order, "  \
-    "execute), deploy (estimate and related) and swap-quote endpoints "     \
-    "that the service lacks."
-
-
-/* what one request matched, and where it leads */
-typedef struct {
-    const chaindata_mig_row_t  *row;
-    chaindata_mig_match_t       match;
-    ngx_str_t                   path;      /* replacement, escaped */
-    ngx_str_t                   url;       /* absolute, or empty */
-    ngx_str_t                   alt_path;
-    ngx_str_t                   alt_url;
-    chaindata_mig_names_t       unsupported;
-    chaindata_mig_names_t       ignored;
-} ngx_http_chaindata_mig_t;
-
 
 /* ---------------------------------------------------------------------- */
 /* configuration */
-
-
-char *
-ngx_http_chaindata_migration(ngx_conf_t *cf, ngx_command_t *cmd, void *conf)
-{
-    ngx_http_chaindata_loc_conf_t  *lcf = conf;
-
-    ngx_http_core_loc_conf_t  *clcf;
-
-    clcf = ngx_http_conf_get_module_loc_conf(cf, ngx_http_core_module);
-
-    if (clcf->handler) {
-        return "conflicts with another content handler in this location";
-    }
-
-    /* reads no index: unlike the other routes, needs no chaindata_db */
-    clcf->handler = ngx_http_chaindata_migration_handler;
-    lcf->migration = 1;
-
-    return NGX_CONF_OK;
-}
 
 
 /* an absolute http(s) URL, no query or fragment; trailing slashes go */
@@ -280,7 +227,9 @@ ngx_http_chaindata_mig_expand_into(ngx_pool_t *pool, const char *tpl,
 }
 
 
-static ngx_int_t
+/* base and path, or empty without a base */
+
+ngx_int_t
 ngx_http_chaindata_mig_url(ngx_pool_t *pool, ngx_str_t *base, ngx_str_t *path,
     ngx_str_t *url)
 {
@@ -302,7 +251,9 @@ ngx_http_chaindata_mig_url(ngx_pool_t *pool, ngx_str_t *base, ngx_str_t *path,
 }
 
 
-static ngx_str_t *
+/* the base URL of the row's replacement */
+
+ngx_str_t *
 ngx_http_chaindata_mig_base(ngx_http_chaindata_loc_conf_t *lcf,
     const chaindata_mig_row_t *row)
 {
@@ -374,454 +325,7 @@ ngx_http_chaindata_mig_query_names(ngx_http_request_t *r,
 
 
 /* ---------------------------------------------------------------------- */
-/* JSON */
-
-
-static void
-ngx_http_chaindata_mig_json_cstr(ngx_http_chaindata_json_t *j, const char *s)
-{
-    if (s == NULL) {
-        ngx_http_chaindata_json_null(j);
-
-    } else {
-        ngx_http_chaindata_json_key(j, s);
-    }
-}
-
-
-static void
-ngx_http_chaindata_mig_json_nstr(ngx_http_chaindata_json_t *j, ngx_str_t *s)
-{
-    if (s->len == 0) {
-        ngx_http_chaindata_json_null(j);
-
-    } else {
-        ngx_http_chaindata_json_str(j, s->data, s->len);
-    }
-}
-
-
-/* bytes as a JSON string, invalid UTF-8 replaced with U+FFFD */
-
-static void
-ngx_http_chaindata_mig_json_text(ngx_http_chaindata_json_t *j,
-    chaindata_span_t *s)
-{
-    u_char        *buf, *p;
-    size_t         n;
-    const u_char  *src, *end;
-
-    n = chaindata_utf8_valid_len(s->data, s->len);
-
-    if (n == s->len) {
-        ngx_http_chaindata_json_str(j, s->data, s->len);
-        return;
-    }
-
-    buf = ngx_pnalloc(j->pool, 3 * s->len);
-    if (buf == NULL) {
-        j->failed = 1;
-        return;
-    }
-
-    p = buf;
-    src = s->data;
-    end = s->data + s->len;
-
-    while (src < end) {
-        n = chaindata_utf8_valid_len(src, end - src);
-        p = ngx_cpymem(p, src, n);
-        src += n;
-
-        if (src < end) {
-            p = ngx_cpymem(p, "\xef\xbf\xbd", 3);
-            src++;
-        }
-    }
-
-    ngx_http_chaindata_json_str(j, buf, p - buf);
-}
-
-
-static void
-ngx_http_chaindata_mig_json_list(ngx_http_chaindata_json_t *j,
-    const char *const *list)
-{
-    ngx_http_chaindata_json_array_open(j);
-
-    for ( /* void */ ; list && *list; list++) {
-        ngx_http_chaindata_json_key(j, *list);
-    }
-
-    ngx_http_chaindata_json_array_close(j);
-}
-
-
-static void
-ngx_http_chaindata_mig_json_names(ngx_http_chaindata_json_t *j,
-    chaindata_mig_names_t *names)
-{
-    ngx_uint_t  i;
-
-    ngx_http_chaindata_json_array_open(j);
-
-    for (i = 0; i < names->n; i++) {
-        ngx_http_chaindata_mig_json_text(j, &names->names[i]);
-    }
-
-    ngx_http_chaindata_json_array_close(j);
-}
-
-
-static void
-ngx_http_chaindata_mig_json_dates(ngx_http_chaindata_json_t *j)
-{
-    ngx_http_chaindata_json_key(j, "deprecation");
-    ngx_http_chaindata_json_map_open(j);
-    ngx_http_chaindata_json_key(j, "announced");
-    ngx_http_chaindata_json_key(j, NGX_HTTP_CHAINDATA_MIG_ANNOUNCED);
-    ngx_http_chaindata_json_key(j, "effective");
-    ngx_http_chaindata_json_key(j, NGX_HTTP_CHAINDATA_MIG_EFFECTIVE);
-    ngx_http_chaindata_json_map_close(j);
-}
-
-
-/* the endpoint's query parameters that the replacement does not take */
-
-static void
-ngx_http_chaindata_mig_json_dropped(ngx_http_chaindata_json_t *j,
-    const chaindata_mig_row_t *row)
-{
-    const char       *const          *q;
-    chaindata_span_t  name;
-
-    ngx_http_chaindata_json_array_open(j);
-
-    for (q = row->query; q && *q; q++) {
-        name.data = (const u_char *) *q;
-        name.len = ngx_strlen(*q);
-
-        if (!chaindata_mig_in_list(row->supported, &name)
-            && !chaindata_mig_in_list(row->ignored, &name))
-        {
-            ngx_http_chaindata_json_key(j, *q);
-        }
-    }
-
-    ngx_http_chaindata_json_array_close(j);
-}
-
-
-static ngx_uint_t
-ngx_http_chaindata_mig_drops_query(const chaindata_mig_row_t *row)
-{
-    const char       *const          *q;
-    chaindata_span_t  name;
-
-    for (q = row->query; q && *q; q++) {
-        name.data = (const u_char *) *q;
-        name.len = ngx_strlen(*q);
-
-        if (!chaindata_mig_in_list(row->supported, &name)
-            && !chaindata_mig_in_list(row->ignored, &name))
-        {
-            return 1;
-        }
-    }
-
-    return 0;
-}
-
-
-/*
- * The differences as data: "changes" lists codes (see the README), the
- * query lists name the parameters, "text" is the table's own words.
- */
-
-static void
-ngx_http_chaindata_mig_json_differences(ngx_http_chaindata_json_t *j,
-    const chaindata_mig_row_t *row)
-{
-    ngx_http_chaindata_json_key(j, "differences");
-    ngx_http_chaindata_json_map_open(j);
-
-    ngx_http_chaindata_json_key(j, "changes");
-    ngx_http_chaindata_json_array_open(j);
-
-    if (row->replacement == NULL) {
-        ngx_http_chaindata_json_key(j, "no_replacement");
-
-    } else {
-        if (ngx_strcmp(row->replacement, row->path) != 0) {
-            ngx_http_chaindata_json_key(j, "path");
-        }
-
-        if (row->base == CHAINDATA_MIG_BASE_BRC20) {
-            ngx_http_chaindata_json_key(j, "base_url");
-        }
-
-        if (ngx_http_chaindata_mig_drops_query(row)) {
-            ngx_http_chaindata_json_key(j, "query_unsupported");
-        }
-
-        if (row->ignored) {
-            ngx_http_chaindata_json_key(j, "query_ignored");
-        }
-    }
-
-    if (row->changes & CHAINDATA_MIG_FULL_LIST) {
-        ngx_http_chaindata_json_key(j, "full_list");
-    }
-
-    if (row->changes & CHAINDATA_MIG_RAW_CONTENT) {
-        ngx_http_chaindata_json_key(j, "raw_content");
-    }
-
-    if (row->changes & CHAINDATA_MIG_PRICE_DATA) {
-        ngx_http_chaindata_json_key(j, "price_data");
-    }
-
-    ngx_http_chaindata_json_array_close(j);
-
-    ngx_http_chaindata_json_key(j, "unsupported_query");
-    ngx_http_chaindata_mig_json_dropped(j, row);
-    ngx_http_chaindata_json_key(j, "ignored_query");
-    ngx_http_chaindata_mig_json_list(j, row->ignored);
-    ngx_http_chaindata_json_key(j, "text");
-    ngx_http_chaindata_json_key(j, row->text);
-
-    ngx_http_chaindata_json_map_close(j);
-}
-
-
-/*
- * Opens an endpoint object: {"method":"GET","path":...[,"template":...],
- * "url":... with the request's expansion (path, url) when there is one;
- * without, the template is the path and the URL is the base and the
- * template.
- */
-
-static void
-ngx_http_chaindata_mig_json_target(ngx_http_chaindata_json_t *j,
-    const char *tmpl, ngx_uint_t with_template, ngx_str_t *path,
-    ngx_str_t *url, ngx_str_t *base)
-{
-    ngx_str_t  t, u;
-
-    ngx_http_chaindata_json_map_open(j);
-    ngx_http_chaindata_json_key(j, "method");
-    ngx_http_chaindata_json_key(j, "GET");
-    ngx_http_chaindata_json_key(j, "path");
-
-    if (path) {
-        ngx_http_chaindata_json_str(j, path->data, path->len);
-
-        if (with_template) {
-            ngx_http_chaindata_json_key(j, "template");
-            ngx_http_chaindata_json_key(j, tmpl);
-        }
-
-        u = *url;
-
-    } else {
-        ngx_http_chaindata_json_key(j, tmpl);
-        t.data = (u_char *) tmpl;
-        t.len = ngx_strlen(tmpl);
-
-        if (ngx_http_chaindata_mig_url(j->pool, base, &t, &u) != NGX_OK) {
-            j->failed = 1;
-        }
-    }
-
-    ngx_http_chaindata_json_key(j, "url");
-    ngx_http_chaindata_mig_json_nstr(j, &u);
-}
-
-
-/*
- * One row: "endpoint", "replacement", "alternative", "differences".  With
- * a request (m) the paths are the request's, parameters put in; without,
- * they are the templates (and the URLs templates too).
- */
-
-static void
-ngx_http_chaindata_mig_json_row(ngx_http_chaindata_json_t *j,
-    ngx_http_chaindata_loc_conf_t *lcf,
-    const chaindata_mig_row_t *row, ngx_http_chaindata_mig_t *m)
-{
-    ngx_uint_t  i;
-
-    ngx_http_chaindata_json_key(j, "endpoint");
-    ngx_http_chaindata_json_map_open(j);
-    ngx_http_chaindata_json_key(j, "section");
-    ngx_http_chaindata_json_key(j, row->section);
-    ngx_http_chaindata_json_key(j, "method");
-    ngx_http_chaindata_json_key(j, "GET");
-    ngx_http_chaindata_json_key(j, "path");
-    ngx_http_chaindata_json_key(j, row->path);
-
-    if (m) {
-        ngx_http_chaindata_json_key(j, "params");
-        ngx_http_chaindata_json_map_open(j);
-
-        for (i = 0; i < m->match.nparams; i++) {
-            ngx_http_chaindata_json_str(j, m->match.params[i].name.data,
-                                        m->match.params[i].name.len);
-            ngx_http_chaindata_json_str(j, m->match.params[i].value.data,
-                                        m->match.params[i].value.len);
-        }
-
-        ngx_http_chaindata_json_map_close(j);
-    }
-
-    ngx_http_chaindata_json_key(j, "query");
-    ngx_http_chaindata_mig_json_list(j, row->query);
-    ngx_http_chaindata_json_map_close(j);
-
-    ngx_http_chaindata_json_key(j, "replacement");
-
-    if (row->replacement == NULL) {
-        ngx_http_chaindata_json_null(j);
-
-    } else {
-        ngx_http_chaindata_mig_json_target(j, row->replacement, 1,
-                                           m ? &m->path : NULL,
-                                           m ? &m->url : NULL,
-                                           ngx_http_chaindata_mig_base(lcf,
-                                                                       row));
-        ngx_http_chaindata_json_key(j, "query");
-        ngx_http_chaindata_mig_json_list(j, row->supported);
-        ngx_http_chaindata_json_map_close(j);
-    }
-
-    ngx_http_chaindata_json_key(j, "alternative");
-
-    if (row->alternative == NULL) {
-        ngx_http_chaindata_json_null(j);
-
-    } else {
-        ngx_http_chaindata_mig_json_target(j, row->alternative, 0,
-                                           m ? &m->alt_path : NULL,
-                                           m ? &m->alt_url : NULL,
-                                           &lcf->migration_base);
-        ngx_http_chaindata_json_key(j, "field");
-        ngx_http_chaindata_mig_json_cstr(j, row->field);
-        ngx_http_chaindata_json_map_close(j);
-    }
-
-    ngx_http_chaindata_mig_json_differences(j, row);
-}
-
-
-/* ---------------------------------------------------------------------- */
-/* replies */
-
-
-static ngx_int_t
-ngx_http_chaindata_mig_send_gone(ngx_http_request_t *r,
-    ngx_http_chaindata_loc_conf_t *lcf, ngx_http_chaindata_mig_t *m)
-{
-    ngx_str_t                  body;
-    ngx_http_chaindata_json_t  j;
-
-    if (ngx_http_chaindata_json_init(&j, r->pool) != NGX_OK) {
-        return NGX_HTTP_INTERNAL_SERVER_ERROR;
-    }
-
-    ngx_http_chaindata_json_map_open(&j);
-    ngx_http_chaindata_json_key(&j, "statusCode");
-    ngx_http_chaindata_json_int(&j, NGX_HTTP_CHAINDATA_GONE);
-    ngx_http_chaindata_json_key(&j, "error");
-    ngx_http_chaindata_json_key(&j, "Gone");
-    ngx_http_chaindata_json_key(&j, "message");
-    ngx_http_chaindata_json_key(&j, NGX_HTTP_CHAINDATA_MIG_GONE);
-    ngx_http_chaindata_mig_json_dates(&j);
-    ngx_http_chaindata_mig_json_row(&j, lcf, m->row, m);
-    ngx_http_chaindata_json_key(&j, "unsupported_query");
-    ngx_http_chaindata_mig_json_names(&j, &m->unsupported);
-    ngx_http_chaindata_json_key(&j, "ignored_query");
-    ngx_http_chaindata_mig_json_names(&j, &m->ignored);
-    ngx_http_chaindata_json_map_close(&j);
-
-    if (ngx_http_chaindata_json_done(&j, &body) != NGX_OK) {
-        return NGX_HTTP_INTERNAL_SERVER_ERROR;
-    }
-
-    return ngx_http_chaindata_send_json(r, NGX_HTTP_CHAINDATA_GONE, &body, NULL,
-                                        NGX_HTTP_CHAINDATA_MIG_CACHE);
-}
-
-
-static ngx_int_t
-ngx_http_chaindata_mig_send_table(ngx_http_request_t *r,
-    ngx_http_chaindata_loc_conf_t *lcf)
-{
-    ngx_str_t                     body;
-    ngx_uint_t                    i;
-    ngx_http_chaindata_json_t     j;
-    const chaindata_mig_row_t    *row;
-    const chaindata_mig_extra_t  *extra;
-
-    if (ngx_http_chaindata_json_init(&j, r->pool) != NGX_OK) {
-        return NGX_HTTP_INTERNAL_SERVER_ERROR;
-    }
-
-    ngx_http_chaindata_json_map_open(&j);
-    ngx_http_chaindata_mig_json_dates(&j);
-    ngx_http_chaindata_json_key(&j, "base_url");
-    ngx_http_chaindata_mig_json_nstr(&j, &lcf->migration_base);
-    ngx_http_chaindata_json_key(&j, "base_url_brc20");
-    ngx_http_chaindata_mig_json_nstr(&j, &lcf->migration_base_brc20);
-    ngx_http_chaindata_json_key(&j, "redirect");
-    ngx_http_chaindata_json_bool(&j, lcf->migration_redirect);
-
-    ngx_http_chaindata_json_key(&j, "endpoints");
-    ngx_http_chaindata_json_array_open(&j);
-
-    for (i = 0; i < chaindata_mig_nrows; i++) {
-        row = &chaindata_mig_rows[i];
-
-        ngx_http_chaindata_json_map_open(&j);
-        ngx_http_chaindata_mig_json_row(&j, lcf, row, NULL);
-        ngx_http_chaindata_json_key(&j, "redirect");
-        ngx_http_chaindata_json_bool(&j, row->redirect);
-        ngx_http_chaindata_json_map_close(&j);
-    }
-
-    ngx_http_chaindata_json_array_close(&j);
-
-    ngx_http_chaindata_json_key(&j, "replacement_extras");
-    ngx_http_chaindata_json_map_open(&j);
-    ngx_http_chaindata_json_key(&j, "capabilities");
-    ngx_http_chaindata_json_array_open(&j);
-
-    for (i = 0; i < chaindata_mig_nextras; i++) {
-        extra = &chaindata_mig_extras[i];
-
-        ngx_http_chaindata_json_map_open(&j);
-        ngx_http_chaindata_json_key(&j, "name");
-        ngx_http_chaindata_json_key(&j, extra->name);
-        ngx_http_chaindata_json_key(&j, "operations");
-        ngx_http_chaindata_mig_json_list(&j, extra->operations);
-        ngx_http_chaindata_json_key(&j, "text");
-        ngx_http_chaindata_json_key(&j, extra->text);
-        ngx_http_chaindata_json_map_close(&j);
-    }
-
-    ngx_http_chaindata_json_array_close(&j);
-    ngx_http_chaindata_json_key(&j, "text");
-    ngx_http_chaindata_json_key(&j, NGX_HTTP_CHAINDATA_MIG_EXTRAS);
-    ngx_http_chaindata_json_map_close(&j);
-
-    ngx_http_chaindata_json_map_close(&j);
-
-    if (ngx_http_chaindata_json_done(&j, &body) != NGX_OK) {
-        return NGX_HTTP_INTERNAL_SERVER_ERROR;
-    }
-
-    return ngx_http_chaindata_send_json(r, NGX_HTTP_OK, &body, NULL,
-                                        NGX_HTTP_CHAINDATA_MIG_CACHE);
-}
+/* replies (the 410 body and the table: ngx_http_chaindata_migration_body.c) */
 
 
 /*

@@ -86,6 +86,13 @@ static ngx_command_t  ngx_http_chaindata_commands[] = {
       0,
       ngx_http_chaindata_rune_balances_handler },
 
+    { ngx_string("chaindata_body_budget"),
+      NGX_HTTP_MAIN_CONF|NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_TAKE1,
+      ngx_conf_set_size_slot,
+      NGX_HTTP_LOC_CONF_OFFSET,
+      offsetof(ngx_http_chaindata_loc_conf_t, body_budget),
+      NULL },
+
     { ngx_string("chaindata_deprecation"),
       NGX_HTTP_MAIN_CONF|NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_TAKE1,
       ngx_http_chaindata_deprecation,
@@ -116,10 +123,10 @@ static ngx_command_t  ngx_http_chaindata_commands[] = {
 
     { ngx_string("chaindata_migration"),
       NGX_HTTP_LOC_CONF|NGX_CONF_NOARGS,
-      ngx_http_chaindata_migration,
+      ngx_http_chaindata_handler_slot,
       NGX_HTTP_LOC_CONF_OFFSET,
       0,
-      NULL },
+      ngx_http_chaindata_migration_handler },
 
     { ngx_string("chaindata_migration_base"),
       NGX_HTTP_MAIN_CONF|NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_TAKE1,
@@ -137,10 +144,10 @@ static ngx_command_t  ngx_http_chaindata_commands[] = {
 
     { ngx_string("chaindata_error"),
       NGX_HTTP_LOC_CONF|NGX_CONF_NOARGS,
-      ngx_http_chaindata_error,
+      ngx_http_chaindata_handler_slot,
       NGX_HTTP_LOC_CONF_OFFSET,
       0,
-      NULL },
+      ngx_http_chaindata_error_handler },
 
     { ngx_string("chaindata_migration_redirect"),
       NGX_HTTP_MAIN_CONF|NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_FLAG,
@@ -220,7 +227,7 @@ ngx_module_t  ngx_http_chaindata_check_module = {
 static ngx_int_t
 ngx_http_chaindata_preconfiguration(ngx_conf_t *cf)
 {
-    return ngx_http_chaindata_chainhook_add_variables(cf);
+    return ngx_http_chaindata_redact_add_variables(cf);
 }
 
 
@@ -240,7 +247,7 @@ ngx_http_chaindata_postconfiguration(ngx_conf_t *cf)
         return NGX_OK;
     }
 
-    return ngx_http_chaindata_chainhook_init(cf);
+    return ngx_http_chaindata_redact_init(cf);
 }
 
 
@@ -261,6 +268,12 @@ ngx_http_chaindata_create_main_conf(ngx_conf_t *cf)
      *     mcf->handlers = 0;
      *     mcf->chainhook = 0;
      */
+
+    if (ngx_array_init(&mcf->error_logs, cf->pool, 4, sizeof(ngx_log_t *))
+        != NGX_OK)
+    {
+        return NULL;
+    }
 
     mcf->max_readers = NGX_CONF_UNSET;
 
@@ -309,6 +322,7 @@ ngx_http_chaindata_create_loc_conf(ngx_conf_t *cf)
     lcf->deprecation = NGX_CONF_UNSET;
     lcf->sunset = NGX_CONF_UNSET;
     lcf->migration_redirect = NGX_CONF_UNSET;
+    lcf->body_budget = NGX_CONF_UNSET_SIZE;
 
     return lcf;
 }
@@ -319,6 +333,18 @@ ngx_http_chaindata_merge_loc_conf(ngx_conf_t *cf, void *parent, void *child)
 {
     ngx_http_chaindata_loc_conf_t  *prev = parent;
     ngx_http_chaindata_loc_conf_t  *conf = child;
+
+    ngx_http_chaindata_main_conf_t  *mcf;
+
+    /* every server and location passes here, nested, regex and named too */
+    mcf = ngx_http_conf_get_module_main_conf(cf, ngx_http_chaindata_module);
+
+    if (ngx_http_chaindata_redact_log_note(cf, mcf) != NGX_OK) {
+        return NGX_CONF_ERROR;
+    }
+
+    ngx_conf_merge_size_value(conf->body_budget, prev->body_budget,
+                              NGX_HTTP_CHAINDATA_BODY_BUDGET);
 
     if (ngx_http_chaindata_merge_deprecation(cf, prev, conf)
         != NGX_CONF_OK)
@@ -361,12 +387,18 @@ ngx_http_chaindata_db(ngx_conf_t *cf, ngx_command_t *cmd, void *conf)
 }
 
 
-/* the location directives that name a content handler (cmd->post) */
+/*
+ * The location directives that name a content handler (cmd->post).  The
+ * error bodies and the deprecated endpoints read no index: they need no
+ * chaindata_db.
+ */
 
 static char *
 ngx_http_chaindata_handler_slot(ngx_conf_t *cf, ngx_command_t *cmd,
     void *conf)
 {
+    ngx_http_chaindata_loc_conf_t  *lcf = conf;
+
     ngx_http_core_loc_conf_t        *clcf;
     ngx_http_chaindata_main_conf_t  *mcf;
 
@@ -377,6 +409,15 @@ ngx_http_chaindata_handler_slot(ngx_conf_t *cf, ngx_command_t *cmd,
     }
 
     clcf->handler = (ngx_http_handler_pt) cmd->post;
+
+    if (clcf->handler == ngx_http_chaindata_error_handler) {
+        return NGX_CONF_OK;
+    }
+
+    if (clcf->handler == ngx_http_chaindata_migration_handler) {
+        lcf->migration = 1;
+        return NGX_CONF_OK;
+    }
 
     mcf = ngx_http_conf_get_module_main_conf(cf, ngx_http_chaindata_module);
     mcf->handlers++;
@@ -443,7 +484,15 @@ ngx_http_chaindata_init_process(ngx_cycle_t *cycle)
 
     mcf = ngx_http_chaindata_cycle_conf(cycle);
 
-    if (mcf == NULL || mcf->db.len == 0) {
+    if (mcf == NULL) {
+        return NGX_OK;
+    }
+
+    if (ngx_http_chaindata_redact_log_init(cycle, mcf) != NGX_OK) {
+        return NGX_ERROR;
+    }
+
+    if (mcf->db.len == 0) {
         return NGX_OK;
     }
 

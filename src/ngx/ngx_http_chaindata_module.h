@@ -18,11 +18,20 @@ typedef struct {
     ngx_int_t    max_readers;     /* chaindata_max_readers */
     ngx_uint_t   handlers;        /* locations that read the index */
     ngx_uint_t   chainhook;       /* of them, chainhook status locations */
+    ngx_array_t  error_logs;      /* ngx_log_t *: the servers' and locations' */
 } ngx_http_chaindata_main_conf_t;
 
 
 /* a date that is not set (NGX_CONF_UNSET is "not configured") */
 #define NGX_HTTP_CHAINDATA_NO_DATE  ((time_t) -2)
+
+/*
+ * The deprecation of the Bitcoin-layer routes, at 00:00:00 UTC: announced
+ * 6 February 2026, effective 9 March 2026 (README, Deprecation signalling
+ * and 410 body).  The effective date is chaindata_deprecation's default.
+ */
+#define NGX_HTTP_CHAINDATA_DEPRECATION_ANNOUNCED  1770336000
+#define NGX_HTTP_CHAINDATA_DEPRECATION_EFFECTIVE  1773014400
 
 
 typedef struct {
@@ -35,23 +44,40 @@ typedef struct {
     ngx_flag_t   migration_redirect;
     ngx_str_t    migration_base;
     ngx_str_t    migration_base_brc20;
+
+    size_t       body_budget;     /* chaindata_body_budget */
 } ngx_http_chaindata_loc_conf_t;
+
+
+/* chaindata_body_budget's default: bodies a worker holds at a time */
+#define NGX_HTTP_CHAINDATA_BODY_BUDGET  (256 * 1024 * 1024)
 
 
 extern ngx_module_t  ngx_http_chaindata_module;
 
 
+/* ngx_http_chaindata_tx.c */
 ngx_int_t ngx_http_chaindata_tx_handler(ngx_http_request_t *r);
-ngx_int_t ngx_http_chaindata_migration_handler(ngx_http_request_t *r);
-
-/* ngx_http_chaindata_chainhook.c */
-ngx_int_t ngx_http_chaindata_chainhook_handler(ngx_http_request_t *r);
-ngx_int_t ngx_http_chaindata_chainhook_add_variables(ngx_conf_t *cf);
-ngx_int_t ngx_http_chaindata_chainhook_init(ngx_conf_t *cf);
 
 /* ngx_http_chaindata_runes.c */
 ngx_int_t ngx_http_chaindata_rune_activity_handler(ngx_http_request_t *r);
 ngx_int_t ngx_http_chaindata_rune_balances_handler(ngx_http_request_t *r);
+
+/* ngx_http_chaindata_chainhook.c */
+ngx_int_t ngx_http_chaindata_chainhook_handler(ngx_http_request_t *r);
+
+/* ngx_http_chaindata_redact.c */
+ngx_int_t ngx_http_chaindata_redact_add_variables(ngx_conf_t *cf);
+ngx_int_t ngx_http_chaindata_redact_init(ngx_conf_t *cf);
+
+/* ngx_http_chaindata_redact_log.c */
+ngx_int_t ngx_http_chaindata_redact_log_note(ngx_conf_t *cf,
+    ngx_http_chaindata_main_conf_t *mcf);
+ngx_int_t ngx_http_chaindata_redact_log_init(ngx_cycle_t *cycle,
+    ngx_http_chaindata_main_conf_t *mcf);
+
+/* ngx_http_chaindata_error.c */
+ngx_int_t ngx_http_chaindata_error_handler(ngx_http_request_t *r);
 
 /* ngx_http_chaindata_deprecation.c */
 char *ngx_http_chaindata_deprecation(ngx_conf_t *cf, ngx_command_t *cmd,
@@ -66,19 +92,14 @@ ngx_int_t ngx_http_chaindata_deprecation_headers(ngx_http_request_t *r);
 ngx_int_t ngx_http_chaindata_deprecation_headers_with(ngx_http_request_t *r,
     ngx_str_t *successor);
 
-/* ngx_http_chaindata_error.c */
-ngx_int_t ngx_http_chaindata_error_handler(ngx_http_request_t *r);
+/* ngx_http_chaindata_status.c */
 ngx_int_t ngx_http_chaindata_status_handler(ngx_http_request_t *r);
-char *ngx_http_chaindata_error(ngx_conf_t *cf, ngx_command_t *cmd,
-    void *conf);
 
 /* ngx_http_chaindata_migration.c */
-char *ngx_http_chaindata_migration(ngx_conf_t *cf, ngx_command_t *cmd,
-    void *conf);
+ngx_int_t ngx_http_chaindata_migration_handler(ngx_http_request_t *r);
 char *ngx_http_chaindata_migration_base(ngx_conf_t *cf, ngx_command_t *cmd,
     void *conf);
 char *ngx_http_chaindata_merge_migration(ngx_conf_t *cf,
     ngx_http_chaindata_loc_conf_t *prev, ngx_http_chaindata_loc_conf_t *conf);
-
 
 #endif /* _NGX_HTTP_CHAINDATA_MODULE_H_INCLUDED_ */

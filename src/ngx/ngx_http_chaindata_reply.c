@@ -10,240 +10,9 @@
 
 #include "chaindata_codec.h"
 #include "ngx_http_chaindata_reply.h"
+#include "ngx_http_chaindata_store.h"
 
 
-#define NGX_HTTP_CHAINDATA_CONTENT_TYPE  "application/json; charset=utf-8"
-
-
-/*
- * yajl allocates without checking the result in a few places and hands
- * realloc no old size.  Every block therefore carries its size, and a
- * failed allocation returns a static scratch block (large enough for the
- * small structures yajl allocates unchecked) after marking the output
- * failed, so the request ends with a 500 instead of a NULL dereference.
- * With the print callback set, yajl allocates nothing else.
- */
-
-typedef struct {
-    size_t  size;
-    size_t  pad;
-} ngx_http_chaindata_json_block_t;
-
-
-static u_char  ngx_http_chaindata_json_scratch[256];
-
-
-static void *
-ngx_http_chaindata_json_malloc(void *ctx, size_t size)
-{
-    ngx_http_chaindata_json_t        *j = ctx;
-    ngx_http_chaindata_json_block_t  *b;
-
-    b = ngx_palloc(j->pool, sizeof(ngx_http_chaindata_json_block_t) + size);
-
-    if (b == NULL) {
-        j->failed = 1;
-
-        if (size > sizeof(ngx_http_chaindata_json_scratch)) {
-            return NULL;
-        }
-
-        return ngx_http_chaindata_json_scratch;
-    }
-
-    b->size = size;
-
-    return b + 1;
-}
-
-
-static void *
-ngx_http_chaindata_json_realloc(void *ctx, void *ptr, size_t size)
-{
-    void                             *p;
-    ngx_http_chaindata_json_block_t  *b;
-
-    p = ngx_http_chaindata_json_malloc(ctx, size);
-
-    if (ptr == NULL || ptr == ngx_http_chaindata_json_scratch
-        || p == ngx_http_chaindata_json_scratch || p == NULL)
-    {
-        return p;
-    }
-
-    b = (ngx_http_chaindata_json_block_t *) ptr - 1;
-    ngx_memcpy(p, ptr, ngx_min(b->size, size));
-
-    return p;
-}
-
-
-static void
-ngx_http_chaindata_json_free(void *ctx, void *ptr)
-{
-    /* the pool frees everything with the request */
-}
-
-
-static void
-ngx_http_chaindata_json_print(void *ctx, const char *s, size_t len)
-{
-    ngx_http_chaindata_json_t  *j = ctx;
-
-    size_t   cap;
-    u_char  *buf;
-
-    if (j->failed) {
-        return;
-    }
-
-    if (j->cap - j->len < len) {
-        cap = ngx_max(j->cap * 2, j->len + len);
-        cap = ngx_max(cap, 256);
-
-        buf = ngx_pnalloc(j->pool, cap);
-        if (buf == NULL) {
-            j->failed = 1;
-            return;
-        }
-
-        if (j->len) {
-            ngx_memcpy(buf, j->buf, j->len);
-        }
-
-        j->buf = buf;
-        j->cap = cap;
-    }
-
-    ngx_memcpy(j->buf + j->len, s, len);
-    j->len += len;
-}
-
-
-ngx_int_t
-ngx_http_chaindata_json_init(ngx_http_chaindata_json_t *j, ngx_pool_t *pool)
-{
-    yajl_alloc_funcs  afs;
-
-    ngx_memzero(j, sizeof(ngx_http_chaindata_json_t));
-    j->pool = pool;
-
-    afs.malloc = ngx_http_chaindata_json_malloc;
-    afs.realloc = ngx_http_chaindata_json_realloc;
-    afs.free = ngx_http_chaindata_json_free;
-    afs.ctx = j;
-
-    j->gen = yajl_gen_alloc(&afs);
-    if (j->gen == NULL) {
-        return NGX_ERROR;
-    }
-
-    if (!yajl_gen_config(j->gen, yajl_gen_print_callback,
-                         ngx_http_chaindata_json_print, j)
-        || !yajl_gen_config(j->gen, yajl_gen_validate_utf8, 1))
-    {
-        j->failed = 1;
-    }
-
-    return j->failed ? NGX_ERROR : NGX_OK;
-}
-
-
-void
-ngx_http_chaindata_json_key(ngx_http_chaindata_json_t *j, const char *key)
-{
-    ngx_http_chaindata_json_str(j, (u_char *) key, ngx_strlen(key));
-}
-
-
-void
-ngx_http_chaindata_json_str(ngx_http_chaindata_json_t *j, const u_char *s,
-    size_t len)
-{
-    if (yajl_gen_string(j->gen, s, len) != yajl_gen_status_ok) {
-        j->failed = 1;
-    }
-}
-
-
-void
-ngx_http_chaindata_json_int(ngx_http_chaindata_json_t *j, int64_t n)
-{
-    if (yajl_gen_integer(j->gen, n) != yajl_gen_status_ok) {
-        j->failed = 1;
-    }
-}
-
-
-void
-ngx_http_chaindata_json_bool(ngx_http_chaindata_json_t *j, ngx_uint_t b)
-{
-    if (yajl_gen_bool(j->gen, b ? 1 : 0) != yajl_gen_status_ok) {
-        j->failed = 1;
-    }
-}
-
-
-void
-ngx_http_chaindata_json_null(ngx_http_chaindata_json_t *j)
-{
-    if (yajl_gen_null(j->gen) != yajl_gen_status_ok) {
-        j->failed = 1;
-    }
-}
-
-
-void
-ngx_http_chaindata_json_map_open(ngx_http_chaindata_json_t *j)
-{
-    if (yajl_gen_map_open(j->gen) != yajl_gen_status_ok) {
-        j->failed = 1;
-    }
-}
-
-
-void
-ngx_http_chaindata_json_map_close(ngx_http_chaindata_json_t *j)
-{
-    if (yajl_gen_map_close(j->gen) != yajl_gen_status_ok) {
-        j->failed = 1;
-    }
-}
-
-
-void
-ngx_http_chaindata_json_array_open(ngx_http_chaindata_json_t *j)
-{
-    if (yajl_gen_array_open(j->gen) != yajl_gen_status_ok) {
-        j->failed = 1;
-    }
-}
-
-
-void
-ngx_http_chaindata_json_array_close(ngx_http_chaindata_json_t *j)
-{
-    if (yajl_gen_array_close(j->gen) != yajl_gen_status_ok) {
-        j->failed = 1;
-    }
-}
-
-
-ngx_int_t
-ngx_http_chaindata_json_done(ngx_http_chaindata_json_t *j, ngx_str_t *out)
-{
-    yajl_gen_free(j->gen);
-    j->gen = NULL;
-
-    if (j->failed) {
-        return NGX_ERROR;
-    }
-
-    out->data = j->buf;
-    out->len = j->len;
-
-    return NGX_OK;
-}
 
 
 ngx_int_t
@@ -304,18 +73,48 @@ ngx_http_chaindata_set_cache(ngx_http_request_t *r, ngx_str_t *etag,
 }
 
 
+/*
+ * A body of NULL data (HEAD) sends the headers of that body alone: its
+ * length, and what the filters make of it (gzip among them) as for GET.
+ */
+
 ngx_int_t
 ngx_http_chaindata_send_json(ngx_http_request_t *r, ngx_uint_t status,
     ngx_str_t *body, ngx_str_t *etag, const char *cache_control)
 {
+    return ngx_http_chaindata_send_body(r, status, body, etag, cache_control,
+                                        NGX_HTTP_CHAINDATA_CONTENT_TYPE);
+}
+
+
+ngx_int_t
+ngx_http_chaindata_send_body(ngx_http_request_t *r, ngx_uint_t status,
+    ngx_str_t *body, ngx_str_t *etag, const char *cache_control,
+    const char *content_type)
+{
+    u_char       *semi;
     ngx_int_t     rc;
     ngx_buf_t    *b;
     ngx_chain_t   out;
 
+    if (status == NGX_HTTP_OK && !ngx_http_chaindata_if_match(r, etag)) {
+        return ngx_http_chaindata_send_status(r,
+                                              NGX_HTTP_PRECONDITION_FAILED);
+    }
+
+    /* the conditionals are evaluated here (conditional.c), not by nginx */
+    r->disable_not_modified = 1;
+
     r->headers_out.status = status;
     r->headers_out.content_length_n = body->len;
-    ngx_str_set(&r->headers_out.content_type, NGX_HTTP_CHAINDATA_CONTENT_TYPE);
-    r->headers_out.content_type_len = sizeof("application/json") - 1;
+    r->headers_out.content_type.data = (u_char *) content_type;
+    r->headers_out.content_type.len = ngx_strlen(content_type);
+    semi = ngx_strlchr(r->headers_out.content_type.data,
+                       r->headers_out.content_type.data
+                       + r->headers_out.content_type.len, ';');
+    r->headers_out.content_type_len = semi
+        ? (size_t) (semi - r->headers_out.content_type.data)
+        : r->headers_out.content_type.len;
     r->headers_out.content_type_lowcase = NULL;
 
     if (ngx_http_chaindata_set_cache(r, etag, cache_control) != NGX_OK) {
@@ -326,20 +125,15 @@ ngx_http_chaindata_send_json(ngx_http_request_t *r, ngx_uint_t status,
         r->header_only = 1;
     }
 
-    /*
-     * No response has a modification date, so If-Unmodified-Since cannot
-     * be evaluated and is ignored (RFC 9110, 13.1.4), where nginx's
-     * not-modified filter would answer 412.  If-Match is evaluated there
-     * against the ETag.
-     */
-    if (r->headers_out.last_modified_time == -1) {
-        r->headers_in.if_unmodified_since = NULL;
-    }
-
     rc = ngx_http_send_header(r);
 
     if (rc == NGX_ERROR || rc > NGX_OK || r->header_only) {
         return rc;
+    }
+
+    if (body->data == NULL) {
+        /* no body was made: only for HEAD, whose header sets header_only */
+        return NGX_ERROR;
     }
 
     b = ngx_calloc_buf(r->pool);
@@ -360,82 +154,63 @@ ngx_http_chaindata_send_json(ngx_http_request_t *r, ngx_uint_t status,
 }
 
 
-/* the reason phrases of Node's http.STATUS_CODES, as fastify sends them */
+/* the body written with j, sent as it is */
 
-const char *
-ngx_http_chaindata_reason(ngx_uint_t status)
+ngx_int_t
+ngx_http_chaindata_send_json_done(ngx_http_request_t *r,
+    ngx_http_chaindata_json_t *j, ngx_uint_t status, const char *cache_control)
 {
-    switch (status) {
-    case NGX_HTTP_BAD_REQUEST:              return "Bad Request";
-    case NGX_HTTP_UNAUTHORIZED:             return "Unauthorized";
-    case NGX_HTTP_FORBIDDEN:                return "Forbidden";
-    case NGX_HTTP_NOT_FOUND:                return "Not Found";
-    case NGX_HTTP_NOT_ALLOWED:              return "Method Not Allowed";
-    case NGX_HTTP_REQUEST_TIME_OUT:         return "Request Timeout";
-    case NGX_HTTP_LENGTH_REQUIRED:          return "Length Required";
-    case NGX_HTTP_PRECONDITION_FAILED:      return "Precondition Failed";
-    case NGX_HTTP_REQUEST_ENTITY_TOO_LARGE: return "Payload Too Large";
-    case NGX_HTTP_REQUEST_URI_TOO_LARGE:    return "URI Too Long";
-    case NGX_HTTP_RANGE_NOT_SATISFIABLE:    return "Range Not Satisfiable";
-    case NGX_HTTP_TOO_MANY_REQUESTS:        return "Too Many Requests";
-    case NGX_HTTP_CHAINDATA_HEADER_TOO_LARGE:
-        return "Request Header Fields Too Large";
-    case NGX_HTTP_INTERNAL_SERVER_ERROR:    return "Internal Server Error";
-    case NGX_HTTP_NOT_IMPLEMENTED:          return "Not Implemented";
-    case NGX_HTTP_BAD_GATEWAY:              return "Bad Gateway";
-    case NGX_HTTP_SERVICE_UNAVAILABLE:      return "Service Unavailable";
-    case NGX_HTTP_GATEWAY_TIME_OUT:         return "Gateway Timeout";
-    case NGX_HTTP_VERSION_NOT_SUPPORTED:    return "HTTP Version Not Supported";
-    default:
-        return status < NGX_HTTP_INTERNAL_SERVER_ERROR ? "Client Error"
-                                                       : "Server Error";
+    ngx_str_t  body;
+
+    if (ngx_http_chaindata_json_done(j, &body) != NGX_OK) {
+        return NGX_HTTP_INTERNAL_SERVER_ERROR;
     }
+
+    return ngx_http_chaindata_send_json(r, status, &body, NULL, cache_control);
 }
 
 
 /*
- * {"statusCode":N[,"code":C],"error":"Reason","message":M}, the shape the
- * upstream (fastify) services answer errors with.
+ * Opens {"statusCode":N[,"code":C],"error":"Reason","message":M}, the
+ * shape the upstream (fastify) services answer errors with; the caller
+ * may add members before it closes the map.
  */
+
+void
+ngx_http_chaindata_error_members(ngx_http_chaindata_json_t *j,
+    ngx_uint_t status, const char *code, const char *message)
+{
+    ngx_http_chaindata_json_map_open(j);
+    ngx_http_chaindata_json_key(j, "statusCode");
+    ngx_http_chaindata_json_int(j, status);
+
+    if (code) {
+        ngx_http_chaindata_json_key(j, "code");
+        ngx_http_chaindata_json_key(j, code);
+    }
+
+    ngx_http_chaindata_json_key(j, "error");
+    ngx_http_chaindata_json_key(j, ngx_http_chaindata_reason(status));
+    ngx_http_chaindata_json_key(j, "message");
+    ngx_http_chaindata_json_key(j, message);
+}
+
 
 ngx_int_t
 ngx_http_chaindata_send_error(ngx_http_request_t *r, ngx_uint_t status,
     const char *code, const char *message)
 {
-    ngx_str_t                  body;
     ngx_http_chaindata_json_t  j;
 
     if (ngx_http_chaindata_json_init(&j, r->pool) != NGX_OK) {
         return NGX_HTTP_INTERNAL_SERVER_ERROR;
     }
 
-    if (yajl_gen_map_open(j.gen) != yajl_gen_status_ok) {
-        j.failed = 1;
-    }
+    ngx_http_chaindata_error_members(&j, status, code, message);
+    ngx_http_chaindata_json_map_close(&j);
 
-    ngx_http_chaindata_json_key(&j, "statusCode");
-    ngx_http_chaindata_json_int(&j, status);
-
-    if (code) {
-        ngx_http_chaindata_json_key(&j, "code");
-        ngx_http_chaindata_json_key(&j, code);
-    }
-
-    ngx_http_chaindata_json_key(&j, "error");
-    ngx_http_chaindata_json_key(&j, ngx_http_chaindata_reason(status));
-    ngx_http_chaindata_json_key(&j, "message");
-    ngx_http_chaindata_json_key(&j, message);
-
-    if (yajl_gen_map_close(j.gen) != yajl_gen_status_ok) {
-        j.failed = 1;
-    }
-
-    if (ngx_http_chaindata_json_done(&j, &body) != NGX_OK) {
-        return NGX_HTTP_INTERNAL_SERVER_ERROR;
-    }
-
-    return ngx_http_chaindata_send_json(r, status, &body, NULL,
-                                        NGX_HTTP_CHAINDATA_CACHE_NONE);
+    return ngx_http_chaindata_send_json_done(r, &j, status,
+                                             NGX_HTTP_CHAINDATA_CACHE_NONE);
 }
 
 
@@ -455,10 +230,72 @@ ngx_http_chaindata_send_unavailable(ngx_http_request_t *r)
 }
 
 
+/*
+ * The bodies in flight take this worker's chaindata_body_budget (README,
+ * "Operations", memory); one of them ends soon.
+ */
+
+static ngx_int_t
+ngx_http_chaindata_send_busy(ngx_http_request_t *r)
+{
+    ngx_str_t  retry = ngx_string("1");
+
+    if (ngx_http_chaindata_add_header(r, "Retry-After", &retry) != NGX_OK) {
+        return NGX_HTTP_INTERNAL_SERVER_ERROR;
+    }
+
+    return ngx_http_chaindata_send_error(r, NGX_HTTP_SERVICE_UNAVAILABLE,
+               NULL, "the server is busy sending other replies, retry in a "
+               "moment");
+}
+
+
+/*
+ * Whether nginx's gzip filter would compress a 200 to this request, as
+ * far as the request tells (Accept-Encoding, gzip_http_version,
+ * gzip_proxied, gzip_disable); "gzip on" is the filter's own to know.
+ */
+
+static ngx_uint_t
+ngx_http_chaindata_gzip_accepted(ngx_http_request_t *r)
+{
+#if (NGX_HTTP_GZIP)
+    return ngx_http_gzip_ok(r) == NGX_OK;
+#else
+    return 0;
+#endif
+}
+
+
+/*
+ * A 304 carries the ETag the 200 would have carried.  nginx's gzip
+ * filter weakens the ETag of what it compresses (W/"tag"), so a 304 is
+ * W/"tag" when the client names W/"tag" (it holds a compressed copy) and
+ * would be sent one again; otherwise the ETag as it is (README,
+ * "Conditionals").
+ */
+
 ngx_int_t
 ngx_http_chaindata_send_not_modified(ngx_http_request_t *r, ngx_str_t *etag,
-    const char *cache_control)
+    ngx_http_chaindata_match_e match, const char *cache_control)
 {
+    ngx_str_t  weak;
+
+    if (match == NGX_HTTP_CHAINDATA_MATCH_WEAK && etag->len
+        && ngx_http_chaindata_gzip_accepted(r))
+    {
+        weak.len = 2 + etag->len;
+        weak.data = ngx_pnalloc(r->pool, weak.len);
+        if (weak.data == NULL) {
+            return NGX_HTTP_INTERNAL_SERVER_ERROR;
+        }
+
+        ngx_memcpy(ngx_cpymem(weak.data, "W/", 2), etag->data, etag->len);
+        etag = &weak;
+    }
+
+    r->disable_not_modified = 1;
+
     r->headers_out.status = NGX_HTTP_NOT_MODIFIED;
     r->headers_out.content_length_n = -1;
     r->header_only = 1;
@@ -484,13 +321,32 @@ ngx_http_chaindata_send_redirect(ngx_http_request_t *r, ngx_str_t *location)
 }
 
 
-/* any redirect status; the caller makes *location safe for a header */
+/*
+ * Any redirect status; the caller makes *location safe for a header.  A
+ * relative Location never begins with two slashes, or a slash and a
+ * backslash, which clients read as another host: a path "//host/..." (as
+ * nginx passes it with merge_slashes off) or "/\host/..." (browsers take
+ * a backslash for a slash).  The slashes and backslashes it begins with
+ * become one slash.
+ */
 
 ngx_int_t
 ngx_http_chaindata_send_location(ngx_http_request_t *r, ngx_uint_t status,
     ngx_str_t *location, const char *cache_control)
 {
-    if (ngx_http_chaindata_add_header(r, "Location", location) != NGX_OK) {
+    ngx_str_t  safe;
+
+    safe = *location;
+
+    while (safe.len > 1 && safe.data[0] == '/'
+           && (safe.data[1] == '/' || safe.data[1] == '\\'))
+    {
+        safe.data++;
+        safe.len--;
+        safe.data[0] = '/';
+    }
+
+    if (ngx_http_chaindata_add_header(r, "Location", &safe) != NGX_OK) {
         return NGX_HTTP_INTERNAL_SERVER_ERROR;
     }
 
@@ -527,65 +383,306 @@ ngx_http_chaindata_send_not_allowed(ngx_http_request_t *r)
 
 
 /*
- * If-None-Match: "*", or a comma-separated list of entity tags, weak
- * (W/"...") or strong; the weak comparison applies (RFC 9110, 13.1.2).
+ * The answer to a request target the route's parser refused: a path of
+ * another shape is a 404, a bad path parameter or query a 400 with the
+ * upstream validation message.
  */
 
 ngx_int_t
-ngx_http_chaindata_etag_matches(ngx_http_request_t *r, ngx_str_t *etag)
+ngx_http_chaindata_send_bad_target(ngx_http_request_t *r,
+    const ngx_http_chaindata_route_t *route, chaindata_target_e target,
+    chaindata_query_t *query)
 {
-    u_char           *p, *end, *start;
-    ngx_table_elt_t  *h;
+    switch (target) {
 
-    /* nginx 1.23 chains repeated headers, 1.22 keeps the first */
-#if (nginx_version >= 1023000)
-    for (h = r->headers_in.if_none_match; h; h = h->next) {
-#else
-    for (h = r->headers_in.if_none_match; h; h = NULL) {
-#endif
-        p = h->value.data;
-        end = p + h->value.len;
+    case CHAINDATA_TARGET_NO_ROUTE:
+        return ngx_http_chaindata_send_error(r, NGX_HTTP_NOT_FOUND, NULL,
+                                             route->no_route);
 
-        while (p < end) {
-            while (p < end && (*p == ' ' || *p == '\t' || *p == ',')) {
-                p++;
-            }
+    case CHAINDATA_TARGET_BAD_PARAM:
+        return ngx_http_chaindata_send_error(r, NGX_HTTP_BAD_REQUEST,
+                                             route->code, route->invalid);
 
-            if (p == end) {
-                break;
-            }
+    case CHAINDATA_TARGET_BAD_QUERY:
+        return ngx_http_chaindata_send_error(r, NGX_HTTP_BAD_REQUEST,
+                   route->code, ngx_http_chaindata_query_message(r, query));
 
-            if (*p == '*') {
-                return 1;
-            }
+    default:
+        return NGX_HTTP_INTERNAL_SERVER_ERROR;
+    }
+}
 
-            if (end - p > 2 && p[0] == 'W' && p[1] == '/') {
-                p += 2;
-            }
 
-            start = p;
+/*
+ * The body of a 200, unless the request is HEAD: its length is all the
+ * headers need, and nothing is copied.  NGX_BUSY: chaindata_body_budget
+ * has no room for it now.
+ */
 
-            if (p < end && *p == '"') {
-                for (p++; p < end && *p != '"'; p++) { /* void */ }
+static ngx_int_t
+ngx_http_chaindata_reply_body(ngx_http_request_t *r,
+    const ngx_http_chaindata_route_t *route, void *ctx,
+    ngx_http_chaindata_reply_t *reply)
+{
+    u_char     *p;
+    ngx_int_t   rc;
 
-                if (p < end) {
-                    p++;
-                }
-            }
+    if (route->size(r, ctx, reply) != NGX_OK) {
+        return NGX_ERROR;
+    }
 
-            if ((size_t) (p - start) == etag->len
-                && ngx_strncmp(start, etag->data, etag->len) == 0)
-            {
-                return 1;
-            }
+    if (r->header_only || (r == r->main && r->method == NGX_HTTP_HEAD)) {
+        ngx_log_debug1(NGX_LOG_DEBUG_HTTP, r->connection->log, 0,
+                       "chaindata: HEAD, a body of %uz bytes not made",
+                       reply->body.len);
+        return NGX_OK;
+    }
 
-            while (p < end && *p != ',') {
-                p++;
-            }
+    rc = ngx_http_chaindata_budget_take(r, reply->body.len);
+    if (rc != NGX_OK) {
+        return rc;
+    }
+
+    reply->body.data = ngx_pnalloc(r->pool, reply->body.len);
+    if (reply->body.data == NULL) {
+        return NGX_ERROR;
+    }
+
+    p = route->write(ctx, reply->body.data);
+
+    if ((size_t) (p - reply->body.data) != reply->body.len) {
+        ngx_log_error(NGX_LOG_ALERT, r->connection->log, 0,
+                      "chaindata: a body of %uz bytes was written in %uz",
+                      reply->body.len, (size_t) (p - reply->body.data));
+        return NGX_ERROR;
+    }
+
+    return NGX_OK;
+}
+
+
+/*
+ * What the index says, in the read transaction: the status, and the body
+ * of a 200.  If-Match before If-None-Match (RFC 9110, 13.2.2); both only
+ * where a 200 would be.
+ */
+
+static ngx_int_t
+ngx_http_chaindata_read_reply(ngx_http_request_t *r,
+    const ngx_http_chaindata_route_t *route, void *ctx,
+    ngx_http_chaindata_reply_t *reply)
+{
+    ngx_int_t  rc;
+
+    if (route->lookup(r, ctx, reply) != NGX_OK) {
+        return NGX_ERROR;
+    }
+
+    if (reply->status != NGX_HTTP_OK) {
+        return NGX_OK;
+    }
+
+    if (!ngx_http_chaindata_if_match(r, &reply->etag)) {
+        reply->status = NGX_HTTP_PRECONDITION_FAILED;
+        return NGX_OK;
+    }
+
+    if (reply->etag.len) {
+        reply->match = ngx_http_chaindata_if_none_match(r, &reply->etag);
+
+        if (reply->match != NGX_HTTP_CHAINDATA_NO_MATCH) {
+            reply->status = NGX_HTTP_NOT_MODIFIED;
+            return NGX_OK;
         }
     }
 
-    return 0;
+    rc = ngx_http_chaindata_reply_body(r, route, ctx, reply);
+
+    if (rc == NGX_BUSY) {
+        reply->status = NGX_HTTP_SERVICE_UNAVAILABLE;
+        return NGX_OK;
+    }
+
+    return rc;
+}
+
+
+/*
+ * The one way a route reads the index: the read transaction always ends
+ * before anything is sent.  An index that cannot be read now is a 503
+ * (ngx_http_chaindata_store_begin() logs why), and so is a body the
+ * budget has no room for.
+ */
+
+ngx_int_t
+ngx_http_chaindata_read_and_reply(ngx_http_request_t *r,
+    const ngx_http_chaindata_route_t *route, void *ctx)
+{
+    ngx_int_t                   rc;
+    ngx_http_chaindata_reply_t  reply;
+
+    if (ngx_http_chaindata_store_begin(r->connection->log) != NGX_OK) {
+        return ngx_http_chaindata_send_unavailable(r);
+    }
+
+    ngx_memzero(&reply, sizeof(ngx_http_chaindata_reply_t));
+
+    rc = ngx_http_chaindata_read_reply(r, route, ctx, &reply);
+
+    ngx_http_chaindata_store_end();
+
+    if (rc == NGX_OK) {
+        switch (reply.status) {
+
+        case NGX_HTTP_OK:
+            return ngx_http_chaindata_send_json(r, NGX_HTTP_OK, &reply.body,
+                                                &reply.etag,
+                                                route->cache_control);
+
+        case NGX_HTTP_NOT_MODIFIED:
+            return ngx_http_chaindata_send_not_modified(r, &reply.etag,
+                                                        reply.match,
+                                                        route->cache_control);
+
+        case NGX_HTTP_PRECONDITION_FAILED:
+            return ngx_http_chaindata_send_status(r, reply.status);
+
+        case NGX_HTTP_NOT_FOUND:
+            return ngx_http_chaindata_send_error(r, NGX_HTTP_NOT_FOUND, NULL,
+                                                 route->not_found);
+
+        case NGX_HTTP_SERVICE_UNAVAILABLE:
+            return ngx_http_chaindata_send_busy(r);
+        }
+    }
+
+    return ngx_http_chaindata_send_error(r, NGX_HTTP_INTERNAL_SERVER_ERROR,
+                                         NULL, route->unreadable);
+}
+
+
+/*
+ * For a request answered otherwise (the redirect of a transaction id
+ * without "0x"): a 304 when its If-None-Match names the ETag the route's
+ * lookup gives, as the route itself would answer; NGX_DECLINED when it
+ * does not, or when that cannot be told (nothing stored, the index
+ * unreadable now).
+ */
+
+ngx_int_t
+ngx_http_chaindata_not_modified_as(ngx_http_request_t *r,
+    const ngx_http_chaindata_route_t *route, void *ctx)
+{
+    ngx_int_t                   rc;
+    ngx_http_chaindata_reply_t  reply;
+
+    if (r->headers_in.if_none_match == NULL
+        || ngx_http_chaindata_store_begin(r->connection->log) != NGX_OK)
+    {
+        return NGX_DECLINED;
+    }
+
+    ngx_memzero(&reply, sizeof(ngx_http_chaindata_reply_t));
+
+    rc = route->lookup(r, ctx, &reply);
+
+    ngx_http_chaindata_store_end();
+
+    if (rc != NGX_OK || reply.status != NGX_HTTP_OK || reply.etag.len == 0) {
+        return NGX_DECLINED;
+    }
+
+    reply.match = ngx_http_chaindata_if_none_match(r, &reply.etag);
+
+    if (reply.match == NGX_HTTP_CHAINDATA_NO_MATCH) {
+        return NGX_DECLINED;
+    }
+
+    return ngx_http_chaindata_send_not_modified(r, &reply.etag, reply.match,
+                                                route->cache_control);
+}
+
+
+void
+ngx_http_chaindata_log_damaged(ngx_log_t *log, chaindata_dbi_e db,
+    const u_char *data, size_t size)
+{
+    ngx_log_error(NGX_LOG_ALERT, log, 0,
+                  "chaindata: a \"%s\" record is damaged "
+                  "(format %d, %uz bytes)",
+                  chaindata_db_names[db], size ? *data : -1, size);
+}
+
+
+ngx_int_t
+ngx_http_chaindata_read_entries(ngx_http_request_t *r, chaindata_dbi_e db,
+    u_char *list, size_t list_len, uint32_t count, const char *what,
+    uint64_t offset, uint64_t limit, MDB_val *entries, ngx_uint_t *n)
+{
+    size_t      key_len;
+    ngx_uint_t  got;
+    u_char      key[CHAINDATA_LIST_ENTRY_KEY_MAX];
+
+    *n = 0;
+
+    if (offset >= count) {
+        return NGX_OK;
+    }
+
+    *n = (ngx_uint_t) ngx_min(limit, count - offset);
+
+    key_len = chaindata_list_entry_key(key, list, list_len,
+                                       (uint32_t) offset);
+
+    if (ngx_http_chaindata_store_range(r->connection->log, db, list,
+                                       list_len, key, key_len, entries, *n,
+                                       &got)
+        != NGX_OK)
+    {
+        return NGX_ERROR;
+    }
+
+    if (got != *n) {
+        ngx_log_error(NGX_LOG_ALERT, r->connection->log, 0,
+                      "chaindata: %s counts %uD entries but \"%s\" holds "
+                      "fewer", what, count, chaindata_db_names[db]);
+        return NGX_ERROR;
+    }
+
+    return NGX_OK;
+}
+
+
+size_t
+ngx_http_chaindata_entries_len(MDB_val *entries, ngx_uint_t n)
+{
+    size_t      len;
+    ngx_uint_t  i;
+
+    len = n ? n - 1 : 0;
+
+    for (i = 0; i < n; i++) {
+        len += entries[i].mv_size;
+    }
+
+    return len;
+}
+
+
+u_char *
+ngx_http_chaindata_join_entries(u_char *p, MDB_val *entries, ngx_uint_t n)
+{
+    ngx_uint_t  i;
+
+    for (i = 0; i < n; i++) {
+        if (i) {
+            *p++ = ',';
+        }
+
+        p = ngx_cpymem(p, entries[i].mv_data, entries[i].mv_size);
+    }
+
+    return p;
 }
 
 

@@ -18,59 +18,6 @@
 #include "ngx_http_chaindata_store.h"
 
 
-static ngx_int_t
-ngx_http_chaindata_status_send(ngx_http_request_t *r, ngx_str_t *body,
-    ngx_uint_t prometheus)
-{
-    ngx_int_t     rc;
-    ngx_buf_t    *b;
-    ngx_str_t     no_store = ngx_string("no-store");
-    ngx_chain_t   out;
-
-    r->headers_out.status = NGX_HTTP_OK;
-    r->headers_out.content_length_n = body->len;
-
-    if (prometheus) {
-        ngx_str_set(&r->headers_out.content_type,
-                    "text/plain; version=0.0.4; charset=utf-8");
-        r->headers_out.content_type_len = sizeof("text/plain") - 1;
-
-    } else {
-        ngx_str_set(&r->headers_out.content_type,
-                    "application/json; charset=utf-8");
-        r->headers_out.content_type_len = sizeof("application/json") - 1;
-    }
-
-    if (ngx_http_chaindata_add_header(r, "Cache-Control", &no_store)
-        != NGX_OK)
-    {
-        return NGX_HTTP_INTERNAL_SERVER_ERROR;
-    }
-
-    rc = ngx_http_send_header(r);
-
-    if (rc == NGX_ERROR || rc > NGX_OK || r->header_only) {
-        return rc;
-    }
-
-    b = ngx_calloc_buf(r->pool);
-    if (b == NULL) {
-        return NGX_ERROR;
-    }
-
-    b->pos = body->data;
-    b->last = body->data + body->len;
-    b->memory = 1;
-    b->last_buf = (r == r->main) ? 1 : 0;
-    b->last_in_chain = 1;
-
-    out.buf = b;
-    out.next = NULL;
-
-    return ngx_http_output_filter(r, &out);
-}
-
-
 ngx_int_t
 ngx_http_chaindata_status_handler(ngx_http_request_t *r)
 {
@@ -125,5 +72,8 @@ ngx_http_chaindata_status_handler(ngx_http_request_t *r)
     ngx_memcpy(body.data, text, body.len);
     free(text);
 
-    return ngx_http_chaindata_status_send(r, &body, prometheus);
+    return ngx_http_chaindata_send_body(r, NGX_HTTP_OK, &body, NULL,
+               NGX_HTTP_CHAINDATA_CACHE_NONE,
+               prometheus ? "text/plain; version=0.0.4; charset=utf-8"
+                          : NGX_HTTP_CHAINDATA_CONTENT_TYPE);
 }

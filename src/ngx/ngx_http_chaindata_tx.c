@@ -1,7 +1,7 @@
 
 /*
  * chaindata: GET {prefix}/{tx_id}, a Stacks transaction with one page of
- * its events (upstream-behaviour.md, section 1).
+ * its events (README, chaindata_tx).
  */
 
 
@@ -10,21 +10,45 @@
 #include <ngx_http.h>
 
 #include "chaindata_codec.h"
-#include "ngx_http_chaindata_module.h"
 #include "chaindata_paths.h"
+#include "ngx_http_chaindata_module.h"
 #include "ngx_http_chaindata_reply.h"
 #include "ngx_http_chaindata_store.h"
 
 
-#define NGX_HTTP_CHAINDATA_TX_PATTERN                                        \
-    "params/tx_id must match pattern \"^(0x)?[a-fA-F0-9]{64}$\""
-
-
+/*
+ * What the read callbacks share: the page of events read and the bytes
+ * [hs, he) of the document left out (function_args), in the map.
+ */
 typedef struct {
-    ngx_uint_t   status;
-    ngx_str_t    body;
-    ngx_str_t    etag;
-} ngx_http_chaindata_tx_reply_t;
+    chaindata_tx_params_t  q;
+    chaindata_txh_t        h;
+    MDB_val                events[CHAINDATA_EVENT_LIMIT_MAX];
+    ngx_uint_t             n;
+    size_t                 at;
+    size_t                 hs;
+    size_t                 he;
+} ngx_http_chaindata_tx_t;
+
+
+static ngx_int_t ngx_http_chaindata_tx_lookup(ngx_http_request_t *r,
+    void *ctx, ngx_http_chaindata_reply_t *reply);
+static ngx_int_t ngx_http_chaindata_tx_size(ngx_http_request_t *r,
+    void *ctx, ngx_http_chaindata_reply_t *reply);
+static u_char *ngx_http_chaindata_tx_write(void *ctx, u_char *p);
+
+
+static ngx_http_chaindata_route_t  ngx_http_chaindata_tx_route = {
+    ngx_http_chaindata_tx_lookup,
+    ngx_http_chaindata_tx_size,
+    ngx_http_chaindata_tx_write,
+    "FST_ERR_VALIDATION",
+    "params/tx_id must match pattern \"^(0x)?[a-fA-F0-9]{64}$\"",
+    NULL,
+    "could not find transaction by ID",
+    "the transaction could not be read from the index",
+    NGX_HTTP_CHAINDATA_CACHE_PUBLIC
+};
 
 
 static ngx_int_t
@@ -122,99 +146,17 @@ ngx_http_chaindata_copy_except(u_char *p, const u_char *doc, size_t from,
 }
 
 
-/*
- * Reads the events page and writes the body into the pool: nothing may
- * point into the map once the read transaction is reset.
- */
-
 static ngx_int_t
-ngx_http_chaindata_tx_body(ngx_http_request_t *r,
-    chaindata_txh_t *h, chaindata_tx_params_t *q,
-    ngx_str_t *body)
+ngx_http_chaindata_tx_lookup(ngx_http_request_t *r, void *ctx,
+    ngx_http_chaindata_reply_t *reply)
 {
-    u_char      *p;
-    size_t       size, at, hs, he;
-    MDB_val      events[CHAINDATA_EVENT_LIMIT_MAX];
-    ngx_uint_t   i, n, got;
-    u_char       key[CHAINDATA_EVENT_KEY_LEN];
+    ngx_http_chaindata_tx_t  *tx = ctx;
 
-    n = 0;
+    ngx_int_t  rc;
+    MDB_val    val;
 
-    if (q->offset < h->event_count) {
-        n = (ngx_uint_t) ngx_min(q->limit, h->event_count - q->offset);
-
-        chaindata_event_key(key, q->txid, (uint32_t) q->offset);
-
-        if (ngx_http_chaindata_store_range(r->connection->log,
-                                           CHAINDATA_DBI_TX_EVENT,
-                                           q->txid, sizeof(q->txid),
-                                           key, sizeof(key), events, n, &got)
-            != NGX_OK)
-        {
-            return NGX_ERROR;
-        }
-
-        if (got != n) {
-            ngx_log_error(NGX_LOG_ALERT, r->connection->log, 0,
-                          "chaindata: transaction record lists %uD events "
-                          "but the index holds fewer", h->event_count);
-            return NGX_ERROR;
-        }
-    }
-
-    hs = 0;
-    he = 0;
-
-    if (q->exclude_fargs && (h->flags & CHAINDATA_TXH_FARGS)) {
-        hs = h->fargs_start;
-        he = h->fargs_start + h->fargs_len;
-    }
-
-    at = (h->flags & CHAINDATA_TXH_EVENTS) ? h->events_at
-                                                   : h->doc_len;
-
-    size = h->doc_len - (he - hs) + (n ? n - 1 : 0);
-
-    for (i = 0; i < n; i++) {
-        size += events[i].mv_size;
-    }
-
-    body->data = ngx_pnalloc(r->pool, size);
-    if (body->data == NULL) {
-        return NGX_ERROR;
-    }
-
-    p = ngx_http_chaindata_copy_except(body->data, h->doc, 0, at, hs, he);
-
-    for (i = 0; i < n; i++) {
-        if (i) {
-            *p++ = ',';
-        }
-
-        p = ngx_cpymem(p, events[i].mv_data, events[i].mv_size);
-    }
-
-    p = ngx_http_chaindata_copy_except(p, h->doc, at, h->doc_len, hs, he);
-
-    body->len = p - body->data;
-
-    return NGX_OK;
-}
-
-
-/* everything that needs the read transaction; the reply is in the pool */
-
-static ngx_int_t
-ngx_http_chaindata_tx_read(ngx_http_request_t *r,
-    chaindata_tx_params_t *q, ngx_http_chaindata_tx_reply_t *reply)
-{
-    ngx_int_t        rc;
-    MDB_val          val;
-    chaindata_txh_t  h;
-
-    rc = ngx_http_chaindata_store_get(r->connection->log,
-                                      CHAINDATA_DBI_TX,
-                                      q->txid, sizeof(q->txid), &val);
+    rc = ngx_http_chaindata_store_get(r->connection->log, CHAINDATA_DBI_TX,
+                                      tx->q.txid, sizeof(tx->q.txid), &val);
 
     if (rc == NGX_DECLINED) {
         reply->status = NGX_HTTP_NOT_FOUND;
@@ -225,41 +167,124 @@ ngx_http_chaindata_tx_read(ngx_http_request_t *r,
         return NGX_ERROR;
     }
 
-    if (chaindata_txh_decode(&h, val.mv_data, val.mv_size) != 0) {
-        ngx_log_error(NGX_LOG_ALERT, r->connection->log, 0,
-                      "chaindata: a transaction record is damaged "
-                      "(format %d, %uz bytes)",
-                      val.mv_size ? *(u_char *) val.mv_data : -1,
-                      val.mv_size);
-        return NGX_ERROR;
-    }
-
-    if (ngx_http_chaindata_tx_etag(r, &h, q, &reply->etag) != NGX_OK) {
-        return NGX_ERROR;
-    }
-
-    if (ngx_http_chaindata_etag_matches(r, &reply->etag)) {
-        reply->status = NGX_HTTP_NOT_MODIFIED;
-        return NGX_OK;
-    }
-
-    if (ngx_http_chaindata_tx_body(r, &h, q, &reply->body) != NGX_OK) {
+    if (chaindata_txh_decode(&tx->h, val.mv_data, val.mv_size) != 0) {
+        ngx_http_chaindata_log_damaged(r->connection->log, CHAINDATA_DBI_TX,
+                                       val.mv_data, val.mv_size);
         return NGX_ERROR;
     }
 
     reply->status = NGX_HTTP_OK;
 
+    return ngx_http_chaindata_tx_etag(r, &tx->h, &tx->q, &reply->etag);
+}
+
+
+/* the page of events, and the length of the document served with it */
+
+static ngx_int_t
+ngx_http_chaindata_tx_size(ngx_http_request_t *r, void *ctx,
+    ngx_http_chaindata_reply_t *reply)
+{
+    ngx_http_chaindata_tx_t  *tx = ctx;
+
+    chaindata_txh_t        *h;
+    chaindata_tx_params_t  *q;
+
+    h = &tx->h;
+    q = &tx->q;
+
+    if (ngx_http_chaindata_read_entries(r, CHAINDATA_DBI_TX_EVENT, q->txid,
+                                        sizeof(q->txid), h->event_count,
+                                        "a transaction record", q->offset,
+                                        q->limit, tx->events, &tx->n)
+        != NGX_OK)
+    {
+        return NGX_ERROR;
+    }
+
+    tx->hs = 0;
+    tx->he = 0;
+
+    if (q->exclude_fargs && (h->flags & CHAINDATA_TXH_FARGS)) {
+        tx->hs = h->fargs_start;
+        tx->he = h->fargs_start + h->fargs_len;
+    }
+
+    tx->at = (h->flags & CHAINDATA_TXH_EVENTS) ? h->events_at : h->doc_len;
+
+    reply->body.len = h->doc_len - (tx->he - tx->hs)
+                      + ngx_http_chaindata_entries_len(tx->events, tx->n);
+
     return NGX_OK;
+}
+
+
+/* the document with the page of events put in, copied out of the map */
+
+static u_char *
+ngx_http_chaindata_tx_write(void *ctx, u_char *p)
+{
+    ngx_http_chaindata_tx_t  *tx = ctx;
+
+    chaindata_txh_t  *h;
+
+    h = &tx->h;
+
+    p = ngx_http_chaindata_copy_except(p, h->doc, 0, tx->at, tx->hs, tx->he);
+    p = ngx_http_chaindata_join_entries(p, tx->events, tx->n);
+
+    return ngx_http_chaindata_copy_except(p, h->doc, tx->at, h->doc_len,
+                                          tx->hs, tx->he);
+}
+
+
+/*
+ * An id without "0x": a 302 to the same path with it, unless the request
+ * is conditional and its If-None-Match names the ETag of the document
+ * that path serves for the same query (upstream evaluates the conditional
+ * first): then the 304 that path would answer.
+ */
+
+static ngx_int_t
+ngx_http_chaindata_tx_redirect(ngx_http_request_t *r,
+    ngx_http_chaindata_tx_t *tx, chaindata_query_t *query)
+{
+    u_char            target[2 + CHAINDATA_TXID_HEX_LEN];
+    ngx_int_t         rc;
+    chaindata_span_t  id;
+
+    id = tx->q.id;
+
+    if (r->headers_in.if_none_match && id.len == CHAINDATA_TXID_HEX_LEN) {
+
+        /* the target of the redirect, for its page */
+        ngx_memcpy(ngx_cpymem(target, "0x", 2), id.data, id.len);
+
+        if (chaindata_tx_target(target, sizeof(target), query, &tx->q)
+            == CHAINDATA_TARGET_OK)
+        {
+            rc = ngx_http_chaindata_not_modified_as(r,
+                     &ngx_http_chaindata_tx_route, tx);
+
+            if (rc != NGX_DECLINED) {
+                return rc;
+            }
+        }
+    }
+
+    return ngx_http_chaindata_tx_add_prefix(r, &id);
 }
 
 
 ngx_int_t
 ngx_http_chaindata_tx_handler(ngx_http_request_t *r)
 {
-    ngx_int_t                      rc;
-    chaindata_query_t              query;
-    chaindata_tx_params_t          q;
-    ngx_http_chaindata_tx_reply_t  reply;
+    ngx_int_t                rc;
+    chaindata_query_t        query;
+    chaindata_target_e       target;
+    ngx_http_chaindata_tx_t  tx;
+
+    ngx_memzero(&tx, sizeof(ngx_http_chaindata_tx_t));
 
     if (!ngx_http_chaindata_method_allowed(r)) {
         return ngx_http_chaindata_send_not_allowed(r);
@@ -274,61 +299,18 @@ ngx_http_chaindata_tx_handler(ngx_http_request_t *r)
         return NGX_HTTP_INTERNAL_SERVER_ERROR;
     }
 
-    ngx_memzero(&q, sizeof(q));
+    target = chaindata_tx_target(r->uri.data, r->uri.len, &query, &tx.q);
 
-    switch (chaindata_tx_target(r->uri.data, r->uri.len, &query,
-                                &q))
-    {
-    case CHAINDATA_TARGET_OK:
-        break;
-
-    case CHAINDATA_TARGET_BAD_PARAM:
-        return ngx_http_chaindata_send_error(r, NGX_HTTP_BAD_REQUEST,
-                                             "FST_ERR_VALIDATION",
-                                             NGX_HTTP_CHAINDATA_TX_PATTERN);
-
-    case CHAINDATA_TARGET_ADD_PREFIX:
-        return ngx_http_chaindata_tx_add_prefix(r, &q.id);
-
-    case CHAINDATA_TARGET_BAD_QUERY:
-        return ngx_http_chaindata_send_error(r, NGX_HTTP_BAD_REQUEST,
-                   "FST_ERR_VALIDATION",
-                   ngx_http_chaindata_query_message(r, &query));
-
-    default:
-        return NGX_HTTP_INTERNAL_SERVER_ERROR;
+    if (target == CHAINDATA_TARGET_ADD_PREFIX) {
+        return ngx_http_chaindata_tx_redirect(r, &tx, &query);
     }
 
-    if (ngx_http_chaindata_store_begin(r->connection->log) != NGX_OK) {
-        return ngx_http_chaindata_send_unavailable(r);
+    if (target != CHAINDATA_TARGET_OK) {
+        return ngx_http_chaindata_send_bad_target(r,
+                                                  &ngx_http_chaindata_tx_route,
+                                                  target, &query);
     }
 
-    ngx_memzero(&reply, sizeof(reply));
-
-    rc = ngx_http_chaindata_tx_read(r, &q, &reply);
-
-    ngx_http_chaindata_store_end();
-
-    if (rc != NGX_OK) {
-        return ngx_http_chaindata_send_error(r,
-                   NGX_HTTP_INTERNAL_SERVER_ERROR, NULL,
-                   "the transaction could not be read from the index");
-    }
-
-    switch (reply.status) {
-
-    case NGX_HTTP_NOT_FOUND:
-        return ngx_http_chaindata_send_error(r, NGX_HTTP_NOT_FOUND, NULL,
-                                             "could not find transaction "
-                                             "by ID");
-
-    case NGX_HTTP_NOT_MODIFIED:
-        return ngx_http_chaindata_send_not_modified(r, &reply.etag,
-                   NGX_HTTP_CHAINDATA_CACHE_PUBLIC);
-
-    default:
-        return ngx_http_chaindata_send_json(r, NGX_HTTP_OK, &reply.body,
-                                            &reply.etag,
-                                            NGX_HTTP_CHAINDATA_CACHE_PUBLIC);
-    }
+    return ngx_http_chaindata_read_and_reply(r, &ngx_http_chaindata_tx_route,
+                                             &tx);
 }

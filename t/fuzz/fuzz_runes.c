@@ -3,7 +3,7 @@
  * libFuzzer target: the rune routes' request targets (the first byte picks
  * activity or balances, the rest is "path?query"):
  * chaindata_page_target with the route's path shape, the tx id
- * or address key, offset and limit.
+ * or address key, offset and limit, and the offset echoed.
  */
 
 
@@ -20,10 +20,11 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     int                      balances;
-    size_t                   path_len, args_len, i, n;
-    uint64_t                 v;
+    char                     text[CHAINDATA_JS_TEXT_LEN], *end;
+    size_t                   path_len, args_len, n;
+    double                   d;
     const char              *last;
-    unsigned char           *buf;
+    unsigned char           *buf, echo[CHAINDATA_JS_TEXT_LEN];
     const unsigned char     *args, *qm;
     chaindata_span_t         seg;
     chaindata_query_t        q;
@@ -83,23 +84,27 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         }
 
-        /* the offset echoed: digits, no leading zero, the value parsed */
+        /*
+         * the offset echoed as JavaScript writes a whole number: digits
+         * without a leading zero, or "D.DDDe+NN", reading back as the
+         * offset (saturated)
+         */
         if (p.offset_text.len == 0
+            || p.offset_text.len >= sizeof(text)
+            || p.offset_text.data[0] < '0' || p.offset_text.data[0] > '9'
             || (p.offset_text.len > 1 && p.offset_text.data[0] == '0'))
         {
             abort();
         }
 
-        for (i = 0; i < p.offset_text.len; i++) {
-            if (p.offset_text.data[i] < '0' || p.offset_text.data[i] > '9') {
-                abort();
-            }
-        }
+        memcpy(text, p.offset_text.data, p.offset_text.len);
+        text[p.offset_text.len] = '\0';
+        d = strtod(text, &end);
 
-        if (chaindata_parse_int(p.offset_text.data,
-                                p.offset_text.len, UINT64_MAX, &v)
-            != CHAINDATA_INT_OK
-            || v != p.offset)
+        if (*end != '\0' || !chaindata_js_is_integer(d)
+            || chaindata_js_to_u64(d) != p.offset
+            || chaindata_js_integer_text(echo, d) != p.offset_text.len
+            || memcmp(echo, text, p.offset_text.len) != 0)
         {
             abort();
         }

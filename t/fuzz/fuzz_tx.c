@@ -131,7 +131,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     rc = chaindata_tx_target(data, path_len, &q, &p);
 
-    /* the id is the path's last segment */
+    /* the id is the path's last segment, one trailing slash ignored */
+    if (path_len && data[path_len - 1] == '/') {
+        path_len--;
+    }
+
     if (p.id.data < data || p.id.data + p.id.len != data + path_len
         || memchr(p.id.data, '/', p.id.len)
         || (p.id.data > data && p.id.data[-1] != '/'))

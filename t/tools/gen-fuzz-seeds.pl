@@ -61,6 +61,9 @@ corpus('tx',
     "/extended/v1/tx/0xZZ",
     "/extended/v1/tx/",
     "/a/b/$id?exclude_function_args=yes",
+    "/extended/v1/tx/$id/?event%5Flimit=+2&event_offset=0x1F",
+    "/extended/v1/tx/$id?event_limit=1.0e1&event_offset=%20%C2%A07%E2%80%A8",
+    "/extended/v1/tx/$bare/?event_limit=0b11&event_offset=0o17&event_limit=1",
 );
 
 # ---------------------------------------------------------------- runes
@@ -87,6 +90,9 @@ corpus('runes',
     "\x01/runes/v1/addresses/\U$addr[-1]\E/balances",
     "\x01/runes/v1/addresses/" . ('1' x 91) . "/balances",
     "\x01/runes/v1/addresses//balances?offset=%31",
+    "\x00/runes/v1/transactions/$rtx/activity?offset=%2B2&limit=.5e1",
+    "\x00/runes/v1/transactions/$rtx/activity?%6Fffset=1e21&limit=Infinity",
+    "\x01/runes/v1/addresses/$addr[0]/balances?offset=0x20000000000001&limit=%09%35",
 );
 
 # ---------------------------------------------------------------- chainhook

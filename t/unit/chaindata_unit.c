@@ -15,6 +15,7 @@
 #include "chaindata_codec.h"
 #include "chaindata_digest.h"
 #include "chaindata_jdoc.h"
+#include "chaindata_jsnum.h"
 #include "chaindata_migration_map.h"
 #include "chaindata_paths.h"
 #include "chaindata_record.h"
@@ -92,32 +93,108 @@ test_digest(void)
 }
 
 
-static void
-test_parse_int(void)
+/* Number(s) as JavaScript makes it; -1 for NaN (and an empty s) */
+
+static int
+js_number(const char *s, double *d)
 {
-    uint64_t  v;
+    return chaindata_js_number((const unsigned char *) s, strlen(s), d);
+}
 
-#define INT(s, cap) chaindata_parse_int((const unsigned char *) s, \
-                                                 strlen(s), cap, &v)
 
-    ok(INT("20", 101) == CHAINDATA_INT_OK && v == 20, "20");
-    ok(INT("-0", 101) == CHAINDATA_INT_OK && v == 0, "-0 is zero");
-    ok(INT("-1", 101) == CHAINDATA_INT_NEGATIVE, "-1 negative");
-    ok(INT("", 101) == CHAINDATA_INT_INVALID, "empty");
-    ok(INT("1.5", 101) == CHAINDATA_INT_INVALID, "1.5");
-    ok(INT("abc", 101) == CHAINDATA_INT_INVALID, "abc");
-    ok(INT("-", 101) == CHAINDATA_INT_INVALID, "lone minus");
-    ok(INT("99999999999999999999", 101) == CHAINDATA_INT_OK
-       && v == 101, "saturates at the cap");
-    ok(INT("99999999999999999999999999", UINT64_MAX)
-       == CHAINDATA_INT_OK && v == UINT64_MAX,
-       "saturates at 2^64-1 without overflow");
-    ok(INT("18446744073709551615", UINT64_MAX) == CHAINDATA_INT_OK
-       && v == UINT64_MAX, "2^64-1 exactly");
-    ok(INT("-99999999999999999999", 101)
-       == CHAINDATA_INT_NEGATIVE, "huge negative");
+static void
+test_js_number(void)
+{
+    size_t  i;
+    double  d;
 
-#undef INT
+    static const struct {
+        const char  *in;
+        double       out;
+    } good[] = {
+        { "20", 20 }, { "+2", 2 }, { "-7", -7 }, { "0x10", 16 },
+        { "0X1f", 31 }, { "0o17", 15 }, { "0B101", 5 }, { "1.0", 1 },
+        { "1e1", 10 }, { "1E+1", 10 }, { "5.", 5 }, { ".5e1", 5 },
+        { "007", 7 }, { "0e5", 0 }, { " 5", 5 }, { "\t5\n\v\f\r", 5 },
+        { "\xc2\xa0" "5" "\xe3\x80\x80\xef\xbb\xbf", 5 },
+        { "\xe2\x80\xa8" "5" "\xe2\x80\x8a", 5 }, { "1.5", 1.5 },
+        { "1e-400", 0 }, { "1.0000000000000001", 1 },
+        /* to the nearest double, ties to even, however long */
+        { "9007199254740993", 0x1p53 },
+        { "0x20000000000001", 0x1p53 },
+        { "0x20000000000003", 0x1.0000000000002p53 },
+        { "0x2000000000000100000000000000001", 0x1.0000000000001p121 },
+        { "0o777777777777777777777777777777", 0x1p90 },
+        { "0b1111111111111111111111111111111111111111111111111111111111"
+          "111111111111", 0x1p70 },
+    };
+
+    static const char  *nan[] = {
+        "", " ", "\xc2\xa0", "abc", "-", "+", ".", "1e", "e1", "1e+",
+        "-0x10", "+0x10", "0x", "0x1g", "0o8", "0b2", "00x10", "1_000",
+        "1 2", "infinity", "Infinityx", "inf", "nan", "0x1p3", "1,5",
+        "\xe1\xa0\x8e" "5",                 /* U+180E is no space now */
+        "5\xc2",
+    };
+
+    for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+        ok(js_number(good[i].in, &d) == 0 && d == good[i].out,
+           good[i].in);
+    }
+
+    for (i = 0; i < sizeof(nan) / sizeof(nan[0]); i++) {
+        ok(js_number(nan[i], &d) == -1, nan[i]);
+    }
+
+    ok(js_number("-0", &d) == 0 && d == 0
+       && chaindata_js_is_integer(d), "-0 is an integer");
+    ok(js_number("-Infinity", &d) == 0 && d < 0
+       && !chaindata_js_is_integer(d), "-Infinity is no integer");
+    ok(js_number("1e400", &d) == 0 && !chaindata_js_is_integer(d),
+       "1e400 is Infinity, no integer");
+    ok(js_number("0x" "ffffffffffffffffffffffffffffffffffffffffffffffff"
+                 "ffffffffffffffffffffffffffffffffffffffffffffffffffff"
+                 "ffffffffffffffffffffffffffffffffffffffffffffffffffff"
+                 "ffffffffffffffffffffffffffffffffffffffffffffffffffff"
+                 "ffffffffffffffffffffffffffffffffffffffffffffffffffff"
+                 "ffffffffffffffffffffffffffffffffffffffffffffffffffff"
+                 "ffffffffffff", &d) == 0
+       && !chaindata_js_is_integer(d), "0x and 1300 bits is Infinity");
+    ok(!chaindata_js_is_integer(1.5) && chaindata_js_is_integer(1e300),
+       "is_integer");
+    ok(chaindata_js_to_u64(-0.0) == 0 && chaindata_js_to_u64(7) == 7
+       && chaindata_js_to_u64(0x1p64) == UINT64_MAX
+       && chaindata_js_to_u64(0x1.fffffffffffffp63)
+          == 0xfffffffffffff800, "to_u64 saturates at 2^64");
+}
+
+
+static void
+test_js_integer_text(void)
+{
+    size_t         i, n;
+    unsigned char  buf[CHAINDATA_JS_TEXT_LEN];
+
+    static const struct {
+        double       in;
+        const char  *out;
+    } cases[] = {
+        { 0, "0" }, { -0.0, "0" }, { 2, "2" }, { 16, "16" },
+        { 4294967296.0, "4294967296" },
+        { 9007199254740993.0, "9007199254740992" },
+        { 18446744073709551615.0, "18446744073709552000" },
+        { 1e20, "100000000000000000000" },
+        { 123456789012345678901.0, "123456789012345680000" },
+        { 1e21, "1e+21" }, { 0x1p70, "1.1805916207174113e+21" },
+        { 123456789012345678901234567890.0, "1.2345678901234568e+29" },
+        { 1.7976931348623157e308, "1.7976931348623157e+308" },
+    };
+
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        n = chaindata_js_integer_text(buf, cases[i].in);
+        ok(n == strlen(cases[i].out) && memcmp(buf, cases[i].out, n) == 0,
+           cases[i].out);
+    }
 }
 
 
@@ -184,15 +261,27 @@ test_txh(void)
 static void
 test_jdoc(void)
 {
-    char                err[256];
-    unsigned char       out[256];
-    chaindata_jv_t     *v;
+    int                 i, found;
+    char                err[256], wide[1024], name[16], *p, *end;
+    unsigned char       out[256], out2[1024];
+    chaindata_jv_t     *v, *m;
     chaindata_arena_t  *a;
     const char  *doc = "{\"b\":1.50,\"a\":[true,false,null,\"x\\u00e9\"],"
                        "\"c\":{}}";
     const char  *want = "{\"b\":1.50,\"a\":[true,false,null,\"x\xc3\xa9\"],"
                         "\"c\":{}}";
     char         deep[200];
+    const char  *sur = "[\"\\ud800\",\"a\\uDC00b\",\"\\ud800\\u00e9\","
+                       "\"\\ud83d\\ude00\",\"\\\\ud800\",\"\\udbff\\udfff\","
+                       "\"\\ud800\\ud800\\n\",{\"\\udc00\":\"\\u00e9\"}]";
+    const char  *sur_want = "[\"\\ud800\",\"a\\udc00b\",\"\\ud800\xc3\xa9\","
+                            "\"\xf0\x9f\x98\x80\",\"\\\\ud800\","
+                            "\"\xf4\x8f\xbf\xbf\",\"\\ud800\\ud800\\n\","
+                            "{\"\\udc00\":\"\xc3\xa9\"}]";
+    const char  *bad_utf8[] = {
+        "\"\xed\xa0\x80\"", "\"\xc0\xaf\"", "[\"\\ud800\",\"\xed\xbf\xbf\"]",
+        "[\"\\ud800\xc0\xaf\"]", "{\"\\ud800\":1,\"\xed\xa0\x80\":2}",
+    };
 
     a = chaindata_arena_create();
 
@@ -208,6 +297,67 @@ test_jdoc(void)
                              "\"a\":2}", 13, err, sizeof(err));
     ok(v == NULL && strstr(err, "duplicate member \"a\"") != NULL,
        "duplicate member refused");
+
+    /* a wide object: its members indexed, found by name, kept in order */
+    p = wide + sprintf(wide, "{");
+
+    for (i = 40; i > 0; i--) {
+        p += sprintf(p, "\"k%d\":%d,", i, i);
+    }
+
+    end = p + sprintf(p, "\"k\":0,\"k4\\u0000\":41}");
+    v = chaindata_jdoc_parse(a, (const unsigned char *) wide,
+                             end - wide, err, sizeof(err));
+    ok(v && v->index && v->n == 42, "a wide object is indexed");
+
+    for (i = 1, found = 0; v && i <= 40; i++) {
+        sprintf(name, "k%d", i);
+        m = chaindata_jv_get(v, name);
+        found += (m && m->len == strlen(name) - 1
+                  && memcmp(m->str, name + 1, m->len) == 0);
+    }
+
+    ok(found == 40, "wide object: every member found by name");
+    ok(v && chaindata_jv_is_integer(chaindata_jv_get(v, "k"))
+       && chaindata_jv_get(v, "k")->str[0] == '0'
+       && chaindata_jv_get(v, "k4")->str[0] == '4'
+       && chaindata_jv_get(v, "k41") == NULL
+       && chaindata_jv_get(v, "k0") == NULL
+       && chaindata_jv_get(v, "") == NULL,
+       "wide object: absent names not found, a NUL in a name kept apart");
+    ok(v && chaindata_jv_size(v) == (size_t) (end - wide)
+       && chaindata_jv_write(out2, v) - out2 == end - wide
+       && memcmp(out2, wide, end - wide) == 0,
+       "wide object: written back in the order given");
+
+    strcpy(end - 1, ",\"k40\":0}");
+    v = chaindata_jdoc_parse(a, (const unsigned char *) wide,
+                             strlen(wide), err, sizeof(err));
+    ok(v == NULL && strstr(err, "duplicate member \"k40\"") != NULL,
+       "wide object: a duplicate found");
+
+    /* lone surrogates kept as given, written as JSON.stringify does */
+    v = chaindata_jdoc_parse(a, (const unsigned char *) sur,
+                             strlen(sur), err, sizeof(err));
+    ok(v && chaindata_jv_size(v) == strlen(sur_want)
+       && chaindata_jv_write(out2, v) - out2 == (long) strlen(sur_want)
+       && memcmp(out2, sur_want, strlen(sur_want)) == 0,
+       "lone surrogates kept, pairs joined, escapes lowercase");
+    v = chaindata_jdoc_parse(a, (const unsigned char *) sur_want,
+                             strlen(sur_want), err, sizeof(err));
+    ok(v && chaindata_jv_write(out2, v) - out2 == (long) strlen(sur_want)
+       && memcmp(out2, sur_want, strlen(sur_want)) == 0,
+       "lone surrogates: what is written reads back the same");
+    ok(v && chaindata_jv_get(v->child->next->next->next->next->next
+                             ->next->next, "\xed\xb0\x80") != NULL,
+       "a member named by a lone surrogate");
+
+    for (i = 0; i < (int) (sizeof(bad_utf8) / sizeof(bad_utf8[0])); i++) {
+        v = chaindata_jdoc_parse(a, (const unsigned char *) bad_utf8[i],
+                                 strlen(bad_utf8[i]), err, sizeof(err));
+        ok(v == NULL && strstr(err, "not valid UTF-8") != NULL,
+           "bytes of a surrogate or an overlong form refused");
+    }
 
     memset(deep, '[', 100);
     memset(deep + 100, ']', 100);
@@ -420,7 +570,7 @@ page(const char *path, const char *args, chaindata_page_params_t *p,
 static void
 test_targets(void)
 {
-    unsigned char            buf[256];
+    unsigned char            buf[256], path[128];
     chaindata_query_t        q;
     chaindata_tx_params_t    tx;
     chaindata_page_params_t  p;
@@ -448,6 +598,35 @@ test_targets(void)
     ok(page(addr, "limit=-0", &p, &q) == CHAINDATA_TARGET_BAD_QUERY
        && q.rc == CHAINDATA_ARG_TOO_SMALL && q.bound == 1,
        "page: limit -0 is below 1");
+    ok(page(addr, "offset=%2B2&limit=1.0", &p, &q)
+       == CHAINDATA_TARGET_OK && p.offset == 2 && p.limit == 1
+       && p.offset_text.len == 1 && p.offset_text.data[0] == '2',
+       "page: +2 and 1.0 are integers, the offset echoed as 2");
+    ok(page(addr, "offset=0x10&limit=%205", &p, &q)
+       == CHAINDATA_TARGET_OK && p.offset == 16 && p.limit == 5
+       && p.offset_text.len == 2 && memcmp(p.offset_text.data, "16", 2) == 0,
+       "page: 0x10 is 16, a leading space is trimmed");
+    ok(page(addr, "offset=1e21&limit=1e1", &p, &q)
+       == CHAINDATA_TARGET_OK && p.offset == UINT64_MAX && p.limit == 10
+       && p.offset_text.len == 5
+       && memcmp(p.offset_text.data, "1e+21", 5) == 0,
+       "page: offset 1e21 echoed as JavaScript writes it");
+    ok(page(addr, "%6F%66fset=3&%6Cimit=4", &p, &q)
+       == CHAINDATA_TARGET_OK && p.offset == 3 && p.limit == 4,
+       "page: parameter names percent-decoded");
+    ok(page(addr, "limit=1&%6Cimit=1", &p, &q)
+       == CHAINDATA_TARGET_BAD_QUERY && q.rc == CHAINDATA_ARG_NOT_INTEGER,
+       "page: a limit given twice under two spellings");
+    ok(page(addr, "limit=Infinity", &p, &q)
+       == CHAINDATA_TARGET_BAD_QUERY && q.rc == CHAINDATA_ARG_NOT_INTEGER,
+       "page: Infinity is no integer");
+    ok(page(addr, "offset=%20", &p, &q)
+       == CHAINDATA_TARGET_BAD_QUERY && q.rc == CHAINDATA_ARG_NOT_INTEGER,
+       "page: an offset of white space only is refused");
+    ok(page(addr, "x=1&limit", &p, &q)
+       == CHAINDATA_TARGET_BAD_QUERY && q.rc == CHAINDATA_ARG_NOT_INTEGER
+       && q.used <= 9,
+       "page: a bare limit is empty, and has room");
     ok(page("/balances", "", &p, &q) == CHAINDATA_TARGET_NO_ROUTE,
        "page: no parameter segment");
     ok(page("/x//balances", "", &p, &q)
@@ -469,10 +648,36 @@ test_targets(void)
        == CHAINDATA_TARGET_BAD_QUERY
        && strcmp(q.name, "unanchored") == 0, "tx: booleans are lowercase");
 
+    chaindata_query_init(&q, (const unsigned char *)
+                         "event%5Flimit=1000", 18, buf);
+    ok(chaindata_tx_target((const unsigned char *) id, strlen(id),
+                           &q, &tx)
+       == CHAINDATA_TARGET_BAD_QUERY
+       && q.rc == CHAINDATA_ARG_TOO_LARGE
+       && strcmp(q.name, "event_limit") == 0,
+       "tx: event%5Flimit is event_limit");
+
+    chaindata_query_init(&q, (const unsigned char *)
+                         "event_offset=+3&event_limit=0x10", 32, buf);
+    ok(chaindata_tx_target((const unsigned char *) id, strlen(id),
+                           &q, &tx)
+       == CHAINDATA_TARGET_OK && tx.offset == 3 && tx.limit == 16,
+       "tx: event_offset +3, event_limit 0x10");
+
     chaindata_query_init(&q, NULL, 0, NULL);
     ok(chaindata_tx_target((const unsigned char *) id,
                            strlen(id) - 1, &q, &tx)
        == CHAINDATA_TARGET_BAD_PARAM, "tx: 63 digits");
+
+    memcpy(path, id, strlen(id));
+    memcpy(path + strlen(id), "//", 3);
+    ok(chaindata_tx_target(path, strlen(id) + 1, &q, &tx)
+       == CHAINDATA_TARGET_OK && tx.id.len == 66,
+       "tx: a trailing slash is ignored");
+    ok(chaindata_tx_target(path, strlen(id) + 2, &q, &tx)
+       == CHAINDATA_TARGET_BAD_PARAM, "tx: two are not");
+    ok(chaindata_tx_target((const unsigned char *) "/", 1, &q, &tx)
+       == CHAINDATA_TARGET_BAD_PARAM, "tx: nor is a slash alone");
 }
 
 
@@ -517,6 +722,92 @@ test_chainhook_paths(void)
 }
 
 
+/* a log line and what its redacted copy must be */
+typedef struct {
+    const char  *line;
+    const char  *want;
+    const char  *name;
+} line_case_t;
+
+
+static const line_case_t  line_cases[] = {
+
+    { " [error] 1#0: *1 open() \"/srv/www/v1/ext/KEY/chainhooks/U/status\""
+      " failed (2: No such file or directory), client: 127.0.0.1, server:"
+      " , request: \"GET /v1/ext/***/chainhooks/U/status HTTP/1.1\"",
+      " [error] 1#0: *1 open() \"/srv/www/v1/ext/***/chainhooks/U/status\""
+      " failed (2: No such file or directory), client: 127.0.0.1, server:"
+      " , request: \"GET /v1/ext/***/chainhooks/U/status HTTP/1.1\"",
+      "log line: a decoded path, the request line already redacted" },
+
+    { " open() \"/w/v1/ext/odd/key?with space%and+plus/chainhooks/U/s\"",
+      " open() \"/w/v1/ext/***/chainhooks/U/s\"",
+      "log line: a decoded key with a slash and a space" },
+
+    { " open() \"/w/v1/ext/KEY\" failed, request: \"GET /v1/ext/KEY?a=1"
+      " HTTP/1.1\"",
+      " open() \"/w/v1/ext/***\" failed, request: \"GET /v1/ext/***"
+      " HTTP/1.1\"",
+      "log line: another shape, up to the quote or the space" },
+
+    { " open() \"/w/V1/%45xt/KEY/other/thing\"",
+      " open() \"/w/V1/%45xt/***/other/thing\"",
+      "log line: another shape, encoded and in capitals" },
+
+    { " upstream: \"http://127.0.0.1:1/p/KEY/%43HAINHOOKS/U/status\"",
+      " upstream: \"http://127.0.0.1:1/p/***/%43HAINHOOKS/U/status\"",
+      "log line: any prefix, the piece before chainhooks" },
+
+    { " GET /hooks/KEY/chainhooks HTTP/1.1",
+      " GET /hooks/***/chainhooks HTTP/1.1",
+      "log line: \"chainhooks\" before a space" },
+
+    { " http uri: \"/chainhooks/x\", \"/v1/ext\"",
+      " http uri: \"/chainhooks/x\", \"/v1/ext\"",
+      "log line: no piece before chainhooks, no key after v1/ext" },
+
+    { " \"/v1/ext/a/chainhooks/b/chainhooks/U/status\" \"/v1/ext//x\"",
+      " \"/v1/ext/***/chainhooks/U/status\" \"/v1/ext/***/x\"",
+      "log line: up to the last chainhooks, an empty key" },
+
+    { "2024/01/02 10:00:00 [debug] 1#0: *1 no path here",
+      "2024/01/02 10:00:00 [debug] 1#0: *1 no path here",
+      "log line: a line without a path is left alone" },
+};
+
+
+static void
+test_redact_line(void)
+{
+    size_t              i, len, want;
+    unsigned char       out[512];
+    const char         *line;
+    const line_case_t  *c;
+
+    for (i = 0; i < sizeof(line_cases) / sizeof(line_cases[0]); i++) {
+        c = &line_cases[i];
+
+        len = chaindata_redact_line(out, sizeof(out),
+                                    (const unsigned char *) c->line,
+                                    strlen(c->line));
+
+        ok(len == strlen(c->want) && memcmp(out, c->want, len) == 0,
+           c->name);
+
+        if (len != strlen(c->want) || memcmp(out, c->want, len) != 0) {
+            printf("# got:  %.*s\n# want: %s\n", (int) len, out, c->want);
+        }
+    }
+
+    line = " \"/v1/ext/KEY/chainhooks\"";
+    want = strlen(" \"/v1/ext/***");
+    len = chaindata_redact_line(out, want, (const unsigned char *) line,
+                                strlen(line));
+    ok(len == want && memcmp(out, " \"/v1/ext/***", want) == 0,
+       "log line: a copy cut at the size given");
+}
+
+
 static void
 test_migration_map(void)
 {
@@ -554,7 +845,8 @@ main(void)
 {
     test_hex_and_ids();
     test_digest();
-    test_parse_int();
+    test_js_number();
+    test_js_integer_text();
     test_json_escape();
     test_txh();
     test_jdoc();
@@ -563,6 +855,7 @@ main(void)
     test_unescape();
     test_targets();
     test_chainhook_paths();
+    test_redact_line();
     test_migration_map();
 
     printf("1..%d\n", tests);
