@@ -432,7 +432,10 @@ chaindata_feed_end(chaindata_feed_t *f, chaindata_writeset_t *ws)
     }
 
     memcpy(v, head, n);
-    memcpy(v + n, f->undo, f->undo_len);
+
+    if (f->undo_len) {
+        memcpy(v + n, f->undo, f->undo_len);
+    }
     memcpy(v + n + f->undo_len, "]}", 2);
 
     return 0;

@@ -170,7 +170,10 @@ chaindata_balance_write(chaindata_mirror_t *m, const char *address,
     char                    head[160];
     const chaindata_jv_t  **entries;
 
-    qsort(pool->bals, pool->n, sizeof(chaindata_bal_t), chaindata_bal_cmp);
+    if (pool->n) {
+        qsort(pool->bals, pool->n, sizeof(chaindata_bal_t),
+              chaindata_bal_cmp);
+    }
 
     entries = calloc(pool->n + 1, sizeof(chaindata_jv_t *));
     if (entries == NULL) {

@@ -101,8 +101,12 @@ chaindata_mempool_scan(chaindata_mirror_t *m)
     }
 
     rc = mdb_cursor_open(txn, m->ix.dbi[CHAINDATA_DBI_TX], &cur);
+    if (rc != 0) {
+        mdb_txn_abort(txn);
+        return -1;
+    }
 
-    for (rc = rc ? rc : mdb_cursor_get(cur, &key, &val, MDB_FIRST);
+    for (rc = mdb_cursor_get(cur, &key, &val, MDB_FIRST);
          rc == 0;
          rc = mdb_cursor_get(cur, &key, &val, MDB_NEXT))
     {
@@ -114,6 +118,7 @@ chaindata_mempool_scan(chaindata_mirror_t *m)
         }
     }
 
+    mdb_cursor_close(cur);
     mdb_txn_abort(txn);
 
     return rc == MDB_NOTFOUND ? 0 : -1;
@@ -446,7 +451,9 @@ chaindata_mempool_listed(chaindata_mirror_t *m, chaindata_req_t **pages,
         }
     }
 
-    qsort(*listed, *nlisted, CHAINDATA_TXID_LEN, chaindata_id_cmp);
+    if (*nlisted) {
+        qsort(*listed, *nlisted, CHAINDATA_TXID_LEN, chaindata_id_cmp);
+    }
 
     return CHAINDATA_MIRROR_OK;
 }
@@ -456,6 +463,10 @@ static void
 chaindata_ids_unique(unsigned char *ids, size_t *n)
 {
     size_t  i, k;
+
+    if (*n == 0) {
+        return;
+    }
 
     qsort(ids, *n, CHAINDATA_TXID_LEN, chaindata_id_cmp);
 

@@ -78,6 +78,10 @@ chaindata_names_unique(chaindata_names_t *s)
 {
     size_t  i, k;
 
+    if (s->n == 0) {
+        return;
+    }
+
     qsort(s->items, s->n, sizeof(char *), chaindata_names_cmp);
 
     for (i = 0, k = 0; i < s->n; i++) {
