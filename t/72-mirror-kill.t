@@ -1,6 +1,7 @@
 #!/usr/bin/perl
-# chaindata-mirror killed with SIGKILL at random points and restarted
-# converges to the index of an uninterrupted run: every database's
+# chaindata-mirror (Stacks and Runes feeds) killed with SIGKILL at random
+# points and restarted converges to the index of an uninterrupted run:
+# every database's
 # mdb_dump is the same, except the feed's commit time (the wall clock of
 # each commit; compared through chaindata-load --stats without it).
 
@@ -13,8 +14,10 @@ use Test::More;
 use POSIX qw(:sys_wait_h);
 use Time::HiRes qw(sleep time);
 use ChainData::Test qw(:all);
+use Digest::SHA qw(sha256_hex);
+use ChainData::Runes qw(rune_lists);
 use ChainData::Upstream qw(confirmed_docs derive_doc make_chain write_chain
-    nginx_locations);
+    nginx_locations write_runes btc_hash);
 
 require_build();
 my $MIRROR = build_path('chaindata-mirror');
@@ -25,13 +28,31 @@ my $chain = make_chain(500, \@blocks);
 
 my $root = temp_dir();
 write_chain($root, $chain);
+
+# 12 Bitcoin blocks of the fixtures' rune activity under derived tx ids
+my $L = rune_lists(fixture_path('runes.ndjson'));
+my @acts = map { $L->{activity}{$_} } sort grep { @{ $L->{activity}{$_} } } keys %{ $L->{activity} };
+my %bal = map { $L->{address}{$_} => $L->{balances}{$_} } keys %{ $L->{balances} };
+my @rblocks = map {
+    my $h = 840500 + $_;
+    my @txs = map {
+        my $list = $acts[($h + $_) % @acts];
+        my ($old) = $list->[0] =~ /"tx_id":"([0-9a-f]{64})"/;
+        my $id = sha256_hex("k/$h/$_");
+        [$id, [map { s/\Q$old\E/$id/gr } @$list]];
+    } 0 .. 1;
+    { height => $h, hash => btc_hash($h), txs => \@txs };
+} 0 .. 11;
+write_runes($root, \@rblocks, \%bal);
 my $ng = ChainData::Test::Nginx->start(
     locations => nginx_locations($root, limit_rate => '256k'),
 );
 my $api = 'http://127.0.0.1:' . $ng->port . '/up';
 
 sub args { return ($MIRROR, '--db', $_[0], '--stacks-api', $api, '--once',
-                   '--from-height', '500', '--parallel', '4', '--rate', '150') }
+                   '--from-height', '500', '--runes-api', $api,
+                   '--runes-from-height', '840500', '--parallel', '4',
+                   '--rate', '150') }
 
 my $ref = temp_dir() . '/ref';
 my ($code, $out, $err) = run_cmd([args($ref)], timeout => 300);
@@ -76,7 +97,9 @@ sub feeds {
     return join ' ', map { "$_->{source} $_->{height} $_->{hash} $_->{block_time}" } @{ $st->{feeds} };
 }
 is(feeds($db), feeds($ref), 'feed: same position (commit times aside)');
-like(feeds($db), qr/^stacks 524 /, 'feed: at the tip');
+like(feeds($db), qr/^runes 840511 .* stacks 524 /, 'feeds: at the tips');
+ok(dump_db($db, 'rune_balances') ne '' && dump_db($db, 'rune_activity') ne '',
+   'the rune lists were written');
 
 $ng->stop;
 done_testing();
