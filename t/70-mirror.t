@@ -182,7 +182,16 @@ spew($file, $body);
 is($code, 0, 'answer repaired: exit 0') or diag($err);
 edge_equals_upstream($next, 'answer repaired');
 
-# 5. two mirrors on one index: the second refuses
+# 5. upstream behind the index (another node, restarted): the mirror
+# waits, nothing is rolled back
+write_chain($root, make_chain(1000, [\@b1000, \@b1001, \@b1002]));
+($code, $out, $err) = mirror();
+is($code, 0, 'upstream behind: exit 0') or diag($err);
+unlike($err, qr/reorg/, 'upstream behind: no reorg');
+feed_is(1006, $next->[-1]{hash}, 'upstream behind');
+write_chain($root, $next);
+
+# 6. two mirrors on one index: the second refuses
 {
     open my $lock, '>>', "$db/mirror.lock" or die "open: $!";
     flock($lock, LOCK_EX | LOCK_NB) or die "flock: $!";
@@ -192,7 +201,7 @@ edge_equals_upstream($next, 'answer repaired');
     close $lock;
 }
 
-# 6. usage
+# 7. usage
 ($code, $out, $err) = run_cmd([$MIRROR, '--db', $db]);
 is($code, 2, 'no source: exit 2');
 ($code, $out, $err) = run_cmd([$MIRROR, '--help']);

@@ -165,5 +165,13 @@ is(http_get($port, "/runes/v1/addresses/$a130/balances?offset=0&limit=60")->{bod
    runes_page($bal{$a130}, 0, 60), 'reorg: the orphaned block\'s balances are fetched again');
 is(feed(), '840304 none', 'reorg: at 840304, a block without activity');
 
+# 4. upstream behind the index (another node, restarted): nothing is
+# rolled back, the mirror waits
+write_runes($root, [@fork[0 .. 2]], \%balances);
+($code, $out, $err) = mirror();
+is($code, 0, 'upstream behind: exit 0') or diag($err);
+unlike($err, qr/reorg/, 'upstream behind: no reorg');
+is(feed(), '840304 none', 'upstream behind: the position stays');
+
 $ng->stop;
 done_testing();

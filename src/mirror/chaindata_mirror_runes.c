@@ -670,8 +670,8 @@ chaindata_runes_poll(chaindata_mirror_t *m, int *caught_up)
         return rc;
     }
 
-    if (tip == UINT64_MAX) {
-        /* upstream has indexed no block yet */
+    if (tip == UINT64_MAX || (have && pos.height > tip)) {
+        /* upstream has indexed nothing yet, or is behind the index: wait */
         *caught_up = 1;
         return CHAINDATA_MIRROR_OK;
     }

@@ -632,6 +632,12 @@ chaindata_stacks_poll(chaindata_mirror_t *m, int *caught_up)
         return rc;
     }
 
+    if (have && pos.height > tip) {
+        /* upstream is behind the index (another node, restarted): wait */
+        *caught_up = 1;
+        return CHAINDATA_MIRROR_OK;
+    }
+
     if (have) {
         rc = chaindata_stacks_get_block(m, pos.height, &b);
 
