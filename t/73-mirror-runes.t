@@ -6,7 +6,9 @@
 # balances it wrote are fetched again), and an address of 61 balances whose
 # pages of 60 repeat one rune and skip another (upstream orders balances by
 # balance alone): the mirror notices and stores the complete list.  After
-# each run the edge serves every list as upstream pages it.
+# each run the edge serves every list as upstream pages it.  Last, a
+# mirror killed (SIGKILL) right after a rollback's commit and restarted
+# ends with the orphaned blocks' balance lists as upstream serves them.
 
 use strict;
 use warnings;
@@ -14,6 +16,8 @@ use FindBin;
 use lib "$FindBin::Bin/lib";
 
 use Test::More;
+use POSIX qw(:sys_wait_h);
+use Time::HiRes qw(sleep time);
 use Digest::SHA qw(sha256_hex);
 use ChainData::Test qw(:all);
 use ChainData::Runes qw(rune_lists rune_locations);
@@ -71,10 +75,26 @@ my ($code, $out, $err) = load_index($db);
 is($code, 0, 'empty index created') or diag($err);
 fixup_index_perms($db);
 
+# the recorded upstream again under /stall/, where the activity of one
+# transaction trickles at 1 byte a second: a mirror asking for it waits
+my $stall = derived_tx('stall', $a130);
+my $stall_locations = <<"EOF";
+        location ~ ^/stall(/runes/v1/transactions/$stall->[0]/activity)\$ {
+            root $root/up;
+            default_type application/json;
+            limit_rate 1;
+            try_files "\$1/q=\$args" =404;
+        }
+        location /stall/ {
+            rewrite ^/stall(/.*)\$ /up\$1 last;
+        }
+EOF
+
 my $ng = ChainData::Test::Nginx->start(
     db => $db,
     http => "    limit_req_zone \$binary_remote_addr zone=up:1m rate=200r/s;\n",
-    locations => rune_locations() . nginx_locations($root, burst => 20),
+    locations => rune_locations() . nginx_locations($root, burst => 20)
+                 . $stall_locations,
 );
 my $port = $ng->port;
 my $api = "http://127.0.0.1:$port/up";
@@ -153,7 +173,7 @@ edge_equals_upstream(\@chain, 'chain grown');
 is(feed(), '840303 ' . btc_hash(840303), 'chain grown: at 840303');
 
 # 3. a reorg at the tip: 840303 replaced; its transaction's activity goes,
-# the 130 balances it wrote are fetched again with the new block
+# the 130 balances it wrote are fetched again (with the rollback)
 my $other = derived_tx('fork', $a1);
 my @fork = (@chain[0 .. 2], block(840303, 'b', $other), block(840304, ''));
 write_runes($root, [@fork], \%balances);
@@ -172,6 +192,44 @@ write_runes($root, [@fork[0 .. 2]], \%balances);
 is($code, 0, 'upstream behind: exit 0') or diag($err);
 unlike($err, qr/reorg/, 'upstream behind: no reorg');
 is(feed(), '840304 none', 'upstream behind: the position stays');
+
+# 5. killed right after a rollback: 840303b (its transaction named $a1)
+# and 840304 are replaced by 840303c and 840304c.  Through /stall/ the
+# mirror rolls back to 840302, then waits for the activity of 840303c's
+# transaction; it is killed once the position is at 840302 (the rollback
+# committed) and restarted: $a1's balances are upstream's, although no
+# block after the fork point names $a1.  (The 120 s bound on the wait is
+# for a mirror that never rolls back, not a timing.)
+my $c4 = derived_tx('fork-c', $a61);
+my @fork2 = (@fork[0 .. 2], block(840303, 'c', $stall),
+             block(840304, 'c', $c4));
+unlike(join('', map { @{ $_->[1] } } $stall, $c4), qr/\Q$a1\E/,
+       'killed: no block after the fork point names the orphaned address');
+write_runes($root, [@fork2], \%balances, pages => \%bad61);
+my $pid = fork // die "fork: $!";
+if ($pid == 0) {
+    open STDERR, '>', "$root/killed.log";
+    exec($MIRROR, '--db', $db, '--runes-api', "http://127.0.0.1:$port/stall",
+         '--once', '--parallel', '8') or POSIX::_exit(127);
+}
+my $until = time + 120;
+sleep(0.1) while feed() ne '840302 ' . btc_hash(840302) && time < $until
+                 && waitpid($pid, WNOHANG) == 0;
+kill 'KILL', $pid;
+waitpid($pid, 0);
+is($? & 127, 9, 'killed: the mirror was running when killed');
+is(feed(), '840302 ' . btc_hash(840302), 'killed: rolled back to 840302');
+like(slurp("$root/killed.log"), qr/reorg: runes blocks above 840302/,
+     'killed: it logged the rollback');
+($code, $out, $err) = mirror();
+is($code, 0, 'restarted after the kill: exit 0') or diag($err);
+is(feed(), '840304 ' . btc_hash(840304, 'c'), 'restarted: at 840304c');
+edge_equals_upstream(\@fork2, 'restarted',
+                     "/runes/v1/transactions/$other->[0]/activity" => 1,
+                     "/runes/v1/transactions/$d130->[0]/activity" => 1);
+is(http_get($port, "/runes/v1/addresses/$a1/balances?offset=0&limit=60")
+   ->{body}, runes_page($bal{$a1}, 0, 60),
+   'restarted: the balances the orphaned block wrote are upstream\'s');
 
 $ng->stop;
 done_testing();

@@ -114,9 +114,6 @@ typedef struct {
     size_t               npending;
     int                  pending_read;
 
-    /* addresses whose balances a rune rollback deleted: refetched next */
-    char               **refetch;
-    size_t               nrefetch;
     int                  once;
     double               interval;
 
@@ -182,6 +179,8 @@ int chaindata_block_record(chaindata_mirror_t *m, const unsigned char *line,
 int chaindata_block_commit(chaindata_mirror_t *m);
 /* commits the write set (records outside blocks): 0, or -1 logged */
 int chaindata_block_write(chaindata_mirror_t *m);
+int chaindata_block_undo(chaindata_mirror_t *m, const char *source,
+    uint64_t height);
 int chaindata_block_rollback(chaindata_mirror_t *m, const char *source,
     uint64_t height);
 void chaindata_block_abandon(chaindata_mirror_t *m);

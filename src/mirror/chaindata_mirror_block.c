@@ -134,8 +134,13 @@ chaindata_block_commit(chaindata_mirror_t *m)
 }
 
 
+/*
+ * The rollback of source to height into the write set, not committed: the
+ * caller may add records to its transaction, then chaindata_block_write()
+ */
+
 int
-chaindata_block_rollback(chaindata_mirror_t *m, const char *source,
+chaindata_block_undo(chaindata_mirror_t *m, const char *source,
     uint64_t height)
 {
     char  line[128];
@@ -154,6 +159,18 @@ chaindata_block_rollback(chaindata_mirror_t *m, const char *source,
                              source, (unsigned long long) height,
                              m->feed.err);
         chaindata_writeset_reset(&m->ws);
+        return -1;
+    }
+
+    return 0;
+}
+
+
+int
+chaindata_block_rollback(chaindata_mirror_t *m, const char *source,
+    uint64_t height)
+{
+    if (chaindata_block_undo(m, source, height) != 0) {
         return -1;
     }
 

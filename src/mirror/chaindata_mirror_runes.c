@@ -14,7 +14,9 @@
  * Each block's activity names its transactions and addresses: every
  * transaction's activity becomes its rune_activity list as upstream pages
  * it, every address's balances its rune_balances list, refetched whole
- * (chaindata_mirror_balances.c), all committed with the block.
+ * (chaindata_mirror_balances.c), all committed with the block.  A
+ * rollback refetches the balance lists the orphaned blocks wrote and
+ * commits them with the rollback (lmdb-schema/feed.md).
  *
  * The Runes API serves no block without activity: such a block is
  * recorded with the hash "none" (lmdb-schema/feed.md), its parent is the
@@ -357,10 +359,7 @@ chaindata_runes_free(chaindata_plist_t **lists, size_t n)
 }
 
 
-/*
- * The records of a fetched block: its transactions' activity, the
- * balances of its addresses and of those a rollback left to refetch.
- */
+/* a fetched block's records: its transactions' activity, its balances */
 
 static int
 chaindata_runes_records(chaindata_mirror_t *m, chaindata_plist_t *blk,
@@ -377,16 +376,6 @@ chaindata_runes_records(chaindata_mirror_t *m, chaindata_plist_t *blk,
 
     if (chaindata_plist_each(blk, chaindata_runes_name, &names) != 0) {
         goto done;
-    }
-
-    for (i = 0; i < m->nrefetch; i++) {
-        if (chaindata_names_add(&names.addresses,
-                                (const unsigned char *) m->refetch[i],
-                                strlen(m->refetch[i]))
-            != 0)
-        {
-            goto done;
-        }
     }
 
     chaindata_names_unique(&names.txs);
@@ -426,21 +415,6 @@ done:
 }
 
 
-static void
-chaindata_runes_refetch_clear(chaindata_mirror_t *m)
-{
-    size_t  i;
-
-    for (i = 0; i < m->nrefetch; i++) {
-        free(m->refetch[i]);
-    }
-
-    free(m->refetch);
-    m->refetch = NULL;
-    m->nrefetch = 0;
-}
-
-
 /* block blk (fetched) after the block of hash parent: one commit */
 
 static int
@@ -469,8 +443,6 @@ chaindata_runes_mirror(chaindata_mirror_t *m, chaindata_plist_t *blk,
         return CHAINDATA_MIRROR_SYSTEM;
     }
 
-    chaindata_runes_refetch_clear(m);
-
     m->blocks++;
     m->txs += ntxs;
     m->height = blk->height;
@@ -485,10 +457,10 @@ chaindata_runes_mirror(chaindata_mirror_t *m, chaindata_plist_t *blk,
 
 static int
 chaindata_runes_undone(chaindata_mirror_t *m, uint64_t height,
-    uint64_t top)
+    uint64_t top, chaindata_names_t *addresses)
 {
     int                    rc;
-    char                   err[CHAINDATA_ERR_LEN], **r;
+    char                   err[CHAINDATA_ERR_LEN];
     size_t                 len;
     unsigned char         *v;
     chaindata_jv_t        *root;
@@ -515,35 +487,60 @@ chaindata_runes_undone(chaindata_mirror_t *m, uint64_t height,
         for (u = u ? u->child : NULL; rc == 0 && u; u = u->next) {
             a = chaindata_jv_get(u, "address");
 
-            if (a == NULL || a->type != CHAINDATA_JV_STRING) {
-                continue;
+            if (a && a->type == CHAINDATA_JV_STRING) {
+                rc = chaindata_names_add(addresses, a->str, a->len);
             }
-
-            r = realloc(m->refetch, (m->nrefetch + 1) * sizeof(char *));
-            if (r == NULL) {
-                rc = -1;
-                break;
-            }
-
-            m->refetch = r;
-            r[m->nrefetch] = strndup((const char *) a->str, a->len);
-            rc = r[m->nrefetch++] ? 0 : -1;
         }
 
         free(v);
     }
 
     chaindata_arena_destroy(arena);
+    chaindata_names_unique(addresses);
 
     return rc;
 }
 
 
 /*
+ * One write transaction: the orphaned blocks above height undone, then
+ * the balance lists they wrote as upstream serves them now, so that a
+ * mirror stopped at any moment leaves no address without its list.
+ */
+
+static int
+chaindata_runes_rollback(chaindata_mirror_t *m, uint64_t height,
+    uint64_t top)
+{
+    int                rc;
+    chaindata_names_t  addresses;
+
+    memset(&addresses, 0, sizeof(addresses));
+
+    if (chaindata_runes_undone(m, height, top, &addresses) != 0
+        || chaindata_block_undo(m, CHAINDATA_RUNES, height) != 0)
+    {
+        chaindata_names_free(&addresses);
+        return CHAINDATA_MIRROR_SYSTEM;
+    }
+
+    rc = chaindata_balances_records(m, addresses.items, addresses.n);
+    chaindata_names_free(&addresses);
+
+    if (rc != CHAINDATA_MIRROR_OK) {
+        chaindata_writeset_reset(&m->ws);
+        return rc;
+    }
+
+    return chaindata_block_write(m) == 0 ? CHAINDATA_MIRROR_OK
+                                         : CHAINDATA_MIRROR_SYSTEM;
+}
+
+
+/*
  * The recorded block at the position is no longer upstream's: walk back
  * to the last height whose recorded hash upstream still serves, roll
- * back to it; the balances the orphaned blocks wrote are refetched with
- * the next block.
+ * back to it.
  */
 
 static int
@@ -585,13 +582,7 @@ chaindata_runes_reorg(chaindata_mirror_t *m, uint64_t top)
                          "no longer upstream's; rolling back to it",
                          (unsigned long long) height);
 
-    if (chaindata_runes_undone(m, height, top) != 0
-        || chaindata_block_rollback(m, CHAINDATA_RUNES, height) != 0)
-    {
-        return CHAINDATA_MIRROR_SYSTEM;
-    }
-
-    return CHAINDATA_MIRROR_OK;
+    return chaindata_runes_rollback(m, height, top);
 }
 
 
