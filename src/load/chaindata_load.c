@@ -83,6 +83,7 @@ chaindata_usage(FILE *out)
         "  --max-readers N      LMDB reader slots, when this loader is the\n"
         "                       first to open the index (default %d)\n"
         "  --quiet              no summary on standard error\n"
+        "  --help, --version    this text; the version\n"
         "\n"
         "exit status: 0 loaded, 1 input rejected, 2 usage, "
         "3 index or system error\n", CHAINDATA_MAX_READERS);
@@ -615,6 +616,7 @@ chaindata_parse_args(chaindata_loader_t *ld, int argc,
         { "max-readers", required_argument, NULL, 'r' },
         { "quiet", no_argument, NULL, 'q' },
         { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 }
     };
 
@@ -672,6 +674,11 @@ chaindata_parse_args(chaindata_loader_t *ld, int argc,
 
         case 'h':
             chaindata_usage(stdout);
+            exit(CHAINDATA_EXIT_OK);
+
+        case 'V':
+            /* CHAINDATA_VERSION: the Makefile's, from debian/changelog */
+            printf("chaindata-load %s\n", CHAINDATA_VERSION);
             exit(CHAINDATA_EXIT_OK);
 
         default:
