@@ -57,16 +57,25 @@ chaindata_piece_start(const unsigned char *e)
 }
 
 
-/* whether the piece [p, q) is the literal, percent-decoded if asked */
+/*
+ * Where the literal ends at the start of [p, q), compared percent-decoded
+ * if asked: past its last byte there, or NULL when [p, q) does not start
+ * with it.
+ */
 
-static int
-chaindata_piece_is(const unsigned char *p, const unsigned char *q,
+static const unsigned char *
+chaindata_piece_prefix(const unsigned char *p, const unsigned char *q,
     const char *lit, unsigned how)
 {
     int            hi, lo;
     unsigned char  c;
 
-    for ( /* void */ ; p < q; lit++) {
+    for ( /* void */ ; *lit != '\0'; lit++) {
+
+        if (p == q) {
+            return NULL;
+        }
+
         c = *p++;
 
         if (c == '%' && (how & CHAINDATA_PIECE_DECODE)
@@ -87,12 +96,22 @@ chaindata_piece_is(const unsigned char *p, const unsigned char *q,
             c |= 0x20;
         }
 
-        if (*lit == '\0' || c != (unsigned char) *lit) {
-            return 0;
+        if (c != (unsigned char) *lit) {
+            return NULL;
         }
     }
 
-    return *lit == '\0';
+    return p;
+}
+
+
+/* whether the piece [p, q) is the literal, percent-decoded if asked */
+
+static int
+chaindata_piece_is(const unsigned char *p, const unsigned char *q,
+    const char *lit, unsigned how)
+{
+    return chaindata_piece_prefix(p, q, lit, how) == q;
 }
 
 
@@ -251,6 +270,174 @@ done:
     o += target + len - end;
 
     return o - out;
+}
+
+
+/*
+ * Log lines.  A line is cut at double quotes (nginx quotes the paths it
+ * logs) into stretches; in a stretch pieces lie between slashes, as in a
+ * target, and its text before the first slash is no piece.  The output
+ * is cut at its end rather than overrun.
+ */
+
+typedef struct {
+    unsigned char  *pos;
+    unsigned char  *end;
+} chaindata_out_t;
+
+
+static void
+chaindata_out_put(chaindata_out_t *o, const unsigned char *p, size_t n)
+{
+    if (n > (size_t) (o->end - o->pos)) {
+        n = o->end - o->pos;
+    }
+
+    memcpy(o->pos, p, n);
+    o->pos += n;
+}
+
+
+static void
+chaindata_out_redacted(chaindata_out_t *o)
+{
+    chaindata_out_put(o, (const unsigned char *) CHAINDATA_REDACTED,
+                      sizeof(CHAINDATA_REDACTED) - 1);
+}
+
+
+/* a piece that starts with "chainhooks" follows the slash at q */
+
+static int
+chaindata_line_hook_at(const unsigned char *q, const unsigned char *end)
+{
+    return q < end && *q == '/'
+           && chaindata_piece_prefix(q + 1, end, "chainhooks",
+                                     CHAINDATA_PIECE_LOOSE)
+              != NULL;
+}
+
+
+/* the slash before the stretch's last "chainhooks" piece, or NULL */
+
+static const unsigned char *
+chaindata_line_last_hook(const unsigned char *first,
+    const unsigned char *end)
+{
+    const unsigned char  *q;
+
+    for (q = end; q > first; /* void */ ) {
+        q--;
+
+        if (chaindata_line_hook_at(q, end)) {
+            return q;
+        }
+    }
+
+    return NULL;
+}
+
+
+static const unsigned char *
+chaindata_line_token_end(const unsigned char *p, const unsigned char *q)
+{
+    while (p < q && *p != ' ' && *p != '\t' && *p != '\r' && *p != '\n') {
+        p++;
+    }
+
+    return p;
+}
+
+
+/*
+ * After "v1/ext/": up to the slash before the stretch's last "chainhooks"
+ * piece, whatever lies between (a decoded key may hold "/" or a space);
+ * else the piece up to a space (a request line's protocol follows one).
+ * Before a "chainhooks" piece: the piece.
+ */
+
+static void
+chaindata_line_stretch(chaindata_out_t *o, const unsigned char *s,
+    const unsigned char *e)
+{
+    int                   looked;
+    const unsigned char  *p, *q, *t, *first, *hook;
+
+    first = memchr(s, '/', e - s);
+
+    if (first == NULL) {
+        chaindata_out_put(o, s, e - s);
+        return;
+    }
+
+    chaindata_out_put(o, s, first + 1 - s);
+    looked = 0;
+    hook = NULL;
+
+    for (p = first + 1; /* void */; p = q + 1) {
+        q = chaindata_piece_end(p, e);
+
+        if (chaindata_after_v1_ext(first, p)) {
+
+            if (!looked) {
+                hook = chaindata_line_last_hook(first, e);
+                looked = 1;
+            }
+
+            chaindata_out_redacted(o);
+
+            if (hook && hook >= p) {
+                q = hook;
+
+            } else {
+                t = chaindata_line_token_end(p, q);
+                chaindata_out_put(o, t, q - t);
+            }
+
+        } else if (chaindata_line_hook_at(q, e)) {
+            chaindata_out_redacted(o);
+
+        } else {
+            chaindata_out_put(o, p, q - p);
+        }
+
+        if (q == e) {
+            break;
+        }
+
+        chaindata_out_put(o, q, 1);
+    }
+}
+
+
+size_t
+chaindata_redact_line(unsigned char *out, size_t size,
+    const unsigned char *line, size_t len)
+{
+    chaindata_out_t       o;
+    const unsigned char  *s, *e, *end;
+
+    o.pos = out;
+    o.end = out + size;
+    end = line + len;
+
+    for (s = line; /* void */; s = e + 1) {
+        e = memchr(s, '"', end - s);
+
+        if (e == NULL) {
+            e = end;
+        }
+
+        chaindata_line_stretch(&o, s, e);
+
+        if (e == end) {
+            break;
+        }
+
+        chaindata_out_put(&o, e, 1);
+    }
+
+    return o.pos - out;
 }
 
 

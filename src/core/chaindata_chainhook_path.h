@@ -2,9 +2,11 @@
 /*
  * chaindata: the request targets of the chainhook route without nginx:
  * the pieces that hold an API key (for $chaindata_redacted_uri,
- * $chaindata_api_key_digest and the redacted request line) and the
- * route's parameters, {apiKey}/chainhooks/{chainhookUuid}/status.  The
- * handler and the variables call these, and so does t/fuzz/fuzz_chainhook.c.
+ * $chaindata_api_key_digest, the redacted request line and error log
+ * lines) and the route's parameters,
+ * {apiKey}/chainhooks/{chainhookUuid}/status.  The handler, the variables
+ * and the error log writer call these, and so does
+ * t/fuzz/fuzz_chainhook.c.
  *
  * No nginx headers here.
  */
@@ -68,6 +70,21 @@ size_t chaindata_key_pieces(const unsigned char *target,
  */
 size_t chaindata_redact(unsigned char *out,
     const unsigned char *target, size_t len, size_t n);
+
+/*
+ * Writes into out (size bytes; a line of len bytes needs at most 4 * len)
+ * a copy of a log line with what may be a key hidden as "***", wherever
+ * it stands and whether nginx shows it as sent or decoded: the line is cut
+ * at double quotes, and in each part, pieces being what lies between
+ * slashes after the part's first one,
+ *   - everything after a "v1/ext/" up to the slash before the part's last
+ *     piece that starts with "chainhooks", else the piece up to a space;
+ *   - a piece right before one that starts with "chainhooks",
+ * (compared percent-decoded and in any case, as key_pieces does).  A
+ * longer copy is cut at size.  Returns its length.
+ */
+size_t chaindata_redact_line(unsigned char *out, size_t size,
+    const unsigned char *line, size_t len);
 
 /*
  * The route's parameters, the last four pieces of the path.  With raw set

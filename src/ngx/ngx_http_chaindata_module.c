@@ -255,6 +255,12 @@ ngx_http_chaindata_create_main_conf(ngx_conf_t *cf)
      *     mcf->chainhook = 0;
      */
 
+    if (ngx_array_init(&mcf->error_logs, cf->pool, 4, sizeof(ngx_log_t *))
+        != NGX_OK)
+    {
+        return NULL;
+    }
+
     mcf->max_readers = NGX_CONF_UNSET;
 
     return mcf;
@@ -312,6 +318,15 @@ ngx_http_chaindata_merge_loc_conf(ngx_conf_t *cf, void *parent, void *child)
 {
     ngx_http_chaindata_loc_conf_t  *prev = parent;
     ngx_http_chaindata_loc_conf_t  *conf = child;
+
+    ngx_http_chaindata_main_conf_t  *mcf;
+
+    /* every server and location passes here, nested, regex and named too */
+    mcf = ngx_http_conf_get_module_main_conf(cf, ngx_http_chaindata_module);
+
+    if (ngx_http_chaindata_redact_log_note(cf, mcf) != NGX_OK) {
+        return NGX_CONF_ERROR;
+    }
 
     if (ngx_http_chaindata_merge_deprecation(cf, prev, conf)
         != NGX_CONF_OK)
@@ -451,7 +466,15 @@ ngx_http_chaindata_init_process(ngx_cycle_t *cycle)
 
     mcf = ngx_http_chaindata_cycle_conf(cycle);
 
-    if (mcf == NULL || mcf->db.len == 0) {
+    if (mcf == NULL) {
+        return NGX_OK;
+    }
+
+    if (ngx_http_chaindata_redact_log_init(cycle, mcf) != NGX_OK) {
+        return NGX_ERROR;
+    }
+
+    if (mcf->db.len == 0) {
         return NGX_OK;
     }
 

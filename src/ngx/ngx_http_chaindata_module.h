@@ -18,6 +18,7 @@ typedef struct {
     ngx_int_t    max_readers;     /* chaindata_max_readers */
     ngx_uint_t   handlers;        /* locations that read the index */
     ngx_uint_t   chainhook;       /* of them, chainhook status locations */
+    ngx_array_t  error_logs;      /* ngx_log_t *: the servers' and locations' */
 } ngx_http_chaindata_main_conf_t;
 
 
@@ -62,6 +63,12 @@ ngx_int_t ngx_http_chaindata_chainhook_handler(ngx_http_request_t *r);
 /* ngx_http_chaindata_redact.c */
 ngx_int_t ngx_http_chaindata_redact_add_variables(ngx_conf_t *cf);
 ngx_int_t ngx_http_chaindata_redact_init(ngx_conf_t *cf);
+
+/* ngx_http_chaindata_redact_log.c */
+ngx_int_t ngx_http_chaindata_redact_log_note(ngx_conf_t *cf,
+    ngx_http_chaindata_main_conf_t *mcf);
+ngx_int_t ngx_http_chaindata_redact_log_init(ngx_cycle_t *cycle,
+    ngx_http_chaindata_main_conf_t *mcf);
 
 /* ngx_http_chaindata_error.c */
 ngx_int_t ngx_http_chaindata_error_handler(ngx_http_request_t *r);

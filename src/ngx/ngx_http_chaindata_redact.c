@@ -10,6 +10,8 @@
  * the request line (what $request and error log lines show) redacted the
  * same way before any other module sees it, and Cache-Control: no-store
  * on every response of the route and to any path that carries a key.
+ * What other modules log of the path, the error logs' writer hides
+ * (ngx_http_chaindata_redact_log.c).
  */
 
 

@@ -4,7 +4,8 @@
  * says whether the target is raw, as a client sent it, or a decoded URI):
  * the key pieces and the redaction behind $chaindata_redacted_uri,
  * $chaindata_api_key_digest and the redacted request line, and the route's
- * parameters (chaindata_chainhook_path.c).
+ * parameters (chaindata_chainhook_path.c).  The same bytes as a log line,
+ * and a key planted in one, for the error log writer's redaction.
  */
 
 
@@ -73,6 +74,146 @@ check_redaction(const uint8_t *data, size_t size)
 
         free(out);
     }
+}
+
+
+static int
+contains(const unsigned char *hay, size_t hlen, const unsigned char *needle,
+    size_t nlen)
+{
+    size_t  i;
+
+    for (i = 0; i + nlen <= hlen; i++) {
+        if (memcmp(hay + i, needle, nlen) == 0) {
+            return 1;
+        }
+    }
+
+    return 0;
+}
+
+
+/* a line redacted into room enough, and cut into too little */
+
+static void
+check_line(const uint8_t *data, size_t size)
+{
+    size_t          len, cut;
+    unsigned char  *out;
+
+    out = malloc(4 * size + 16);
+    if (out == NULL) {
+        abort();
+    }
+
+    /* the room the header promises is enough */
+    len = chaindata_redact_line(out, 4 * size + 16, data, size);
+
+    if (len > 4 * size) {
+        abort();
+    }
+
+    cut = chaindata_redact_line(out, len / 2, data, size);
+
+    if (cut != len / 2) {
+        abort();
+    }
+
+    free(out);
+}
+
+
+/*
+ * A key planted in a line, A "/v1/ext/" KEY "/chainhooks" B (the first two
+ * bytes give the lengths of A and KEY), or A "/" KEY "/chainhooks" B for a
+ * key without "/": with no '"' nor '*' in the key (the redaction works
+ * between quotes; '*' is what it writes), and nothing of it to be found
+ * in what surrounds it, the key is nowhere in the redacted line.
+ */
+
+static void
+check_planted_key(const uint8_t *data, size_t size)
+{
+    size_t          alen, klen, blen, len, i, n;
+    int             v1;
+    unsigned char  *line, *out, *p;
+    const uint8_t  *a, *k, *b;
+    static const char  v1ext[] = "/v1/ext/", hook[] = "/chainhooks";
+
+    if (size < 2) {
+        return;
+    }
+
+    v1 = data[0] & 1;
+    alen = (data[0] >> 1) % (size - 1);
+    klen = data[1];
+    a = data + 2;
+    size -= 2;
+    alen = alen > size ? size : alen;
+    klen = klen > size - alen ? size - alen : klen;
+    k = a + alen;
+    b = k + klen;
+    blen = size - alen - klen;
+
+    if (klen < 8) {
+        return;
+    }
+
+    for (i = 0; i < klen; i++) {
+        if (k[i] == '"' || k[i] == '*' || (!v1 && k[i] == '/')) {
+            return;
+        }
+    }
+
+    n = alen + sizeof(v1ext) + klen + sizeof(hook) + blen;
+
+    line = malloc(n);
+    out = malloc(4 * n);
+    if (line == NULL || out == NULL) {
+        abort();
+    }
+
+    p = line;
+    memcpy(p, a, alen);
+    p += alen;
+
+    if (v1) {
+        memcpy(p, v1ext, sizeof(v1ext) - 1);
+        p += sizeof(v1ext) - 1;
+
+    } else {
+        *p++ = '/';
+    }
+
+    /* the key found in the text before it */
+    if (contains(line, p - line, k, klen)) {
+        goto done;
+    }
+
+    memcpy(p, k, klen);
+    p += klen;
+    memcpy(p, hook, sizeof(hook) - 1);
+    p += sizeof(hook) - 1;
+
+    memcpy(p, b, blen);
+
+    /* nor in the text after it */
+    if (contains(p - (sizeof(hook) - 1), sizeof(hook) - 1 + blen, k, klen)) {
+        goto done;
+    }
+
+    p += blen;
+
+    len = chaindata_redact_line(out, 4 * n, line, p - line);
+
+    if (contains(out, len, k, klen)) {
+        abort();
+    }
+
+done:
+
+    free(line);
+    free(out);
 }
 
 
@@ -152,6 +293,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     check_redaction(data, size);
     check_params(data, size, raw);
+    check_line(data, size);
+    check_planted_key(data, size);
 
     return 0;
 }
