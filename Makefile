@@ -283,7 +283,7 @@ install: all man
 	    $(DESTDIR)$(NGX_ENABLED) $(DESTDIR)$(BINDIR) \
 	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8 \
 	    $(DESTDIR)$(DOCDIR)/lmdb-schema $(DESTDIR)$(DOCDIR)/examples \
-	    $(DESTDIR)$(UNITDIR) $(DESTDIR)$(TMPFILESDIR)
+	    $(DESTDIR)$(UNITDIR) $(DESTDIR)$(TMPFILESDIR) $(DESTDIR)$(CONFDIR)
 	install -m 644 $(MODULE) $(DESTDIR)$(NGX_MODDIR)/
 	echo 'load_module $(NGX_MODDIR)/$(notdir $(MODULE));' \
 	    > $(DESTDIR)$(NGX_AVAILABLE)/$(NGX_SNIPPET)

@@ -86,7 +86,7 @@ for my $f ((map { ("/usr/bin/$_", "/usr/share/man/man1/$_.1.gz") }
            '/usr/lib/tmpfiles.d/chaindata.conf',
            '/usr/share/doc/chaindata-tools/examples/mirror.conf.example',
            '/usr/share/doc/chaindata-tools/examples/follow.conf.example',
-           '/var/lib/chaindata')
+           '/var/lib/chaindata', '/etc/chaindata')
 {
     ok($tools{$f}, "tools package: $f");
 }
@@ -182,5 +182,30 @@ my $r = http_get($ng->port, "/extended/v1/tx/$tx->{tx_id}");
 is($r->{status}, 200, 'nginx serves a transaction with the packaged module');
 like($r->{body}, qr/"tx_id":"\Q$tx->{tx_id}\E"/, 'the transaction');
 $ng->stop;
+
+# make install: the same places under DESTDIR, the link included, the
+# index directory given to the worker user
+my $stage = temp_dir();
+($code, $out, $err) = run_cmd(['make', '-C', $root, 'install',
+    "DESTDIR=$stage", 'PREFIX=/usr']);
+is($code, 0, 'make install DESTDIR=… PREFIX=/usr') or diag("$out$err");
+for my $f ((map { ("/usr/bin/$_", "/usr/share/man/man1/$_.1") } @programs),
+           '/usr/lib/nginx/modules/ngx_http_chaindata_module.so',
+           '/usr/share/man/man8/chaindata.8',
+           '/usr/share/doc/chaindata/README.md',
+           '/usr/share/doc/chaindata/nginx.conf.example',
+           '/lib/systemd/system/chaindata-mirror@.service',
+           '/usr/lib/tmpfiles.d/chaindata.conf')
+{
+    ok(-f "$stage$f", "make install: $f");
+}
+is(readlink("$stage/etc/nginx/modules-enabled/50-mod-http-chaindata.conf"),
+   '/usr/share/nginx/modules-available/mod-http-chaindata.conf',
+   'make install: the modules-enabled link');
+like(slurp("$stage/usr/share/nginx/modules-available/mod-http-chaindata.conf"),
+     qr{^load_module /usr/lib/nginx/modules/ngx_http_chaindata_module\.so;$},
+     'make install: the snippet');
+is((stat "$stage/var/lib/chaindata")[4], scalar getpwnam('www-data'),
+   'make install: the index directory belongs to www-data');
 
 done_testing();
