@@ -29,7 +29,7 @@ case "${1:-build}" in
     test)  need="$need perl lmdb-utils python3-jsonschema valgrind wrk" ;;
     fuzz)  need="$need clang libclang-rt-14-dev" ;;
     bench) need="$need perl lmdb-utils wrk nodejs" ;;
-    deb)   need="$need build-essential dpkg-dev debhelper fakeroot lintian" ;;
+    deb)   need="$need build-essential dpkg-dev debhelper lintian" ;;
     *)     echo "usage: $0 [build|test|fuzz|bench|deb]" >&2; exit 2 ;;
 esac
 
