@@ -41,6 +41,8 @@ sub requests {
         ['activity page 2', 'GET', "$a?offset=60&limit=60"],
         ['activity unknown 200', 'GET', '/runes/v1/transactions/' . ('0' x 64) . '/activity'],
         ['activity 304', 'GET', $a, 'If-None-Match' => $etag_a],
+        ['activity 412', 'GET', $a, 'If-Match' => '"nope"'],
+        ['balances 412', 'HEAD', $b, 'If-Match' => qq{W/$etag_a}],
         ['activity HEAD', 'HEAD', $a],
         ['activity 400 tx_id', 'GET', '/runes/v1/transactions/xyz/activity'],
         ['activity 400 limit', 'GET', "$a?limit=0"],
@@ -57,7 +59,7 @@ sub requests {
 sub statuses_ok {
     my ($port, $name) = @_;
     my %want = ('200' => qr/200$|page 2|HEAD/, '304' => qr/304/, '400' => qr/400/, '404' => qr/404/,
-        '405' => qr/405/);
+        '405' => qr/405/, '412' => qr/412/);
     for my $q (requests($port)) {
         my ($rname, $method, $path, %h) = @$q;
         my $r = http_request($port, $method, $path, %h);

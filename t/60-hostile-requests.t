@@ -645,6 +645,29 @@ same_worker('methods');
     my $ae = get($PATH{activity})->{headers}{etag};
     error_page(get($PATH{activity}, 'If-Match' => qq{"x", W/$ae}), 412,
                'activity: a weak If-Match never matches (strong comparison)');
+    is(get($PATH{activity}, 'If-Match' => $ae)->{status}, 200,
+       'activity: If-Match that matches: 200');
+
+    # the routes answer their 412 themselves: a deprecated route's carries
+    # the deprecation headers as its other answers do
+    for my $route (qw(activity balances table)) {
+        my $r = get($PATH{$route}, 'If-Match' => '"MARK"');
+        error_page($r, 412, "$route: If-Match that does not match",
+                   marked => 1);
+        is($r->{headers}{deprecation}, '@1773014400',
+           "$route: the 412 says the route is deprecated");
+        is(get($PATH{$route}, 'If-Match' => '*')->{status}, 200,
+           "$route: If-Match *: 200");
+    }
+    my $h = req('HEAD', $PATH{activity}, 'If-Match' => '"x"');
+    is($h->{status}, 412, 'activity: HEAD, If-Match: 412');
+    is($h->{headers}{deprecation}, '@1773014400', '... deprecated');
+
+    # If-Match before If-None-Match (RFC 9110, 13.2.2)
+    error_page(get($PATH{tx}, 'If-Match' => '"x"', 'If-None-Match' => $etag),
+               412, 'tx: If-Match fails, If-None-Match matches');
+    is(get($PATH{tx}, 'If-Match' => $etag, 'If-None-Match' => $etag)
+       ->{status}, 304, 'tx: both match: 304');
     error_page(get($PATH{chainhook}, 'If-Match' => '"x"'), 412,
                'chainhook: If-Match without an ETag');
     json_error(get("/extended/v1/tx/0x" . ('0' x 64), 'If-Match' => '"x"'), 404,
@@ -754,12 +777,19 @@ same_worker('pipelining');
     ok(closes($s), 'keep-alive: closed after TRACE');
     close $s;
 
-    # a 412 is made in nginx's header filter, which closes the connection
-    # after any answer it makes so
+    # the routes answer a 412 themselves, as any other answer: the
+    # connection stays open (nginx's not-modified filter would close it)
     $s = connect_to();
-    send_raw($s, "GET $PATH{tx} HTTP/1.1\r\nHost: x\r\nIf-Match: \"x\"\r\n\r\n");
-    error_page(read_response($s, 'GET'), 412, 'keep-alive: If-Match');
-    ok(closes($s), 'keep-alive: closed after the 412');
+    for my $route (qw(tx activity)) {
+        send_raw($s, "GET $PATH{$route} HTTP/1.1\r\nHost: x\r\n"
+                     . "If-Match: \"x\"\r\n\r\n");
+        my $r = read_response($s, 'GET');
+        error_page($r, 412, "keep-alive: $route, If-Match");
+        ok($r && ($r->{headers}{connection} // 'keep-alive') !~ /close/i,
+           "keep-alive: $route: the connection stays open after the 412");
+    }
+    send_raw($s, "GET $PATH{tx} HTTP/1.1\r\nHost: x\r\n\r\n");
+    is(read_response($s, 'GET')->{status}, 200, 'keep-alive: after the 412');
     close $s;
 
     # HTTP/0.9: nginx answers with the body alone, no status line

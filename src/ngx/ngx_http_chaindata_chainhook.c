@@ -40,8 +40,9 @@ typedef struct {
 
 static ngx_int_t ngx_http_chaindata_chh_lookup(ngx_http_request_t *r,
     void *ctx, ngx_http_chaindata_reply_t *reply);
-static ngx_int_t ngx_http_chaindata_chh_body(ngx_http_request_t *r,
+static ngx_int_t ngx_http_chaindata_chh_size(ngx_http_request_t *r,
     void *ctx, ngx_http_chaindata_reply_t *reply);
+static u_char *ngx_http_chaindata_chh_write(void *ctx, u_char *p);
 
 
 /*
@@ -50,7 +51,8 @@ static ngx_int_t ngx_http_chaindata_chh_body(ngx_http_request_t *r,
  */
 static ngx_http_chaindata_route_t  ngx_http_chaindata_chh_route = {
     ngx_http_chaindata_chh_lookup,
-    ngx_http_chaindata_chh_body,
+    ngx_http_chaindata_chh_size,
+    ngx_http_chaindata_chh_write,
     "FST_ERR_VALIDATION",
     NULL,
     NGX_HTTP_CHAINDATA_ROUTE_SHAPE,
@@ -163,23 +165,26 @@ ngx_http_chaindata_chh_lookup(ngx_http_request_t *r, void *ctx,
 }
 
 
-/* only a match copies the document into the pool */
+/* only a match has a body: the stored document */
 
 static ngx_int_t
-ngx_http_chaindata_chh_body(ngx_http_request_t *r, void *ctx,
+ngx_http_chaindata_chh_size(ngx_http_request_t *r, void *ctx,
     ngx_http_chaindata_reply_t *reply)
 {
     ngx_http_chaindata_chh_t  *chh = ctx;
 
-    reply->body.data = ngx_pnalloc(r->pool, chh->h.doc_len);
-    if (reply->body.data == NULL) {
-        return NGX_ERROR;
-    }
-
-    ngx_memcpy(reply->body.data, chh->h.doc, chh->h.doc_len);
     reply->body.len = chh->h.doc_len;
 
     return NGX_OK;
+}
+
+
+static u_char *
+ngx_http_chaindata_chh_write(void *ctx, u_char *p)
+{
+    ngx_http_chaindata_chh_t  *chh = ctx;
+
+    return ngx_cpymem(p, chh->h.doc, chh->h.doc_len);
 }
 
 

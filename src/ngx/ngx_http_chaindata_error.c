@@ -4,7 +4,7 @@
  * error body carries), and JSON bodies for the errors nginx answers
  * itself, before or instead of a route's handler (a request line it
  * cannot parse, a target or headers too large, a body too large, a method
- * it refuses, a rate limit, a failed If-Match, a 500):
+ * it refuses, a rate limit, a 500):
  *
  *     error_page 400 403 404 405 408 411 412 413 414 416 429
  *                500 501 502 503 504 505 /_chaindata/error;
@@ -188,6 +188,18 @@ ngx_http_chaindata_error_handler(ngx_http_request_t *r)
     r->headers_out.status_line.len = ngx_sprintf(p, "%ui %s", status, reason)
                                      - p;
 
+    return ngx_http_chaindata_send_status(r, status);
+}
+
+
+/*
+ * The body of an error status: the fixed text chaindata_error answers it
+ * with; the routes answer their own 412 with it too.
+ */
+
+ngx_int_t
+ngx_http_chaindata_send_status(ngx_http_request_t *r, ngx_uint_t status)
+{
     if (status == NGX_HTTP_NOT_ALLOWED) {
         return ngx_http_chaindata_send_not_allowed(r);
     }

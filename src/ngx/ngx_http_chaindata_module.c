@@ -79,6 +79,13 @@ static ngx_command_t  ngx_http_chaindata_commands[] = {
       0,
       ngx_http_chaindata_rune_balances_handler },
 
+    { ngx_string("chaindata_body_budget"),
+      NGX_HTTP_MAIN_CONF|NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_TAKE1,
+      ngx_conf_set_size_slot,
+      NGX_HTTP_LOC_CONF_OFFSET,
+      offsetof(ngx_http_chaindata_loc_conf_t, body_budget),
+      NULL },
+
     { ngx_string("chaindata_deprecation"),
       NGX_HTTP_MAIN_CONF|NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_TAKE1,
       ngx_http_chaindata_deprecation,
@@ -308,6 +315,7 @@ ngx_http_chaindata_create_loc_conf(ngx_conf_t *cf)
     lcf->deprecation = NGX_CONF_UNSET;
     lcf->sunset = NGX_CONF_UNSET;
     lcf->migration_redirect = NGX_CONF_UNSET;
+    lcf->body_budget = NGX_CONF_UNSET_SIZE;
 
     return lcf;
 }
@@ -327,6 +335,9 @@ ngx_http_chaindata_merge_loc_conf(ngx_conf_t *cf, void *parent, void *child)
     if (ngx_http_chaindata_redact_log_note(cf, mcf) != NGX_OK) {
         return NGX_CONF_ERROR;
     }
+
+    ngx_conf_merge_size_value(conf->body_budget, prev->body_budget,
+                              NGX_HTTP_CHAINDATA_BODY_BUDGET);
 
     if (ngx_http_chaindata_merge_deprecation(cf, prev, conf)
         != NGX_CONF_OK)

@@ -44,7 +44,13 @@ typedef struct {
     ngx_flag_t   migration_redirect;
     ngx_str_t    migration_base;
     ngx_str_t    migration_base_brc20;
+
+    size_t       body_budget;     /* chaindata_body_budget */
 } ngx_http_chaindata_loc_conf_t;
+
+
+/* chaindata_body_budget's default: bodies a worker holds at a time */
+#define NGX_HTTP_CHAINDATA_BODY_BUDGET  (256 * 1024 * 1024)
 
 
 extern ngx_module_t  ngx_http_chaindata_module;

@@ -74,6 +74,11 @@ ngx_http_chaindata_set_cache(ngx_http_request_t *r, ngx_str_t *etag,
 }
 
 
+/*
+ * A body of NULL data (HEAD) sends the headers of that body alone: its
+ * length, and what the filters make of it (gzip among them) as for GET.
+ */
+
 ngx_int_t
 ngx_http_chaindata_send_json(ngx_http_request_t *r, ngx_uint_t status,
     ngx_str_t *body, ngx_str_t *etag, const char *cache_control)
@@ -81,6 +86,14 @@ ngx_http_chaindata_send_json(ngx_http_request_t *r, ngx_uint_t status,
     ngx_int_t     rc;
     ngx_buf_t    *b;
     ngx_chain_t   out;
+
+    if (status == NGX_HTTP_OK && !ngx_http_chaindata_if_match(r, etag)) {
+        return ngx_http_chaindata_send_status(r,
+                                              NGX_HTTP_PRECONDITION_FAILED);
+    }
+
+    /* the conditionals are evaluated here (conditional.c), not by nginx */
+    r->disable_not_modified = 1;
 
     r->headers_out.status = status;
     r->headers_out.content_length_n = body->len;
@@ -96,20 +109,15 @@ ngx_http_chaindata_send_json(ngx_http_request_t *r, ngx_uint_t status,
         r->header_only = 1;
     }
 
-    /*
-     * No response has a modification date, so If-Unmodified-Since cannot
-     * be evaluated and is ignored (RFC 9110, 13.1.4), where nginx's
-     * not-modified filter would answer 412.  If-Match is evaluated there
-     * against the ETag.
-     */
-    if (r->headers_out.last_modified_time == -1) {
-        r->headers_in.if_unmodified_since = NULL;
-    }
-
     rc = ngx_http_send_header(r);
 
     if (rc == NGX_ERROR || rc > NGX_OK || r->header_only) {
         return rc;
+    }
+
+    if (body->data == NULL) {
+        /* no body was made: only for HEAD, whose header sets header_only */
+        return NGX_ERROR;
     }
 
     b = ngx_calloc_buf(r->pool);
@@ -206,10 +214,72 @@ ngx_http_chaindata_send_unavailable(ngx_http_request_t *r)
 }
 
 
+/*
+ * The bodies in flight take this worker's chaindata_body_budget (README,
+ * "Operations", memory); one of them ends soon.
+ */
+
+static ngx_int_t
+ngx_http_chaindata_send_busy(ngx_http_request_t *r)
+{
+    ngx_str_t  retry = ngx_string("1");
+
+    if (ngx_http_chaindata_add_header(r, "Retry-After", &retry) != NGX_OK) {
+        return NGX_HTTP_INTERNAL_SERVER_ERROR;
+    }
+
+    return ngx_http_chaindata_send_error(r, NGX_HTTP_SERVICE_UNAVAILABLE,
+               NULL, "the server is busy sending other replies, retry in a "
+               "moment");
+}
+
+
+/*
+ * Whether nginx's gzip filter would compress a 200 to this request, as
+ * far as the request tells (Accept-Encoding, gzip_http_version,
+ * gzip_proxied, gzip_disable); "gzip on" is the filter's own to know.
+ */
+
+static ngx_uint_t
+ngx_http_chaindata_gzip_accepted(ngx_http_request_t *r)
+{
+#if (NGX_HTTP_GZIP)
+    return ngx_http_gzip_ok(r) == NGX_OK;
+#else
+    return 0;
+#endif
+}
+
+
+/*
+ * A 304 carries the ETag the 200 would have carried.  nginx's gzip
+ * filter weakens the ETag of what it compresses (W/"tag"), so a 304 is
+ * W/"tag" when the client names W/"tag" (it holds a compressed copy) and
+ * would be sent one again; otherwise the ETag as it is (README,
+ * "Conditionals").
+ */
+
 ngx_int_t
 ngx_http_chaindata_send_not_modified(ngx_http_request_t *r, ngx_str_t *etag,
-    const char *cache_control)
+    ngx_http_chaindata_match_e match, const char *cache_control)
 {
+    ngx_str_t  weak;
+
+    if (match == NGX_HTTP_CHAINDATA_MATCH_WEAK && etag->len
+        && ngx_http_chaindata_gzip_accepted(r))
+    {
+        weak.len = 2 + etag->len;
+        weak.data = ngx_pnalloc(r->pool, weak.len);
+        if (weak.data == NULL) {
+            return NGX_HTTP_INTERNAL_SERVER_ERROR;
+        }
+
+        ngx_memcpy(ngx_cpymem(weak.data, "W/", 2), etag->data, etag->len);
+        etag = &weak;
+    }
+
+    r->disable_not_modified = 1;
+
     r->headers_out.status = NGX_HTTP_NOT_MODIFIED;
     r->headers_out.content_length_n = -1;
     r->header_only = 1;
@@ -235,13 +305,32 @@ ngx_http_chaindata_send_redirect(ngx_http_request_t *r, ngx_str_t *location)
 }
 
 
-/* any redirect status; the caller makes *location safe for a header */
+/*
+ * Any redirect status; the caller makes *location safe for a header.  A
+ * relative Location never begins with two slashes, or a slash and a
+ * backslash, which clients read as another host: a path "//host/..." (as
+ * nginx passes it with merge_slashes off) or "/\host/..." (browsers take
+ * a backslash for a slash).  The slashes and backslashes it begins with
+ * become one slash.
+ */
 
 ngx_int_t
 ngx_http_chaindata_send_location(ngx_http_request_t *r, ngx_uint_t status,
     ngx_str_t *location, const char *cache_control)
 {
-    if (ngx_http_chaindata_add_header(r, "Location", location) != NGX_OK) {
+    ngx_str_t  safe;
+
+    safe = *location;
+
+    while (safe.len > 1 && safe.data[0] == '/'
+           && (safe.data[1] == '/' || safe.data[1] == '\\'))
+    {
+        safe.data++;
+        safe.len--;
+        safe.data[0] = '/';
+    }
+
+    if (ngx_http_chaindata_add_header(r, "Location", &safe) != NGX_OK) {
         return NGX_HTTP_INTERNAL_SERVER_ERROR;
     }
 
@@ -309,9 +398,104 @@ ngx_http_chaindata_send_bad_target(ngx_http_request_t *r,
 
 
 /*
+ * The body of a 200, unless the request is HEAD: its length is all the
+ * headers need, and nothing is copied.  NGX_BUSY: chaindata_body_budget
+ * has no room for it now.
+ */
+
+static ngx_int_t
+ngx_http_chaindata_reply_body(ngx_http_request_t *r,
+    const ngx_http_chaindata_route_t *route, void *ctx,
+    ngx_http_chaindata_reply_t *reply)
+{
+    u_char     *p;
+    ngx_int_t   rc;
+
+    if (route->size(r, ctx, reply) != NGX_OK) {
+        return NGX_ERROR;
+    }
+
+    if (r->header_only || (r == r->main && r->method == NGX_HTTP_HEAD)) {
+        ngx_log_debug1(NGX_LOG_DEBUG_HTTP, r->connection->log, 0,
+                       "chaindata: HEAD, a body of %uz bytes not made",
+                       reply->body.len);
+        return NGX_OK;
+    }
+
+    rc = ngx_http_chaindata_budget_take(r, reply->body.len);
+    if (rc != NGX_OK) {
+        return rc;
+    }
+
+    reply->body.data = ngx_pnalloc(r->pool, reply->body.len);
+    if (reply->body.data == NULL) {
+        return NGX_ERROR;
+    }
+
+    p = route->write(ctx, reply->body.data);
+
+    if ((size_t) (p - reply->body.data) != reply->body.len) {
+        ngx_log_error(NGX_LOG_ALERT, r->connection->log, 0,
+                      "chaindata: a body of %uz bytes was written in %uz",
+                      reply->body.len, (size_t) (p - reply->body.data));
+        return NGX_ERROR;
+    }
+
+    return NGX_OK;
+}
+
+
+/*
+ * What the index says, in the read transaction: the status, and the body
+ * of a 200.  If-Match before If-None-Match (RFC 9110, 13.2.2); both only
+ * where a 200 would be.
+ */
+
+static ngx_int_t
+ngx_http_chaindata_read_reply(ngx_http_request_t *r,
+    const ngx_http_chaindata_route_t *route, void *ctx,
+    ngx_http_chaindata_reply_t *reply)
+{
+    ngx_int_t  rc;
+
+    if (route->lookup(r, ctx, reply) != NGX_OK) {
+        return NGX_ERROR;
+    }
+
+    if (reply->status != NGX_HTTP_OK) {
+        return NGX_OK;
+    }
+
+    if (!ngx_http_chaindata_if_match(r, &reply->etag)) {
+        reply->status = NGX_HTTP_PRECONDITION_FAILED;
+        return NGX_OK;
+    }
+
+    if (reply->etag.len) {
+        reply->match = ngx_http_chaindata_if_none_match(r, &reply->etag);
+
+        if (reply->match != NGX_HTTP_CHAINDATA_NO_MATCH) {
+            reply->status = NGX_HTTP_NOT_MODIFIED;
+            return NGX_OK;
+        }
+    }
+
+    rc = ngx_http_chaindata_reply_body(r, route, ctx, reply);
+
+    if (rc == NGX_BUSY) {
+        reply->status = NGX_HTTP_SERVICE_UNAVAILABLE;
+        return NGX_OK;
+    }
+
+    return rc;
+}
+
+
+/*
  * The one way a route reads the index: the read transaction always ends
  * before anything is sent.  An index that cannot be read now is a 503
- * (ngx_http_chaindata_store_begin() logs why).
+ * (ngx_http_chaindata_store_begin() logs why), and so is a body the
+ * budget has no room for.
  */
 
 ngx_int_t
@@ -327,19 +511,7 @@ ngx_http_chaindata_read_and_reply(ngx_http_request_t *r,
 
     ngx_memzero(&reply, sizeof(ngx_http_chaindata_reply_t));
 
-    rc = route->lookup(r, ctx, &reply);
-
-    if (rc == NGX_OK && reply.status == NGX_HTTP_OK) {
-
-        if (reply.etag.len
-            && ngx_http_chaindata_etag_matches(r, &reply.etag))
-        {
-            reply.status = NGX_HTTP_NOT_MODIFIED;
-
-        } else {
-            rc = route->body(r, ctx, &reply);
-        }
-    }
+    rc = ngx_http_chaindata_read_reply(r, route, ctx, &reply);
 
     ngx_http_chaindata_store_end();
 
@@ -353,16 +525,65 @@ ngx_http_chaindata_read_and_reply(ngx_http_request_t *r,
 
         case NGX_HTTP_NOT_MODIFIED:
             return ngx_http_chaindata_send_not_modified(r, &reply.etag,
+                                                        reply.match,
                                                         route->cache_control);
+
+        case NGX_HTTP_PRECONDITION_FAILED:
+            return ngx_http_chaindata_send_status(r, reply.status);
 
         case NGX_HTTP_NOT_FOUND:
             return ngx_http_chaindata_send_error(r, NGX_HTTP_NOT_FOUND, NULL,
                                                  route->not_found);
+
+        case NGX_HTTP_SERVICE_UNAVAILABLE:
+            return ngx_http_chaindata_send_busy(r);
         }
     }
 
     return ngx_http_chaindata_send_error(r, NGX_HTTP_INTERNAL_SERVER_ERROR,
                                          NULL, route->unreadable);
+}
+
+
+/*
+ * For a request answered otherwise (the redirect of a transaction id
+ * without "0x"): a 304 when its If-None-Match names the ETag the route's
+ * lookup gives, as the route itself would answer; NGX_DECLINED when it
+ * does not, or when that cannot be told (nothing stored, the index
+ * unreadable now).
+ */
+
+ngx_int_t
+ngx_http_chaindata_not_modified_as(ngx_http_request_t *r,
+    const ngx_http_chaindata_route_t *route, void *ctx)
+{
+    ngx_int_t                   rc;
+    ngx_http_chaindata_reply_t  reply;
+
+    if (r->headers_in.if_none_match == NULL
+        || ngx_http_chaindata_store_begin(r->connection->log) != NGX_OK)
+    {
+        return NGX_DECLINED;
+    }
+
+    ngx_memzero(&reply, sizeof(ngx_http_chaindata_reply_t));
+
+    rc = route->lookup(r, ctx, &reply);
+
+    ngx_http_chaindata_store_end();
+
+    if (rc != NGX_OK || reply.status != NGX_HTTP_OK || reply.etag.len == 0) {
+        return NGX_DECLINED;
+    }
+
+    reply.match = ngx_http_chaindata_if_none_match(r, &reply.etag);
+
+    if (reply.match == NGX_HTTP_CHAINDATA_NO_MATCH) {
+        return NGX_DECLINED;
+    }
+
+    return ngx_http_chaindata_send_not_modified(r, &reply.etag, reply.match,
+                                                route->cache_control);
 }
 
 
@@ -446,69 +667,6 @@ ngx_http_chaindata_join_entries(u_char *p, MDB_val *entries, ngx_uint_t n)
     }
 
     return p;
-}
-
-
-/*
- * If-None-Match: "*", or a comma-separated list of entity tags, weak
- * (W/"...") or strong; the weak comparison applies (RFC 9110, 13.1.2).
- */
-
-ngx_int_t
-ngx_http_chaindata_etag_matches(ngx_http_request_t *r, ngx_str_t *etag)
-{
-    u_char           *p, *end, *start;
-    ngx_table_elt_t  *h;
-
-    /* nginx 1.23 chains repeated headers, 1.22 keeps the first */
-#if (nginx_version >= 1023000)
-    for (h = r->headers_in.if_none_match; h; h = h->next) {
-#else
-    for (h = r->headers_in.if_none_match; h; h = NULL) {
-#endif
-        p = h->value.data;
-        end = p + h->value.len;
-
-        while (p < end) {
-            while (p < end && (*p == ' ' || *p == '\t' || *p == ',')) {
-                p++;
-            }
-
-            if (p == end) {
-                break;
-            }
-
-            if (*p == '*') {
-                return 1;
-            }
-
-            if (end - p > 2 && p[0] == 'W' && p[1] == '/') {
-                p += 2;
-            }
-
-            start = p;
-
-            if (p < end && *p == '"') {
-                for (p++; p < end && *p != '"'; p++) { /* void */ }
-
-                if (p < end) {
-                    p++;
-                }
-            }
-
-            if ((size_t) (p - start) == etag->len
-                && ngx_strncmp(start, etag->data, etag->len) == 0)
-            {
-                return 1;
-            }
-
-            while (p < end && *p != ',') {
-                p++;
-            }
-        }
-    }
-
-    return 0;
 }
 
 

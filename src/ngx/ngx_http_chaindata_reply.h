@@ -42,54 +42,89 @@ void ngx_http_chaindata_error_members(ngx_http_chaindata_json_t *j,
 ngx_int_t ngx_http_chaindata_send_error(ngx_http_request_t *r,
     ngx_uint_t status, const char *code, const char *message);
 ngx_int_t ngx_http_chaindata_send_unavailable(ngx_http_request_t *r);
-ngx_int_t ngx_http_chaindata_send_not_modified(ngx_http_request_t *r,
-    ngx_str_t *etag, const char *cache_control);
 ngx_int_t ngx_http_chaindata_send_redirect(ngx_http_request_t *r,
     ngx_str_t *location);
 ngx_int_t ngx_http_chaindata_send_location(ngx_http_request_t *r,
     ngx_uint_t status, ngx_str_t *location, const char *cache_control);
 
-/* the reason phrase of an error status (ngx_http_chaindata_error.c) */
+/*
+ * The reason phrase of an error status, and the body chaindata_error
+ * answers that status with (ngx_http_chaindata_error.c).
+ */
 const char *ngx_http_chaindata_reason(ngx_uint_t status);
+ngx_int_t ngx_http_chaindata_send_status(ngx_http_request_t *r,
+    ngx_uint_t status);
 
 /* every route serves GET and HEAD; others get a 405 JSON body */
 #define ngx_http_chaindata_method_allowed(r)                                 \
     ((r)->method & (NGX_HTTP_GET|NGX_HTTP_HEAD))
 ngx_int_t ngx_http_chaindata_send_not_allowed(ngx_http_request_t *r);
 
-ngx_int_t ngx_http_chaindata_etag_matches(ngx_http_request_t *r,
+/*
+ * Conditional requests (ngx_http_chaindata_conditional.c).  Which entry
+ * of If-None-Match names the ETag: a 304 carries the ETag in that form.
+ */
+typedef enum {
+    NGX_HTTP_CHAINDATA_NO_MATCH = 0,
+    NGX_HTTP_CHAINDATA_MATCH,           /* "tag", the tag unquoted, or * */
+    NGX_HTTP_CHAINDATA_MATCH_WEAK       /* W/"tag" */
+} ngx_http_chaindata_match_e;
+
+ngx_http_chaindata_match_e ngx_http_chaindata_if_none_match(
+    ngx_http_request_t *r, ngx_str_t *etag);
+ngx_int_t ngx_http_chaindata_if_match(ngx_http_request_t *r,
     ngx_str_t *etag);
+ngx_int_t ngx_http_chaindata_send_not_modified(ngx_http_request_t *r,
+    ngx_str_t *etag, ngx_http_chaindata_match_e match,
+    const char *cache_control);
+
+/*
+ * The bytes of bodies this worker's unfinished requests hold, against
+ * chaindata_body_budget (ngx_http_chaindata_budget.c): NGX_OK with size
+ * counted until the request ends, NGX_BUSY, or NGX_ERROR.
+ */
+ngx_int_t ngx_http_chaindata_budget_take(ngx_http_request_t *r,
+    size_t size);
+
 ngx_int_t ngx_http_chaindata_add_header(ngx_http_request_t *r,
     const char *name, ngx_str_t *value);
 
 /*
  * A route: its answers to a refused request target (chaindata_paths.h)
- * and its read of the index.  In the read transaction, lookup finds the
- * stored record and leaves the reply's status (NGX_HTTP_OK or
- * NGX_HTTP_NOT_FOUND) and its ETag, if any; body then writes the body,
- * unless the request's If-None-Match names that ETag (304).  Both leave
- * all in the pool: nothing may point into the map once the transaction
- * ends.  NGX_ERROR from either is a 500 with the route's message.
+ * and its read of the index, in one read transaction:
+ *
+ *   lookup finds the stored record and leaves the reply's status
+ *          (NGX_HTTP_OK or NGX_HTTP_NOT_FOUND) and its ETag, if any;
+ *   size   reads what the body is made of, and leaves its length in
+ *          reply->body.len (not called for a 304 or a 412);
+ *   write  copies those bytes to p and returns where they end (not
+ *          called for HEAD, nor when chaindata_body_budget is spent).
+ *
+ * Nothing may point into the map once the transaction ends.  NGX_ERROR
+ * from a callback is a 500 with the route's message.
  */
 
 typedef struct {
-    ngx_uint_t   status;
-    ngx_str_t    body;
-    ngx_str_t    etag;
+    ngx_uint_t                   status;
+    ngx_str_t                    body;
+    ngx_str_t                    etag;
+    ngx_http_chaindata_match_e   match;
 } ngx_http_chaindata_reply_t;
 
 typedef ngx_int_t (*ngx_http_chaindata_read_pt)(ngx_http_request_t *r,
     void *ctx, ngx_http_chaindata_reply_t *reply);
+typedef u_char *(*ngx_http_chaindata_write_pt)(void *ctx, u_char *p);
 
 typedef struct {
-    ngx_http_chaindata_read_pt   lookup;
-    ngx_http_chaindata_read_pt   body;
-    const char                  *code;           /* of the 400s, or NULL */
-    const char                  *invalid;        /* 400: path parameter */
-    const char                  *no_route;       /* 404: the path's shape */
-    const char                  *not_found;      /* 404: nothing stored */
-    const char                  *unreadable;     /* 500 */
-    const char                  *cache_control;  /* of 200 and 304 */
+    ngx_http_chaindata_read_pt    lookup;
+    ngx_http_chaindata_read_pt    size;
+    ngx_http_chaindata_write_pt   write;
+    const char                   *code;           /* of the 400s, or NULL */
+    const char                   *invalid;        /* 400: path parameter */
+    const char                   *no_route;       /* 404: the path's shape */
+    const char                   *not_found;      /* 404: nothing stored */
+    const char                   *unreadable;     /* 500 */
+    const char                   *cache_control;  /* of 200 and 304 */
 } ngx_http_chaindata_route_t;
 
 ngx_int_t ngx_http_chaindata_send_bad_target(ngx_http_request_t *r,
@@ -97,13 +132,15 @@ ngx_int_t ngx_http_chaindata_send_bad_target(ngx_http_request_t *r,
     chaindata_query_t *query);
 ngx_int_t ngx_http_chaindata_read_and_reply(ngx_http_request_t *r,
     const ngx_http_chaindata_route_t *route, void *ctx);
+ngx_int_t ngx_http_chaindata_not_modified_as(ngx_http_request_t *r,
+    const ngx_http_chaindata_route_t *route, void *ctx);
 
 /* in a read callback: a stored value that cannot be decoded (an alert) */
 void ngx_http_chaindata_log_damaged(ngx_log_t *log, chaindata_dbi_e db,
     const u_char *data, size_t size);
 
 /*
- * In a body callback: the entries [offset, offset + limit) of a list
+ * In a size callback: the entries [offset, offset + limit) of a list
  * stored one entry a key (lmdb-schema/runes.md), as many as the count
  * of its header leaves, *n of them.  NGX_ERROR when the index cannot be
  * read or holds fewer than that header (named by what in the log) counts.

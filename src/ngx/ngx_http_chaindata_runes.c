@@ -30,25 +30,29 @@ typedef struct {
 } ngx_http_chaindata_rune_route_t;
 
 
-/* what the read callbacks share */
+/* what the read callbacks share: the page of entries read, in the map */
 typedef struct {
     const ngx_http_chaindata_rune_route_t  *rune;
     chaindata_page_params_t                 q;
     chaindata_listh_t                       h;
+    MDB_val                                 entries[CHAINDATA_PAGE_LIMIT_MAX];
+    ngx_uint_t                              n;
 } ngx_http_chaindata_rune_page_t;
 
 
 static ngx_int_t ngx_http_chaindata_page_lookup(ngx_http_request_t *r,
     void *ctx, ngx_http_chaindata_reply_t *reply);
-static ngx_int_t ngx_http_chaindata_page_body(ngx_http_request_t *r,
+static ngx_int_t ngx_http_chaindata_page_size(ngx_http_request_t *r,
     void *ctx, ngx_http_chaindata_reply_t *reply);
+static u_char *ngx_http_chaindata_page_write(void *ctx, u_char *p);
 
 
 /* an unknown list is the empty list: never "not found" */
 
 static ngx_http_chaindata_rune_route_t  ngx_http_chaindata_activity_route = {
     { ngx_http_chaindata_page_lookup,
-      ngx_http_chaindata_page_body,
+      ngx_http_chaindata_page_size,
+      ngx_http_chaindata_page_write,
       NULL,
       "params/tx_id must match pattern \"^[a-fA-F0-9]{64}$\"",
       "Route not found: the path must end in /{tx_id}/activity",
@@ -64,7 +68,8 @@ static ngx_http_chaindata_rune_route_t  ngx_http_chaindata_activity_route = {
 
 static ngx_http_chaindata_rune_route_t  ngx_http_chaindata_balances_route = {
     { ngx_http_chaindata_page_lookup,
-      ngx_http_chaindata_page_body,
+      ngx_http_chaindata_page_size,
+      ngx_http_chaindata_page_write,
       NULL,
       "params/address must be a Bitcoin address (base58, or bech32 in one "
       "case)",
@@ -149,52 +154,71 @@ ngx_http_chaindata_page_lookup(ngx_http_request_t *r, void *ctx,
 }
 
 
-/* the envelope with the page of entries read, all copied into the pool */
+/* the decimal digits of n */
+
+static size_t
+ngx_http_chaindata_digits(uint64_t n)
+{
+    size_t  len;
+
+    for (len = 1; n >= 10; n /= 10) {
+        len++;
+    }
+
+    return len;
+}
+
+
+/* the page of entries, and the length of the envelope around it */
 
 static ngx_int_t
-ngx_http_chaindata_page_body(ngx_http_request_t *r, void *ctx,
+ngx_http_chaindata_page_size(ngx_http_request_t *r, void *ctx,
     ngx_http_chaindata_reply_t *reply)
 {
     ngx_http_chaindata_rune_page_t  *page = ctx;
 
-    u_char                   *p;
-    size_t                    size;
-    MDB_val                   entries[CHAINDATA_PAGE_LIMIT_MAX];
-    ngx_str_t                *body;
-    ngx_uint_t                n;
     chaindata_page_params_t  *q;
 
     q = &page->q;
-    body = &reply->body;
 
     if (ngx_http_chaindata_read_entries(r, page->rune->entry_db, q->key,
                                         q->key_len, page->h.count,
                                         "a rune list header", q->offset,
-                                        q->limit, entries, &n)
+                                        q->limit, page->entries, &page->n)
         != NGX_OK)
     {
         return NGX_ERROR;
     }
 
-    size = sizeof("{\"limit\":,\"offset\":,\"total\":,\"results\":[]}") - 1
-           + NGX_INT64_LEN + q->offset_text.len + NGX_INT32_LEN
-           + ngx_http_chaindata_entries_len(entries, n);
+    reply->body.len =
+        sizeof("{\"limit\":,\"offset\":,\"total\":,\"results\":[]}") - 1
+        + ngx_http_chaindata_digits(q->limit) + q->offset_text.len
+        + ngx_http_chaindata_digits(page->h.count)
+        + ngx_http_chaindata_entries_len(page->entries, page->n);
 
-    body->data = ngx_pnalloc(r->pool, size);
-    if (body->data == NULL) {
-        return NGX_ERROR;
-    }
+    return NGX_OK;
+}
 
-    p = ngx_sprintf(body->data, "{\"limit\":%uL,\"offset\":", q->limit);
+
+/* the envelope with the page of entries, copied out of the map */
+
+static u_char *
+ngx_http_chaindata_page_write(void *ctx, u_char *p)
+{
+    ngx_http_chaindata_rune_page_t  *page = ctx;
+
+    chaindata_page_params_t  *q;
+
+    q = &page->q;
+
+    p = ngx_sprintf(p, "{\"limit\":%uL,\"offset\":", q->limit);
     p = ngx_cpymem(p, q->offset_text.data, q->offset_text.len);
     p = ngx_sprintf(p, ",\"total\":%uD,\"results\":[", page->h.count);
-    p = ngx_http_chaindata_join_entries(p, entries, n);
+    p = ngx_http_chaindata_join_entries(p, page->entries, page->n);
     *p++ = ']';
     *p++ = '}';
 
-    body->len = p - body->data;
-
-    return NGX_OK;
+    return p;
 }
 
 

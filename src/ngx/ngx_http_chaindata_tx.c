@@ -16,22 +16,32 @@
 #include "ngx_http_chaindata_store.h"
 
 
-/* what the read callbacks share */
+/*
+ * What the read callbacks share: the page of events read and the bytes
+ * [hs, he) of the document left out (function_args), in the map.
+ */
 typedef struct {
     chaindata_tx_params_t  q;
     chaindata_txh_t        h;
+    MDB_val                events[CHAINDATA_EVENT_LIMIT_MAX];
+    ngx_uint_t             n;
+    size_t                 at;
+    size_t                 hs;
+    size_t                 he;
 } ngx_http_chaindata_tx_t;
 
 
 static ngx_int_t ngx_http_chaindata_tx_lookup(ngx_http_request_t *r,
     void *ctx, ngx_http_chaindata_reply_t *reply);
-static ngx_int_t ngx_http_chaindata_tx_body(ngx_http_request_t *r,
+static ngx_int_t ngx_http_chaindata_tx_size(ngx_http_request_t *r,
     void *ctx, ngx_http_chaindata_reply_t *reply);
+static u_char *ngx_http_chaindata_tx_write(void *ctx, u_char *p);
 
 
 static ngx_http_chaindata_route_t  ngx_http_chaindata_tx_route = {
     ngx_http_chaindata_tx_lookup,
-    ngx_http_chaindata_tx_body,
+    ngx_http_chaindata_tx_size,
+    ngx_http_chaindata_tx_write,
     "FST_ERR_VALIDATION",
     "params/tx_id must match pattern \"^(0x)?[a-fA-F0-9]{64}$\"",
     NULL,
@@ -169,58 +179,100 @@ ngx_http_chaindata_tx_lookup(ngx_http_request_t *r, void *ctx,
 }
 
 
-/* the document with the page of events read, all copied into the pool */
+/* the page of events, and the length of the document served with it */
 
 static ngx_int_t
-ngx_http_chaindata_tx_body(ngx_http_request_t *r, void *ctx,
+ngx_http_chaindata_tx_size(ngx_http_request_t *r, void *ctx,
     ngx_http_chaindata_reply_t *reply)
 {
     ngx_http_chaindata_tx_t  *tx = ctx;
 
-    u_char                 *p;
-    size_t                  at, hs, he;
-    MDB_val                 events[CHAINDATA_EVENT_LIMIT_MAX];
-    ngx_str_t              *body;
-    ngx_uint_t              n;
     chaindata_txh_t        *h;
     chaindata_tx_params_t  *q;
 
     h = &tx->h;
     q = &tx->q;
-    body = &reply->body;
 
     if (ngx_http_chaindata_read_entries(r, CHAINDATA_DBI_TX_EVENT, q->txid,
                                         sizeof(q->txid), h->event_count,
                                         "a transaction record", q->offset,
-                                        q->limit, events, &n)
+                                        q->limit, tx->events, &tx->n)
         != NGX_OK)
     {
         return NGX_ERROR;
     }
 
-    hs = 0;
-    he = 0;
+    tx->hs = 0;
+    tx->he = 0;
 
     if (q->exclude_fargs && (h->flags & CHAINDATA_TXH_FARGS)) {
-        hs = h->fargs_start;
-        he = h->fargs_start + h->fargs_len;
+        tx->hs = h->fargs_start;
+        tx->he = h->fargs_start + h->fargs_len;
     }
 
-    at = (h->flags & CHAINDATA_TXH_EVENTS) ? h->events_at : h->doc_len;
+    tx->at = (h->flags & CHAINDATA_TXH_EVENTS) ? h->events_at : h->doc_len;
 
-    body->data = ngx_pnalloc(r->pool, h->doc_len - (he - hs)
-                             + ngx_http_chaindata_entries_len(events, n));
-    if (body->data == NULL) {
-        return NGX_ERROR;
-    }
-
-    p = ngx_http_chaindata_copy_except(body->data, h->doc, 0, at, hs, he);
-    p = ngx_http_chaindata_join_entries(p, events, n);
-    p = ngx_http_chaindata_copy_except(p, h->doc, at, h->doc_len, hs, he);
-
-    body->len = p - body->data;
+    reply->body.len = h->doc_len - (tx->he - tx->hs)
+                      + ngx_http_chaindata_entries_len(tx->events, tx->n);
 
     return NGX_OK;
+}
+
+
+/* the document with the page of events put in, copied out of the map */
+
+static u_char *
+ngx_http_chaindata_tx_write(void *ctx, u_char *p)
+{
+    ngx_http_chaindata_tx_t  *tx = ctx;
+
+    chaindata_txh_t  *h;
+
+    h = &tx->h;
+
+    p = ngx_http_chaindata_copy_except(p, h->doc, 0, tx->at, tx->hs, tx->he);
+    p = ngx_http_chaindata_join_entries(p, tx->events, tx->n);
+
+    return ngx_http_chaindata_copy_except(p, h->doc, tx->at, h->doc_len,
+                                          tx->hs, tx->he);
+}
+
+
+/*
+ * An id without "0x": a 302 to the same path with it, unless the request
+ * is conditional and its If-None-Match names the ETag of the document
+ * that path serves for the same query (upstream evaluates the conditional
+ * first): then the 304 that path would answer.
+ */
+
+static ngx_int_t
+ngx_http_chaindata_tx_redirect(ngx_http_request_t *r,
+    ngx_http_chaindata_tx_t *tx, chaindata_query_t *query)
+{
+    u_char            target[2 + CHAINDATA_TXID_HEX_LEN];
+    ngx_int_t         rc;
+    chaindata_span_t  id;
+
+    id = tx->q.id;
+
+    if (r->headers_in.if_none_match && id.len == CHAINDATA_TXID_HEX_LEN) {
+
+        /* the target of the redirect, for its page */
+        ngx_memcpy(ngx_cpymem(target, "0x", 2), id.data, id.len);
+
+        if (chaindata_tx_target(target, sizeof(target), query, &tx->q)
+            == CHAINDATA_TARGET_OK)
+        {
+            rc = ngx_http_chaindata_not_modified_as(r,
+                     &ngx_http_chaindata_tx_route, tx);
+
+            if (rc != NGX_DECLINED) {
+                return rc;
+            }
+        }
+    }
+
+    return ngx_http_chaindata_tx_add_prefix(r, &id);
 }
 
 
@@ -250,7 +302,7 @@ ngx_http_chaindata_tx_handler(ngx_http_request_t *r)
     target = chaindata_tx_target(r->uri.data, r->uri.len, &query, &tx.q);
 
     if (target == CHAINDATA_TARGET_ADD_PREFIX) {
-        return ngx_http_chaindata_tx_add_prefix(r, &tx.q.id);
+        return ngx_http_chaindata_tx_redirect(r, &tx, &query);
     }
 
     if (target != CHAINDATA_TARGET_OK) {

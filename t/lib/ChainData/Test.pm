@@ -740,6 +740,8 @@ sub _write_conf {
     my $http = defined $o{http} ? $o{http} : '';
     my $locations = defined $o{locations} ? $o{locations} : '';
     my $load = $o{no_load_module} ? '' : "load_module $module;\n";
+    # more parameters of the listen directive (say "sndbuf=64k")
+    my $listen = defined $o{listen} ? " $o{listen}" : '';
     my $conf = <<"EOF";
 ${load}daemon on;
 master_process on;
@@ -760,7 +762,7 @@ http {
     scgi_temp_path $prefix/scgi_temp;
 $db$http
     server {
-        listen 127.0.0.1:$port;
+        listen 127.0.0.1:$port$listen;
         server_name localhost;
 $locations
     }
@@ -771,7 +773,7 @@ EOF
 }
 
 # ChainData::Test::Nginx->test_config(db => ..., locations => ..., http => ...,
-# main => ...) -> ($exit, $output) of `nginx -t`.
+# main => ..., listen => ...) -> ($exit, $output) of `nginx -t`.
 sub test_config {
     my ($class, %o) = @_;
     my $prefix = ChainData::Test::temp_dir();
