@@ -16,6 +16,7 @@ PROVE       ?= prove
 BUILD       := build
 MODULE      := $(BUILD)/ngx_http_chaindata_module.so
 LOADER      := $(BUILD)/chaindata-load
+MIRROR      := $(BUILD)/chaindata-mirror
 UNIT        := $(BUILD)/chaindata-unit
 
 # Sources are found by their folders, never listed (./config finds the
@@ -26,9 +27,10 @@ UNIT        := $(BUILD)/chaindata-unit
 CORE_SRCS   := $(wildcard src/core/*.c)
 INGEST_SRCS := $(wildcard src/ingest/*.c)
 LOAD_SRCS   := $(wildcard src/load/*.c)
+MIRROR_SRCS := $(wildcard src/mirror/*.c)
 MODULE_SRCS := $(wildcard src/ngx/*.c)
 HEADERS     := $(wildcard src/*/*.h)
-INCS        := -Isrc/core -Isrc/ingest
+INCS        := -Isrc/core -Isrc/ingest -Isrc/mirror
 LIBS        := -llmdb -lyajl -lcrypto
 
 # The version is debian/changelog's, the programs' --version prints it.
@@ -40,10 +42,10 @@ PROGRAMS    := $(patsubst src/%/,chaindata-%,$(dir $(wildcard \
                    $(foreach d,$(wildcard src/*/),$(d)chaindata_$(notdir \
                    $(d:/=)).c))))
 
-.PHONY: all deps deps-test deps-fuzz module loader unit test check-layout \
-        run bench clean
+.PHONY: all deps deps-test deps-fuzz module loader mirror unit test \
+        check-layout run bench bench-mirror clean
 
-all: module loader
+all: module loader mirror
 
 deps:
 	@sh tools/deps.sh build
@@ -56,6 +58,7 @@ deps-fuzz:
 
 module: $(MODULE)
 loader: $(LOADER)
+mirror: $(MIRROR)
 unit: $(UNIT)
 
 # nginx's configure learns the module's files when it runs: it runs again
@@ -104,6 +107,11 @@ $(1)/chaindata-load: $(patsubst src/%.c,$(1)/obj/%.o,$(LOAD_SRCS)) \
                      $(1)/libchaindata_ingest.a $(1)/libchaindata_core.a
 	$(CC) $(2) $(3) -o $$@ $$^ $(LIBS)
 
+# the mirror also needs libcurl (README "Build")
+$(1)/chaindata-mirror: $(patsubst src/%.c,$(1)/obj/%.o,$(MIRROR_SRCS)) \
+                       $(1)/libchaindata_ingest.a $(1)/libchaindata_core.a
+	$(CC) $(2) $(3) -o $$@ $$^ $(LIBS) -lcurl -lm
+
 $(1)/chaindata-unit: t/unit/chaindata_unit.c $(HEADERS) \
                      $(1)/libchaindata_ingest.a $(1)/libchaindata_core.a
 	$(CC) $(2) $(3) $(WARNINGS) $(INCS) -o $$@ $$< \
@@ -151,6 +159,11 @@ bench: all
 	@sh tools/deps.sh bench
 	bench/run
 
+# chaindata-mirror against the recorded upstream: catching up and following
+# (bench/mirror; BENCH_* variables make it longer or larger)
+bench-mirror: all
+	bench/mirror
+
 clean:
 	rm -rf $(BUILD)
 
@@ -169,7 +182,7 @@ $(eval $(call chaindata_build,$(ASAN),-g -O1 $(SAN_FLAGS),$(SAN_FLAGS)))
 .PHONY: asan test-asan
 
 asan: $(ASAN)/ngx_http_chaindata_module.so $(ASAN)/chaindata-load \
-      $(ASAN)/chaindata-unit
+      $(ASAN)/chaindata-mirror $(ASAN)/chaindata-unit
 
 test-asan: deps-test asan fuzzers
 	CHAINDATA_BUILD=$(ASAN) CHAINDATA_PRELOAD="$(SAN_PRELOAD)" \

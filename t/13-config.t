@@ -103,17 +103,18 @@ config_ok($good, 'good index');
     }
 }
 
-# an index of another schema version: nginx -t and the loader refuse it
+# an index of another schema version (1, before the feed databases):
+# nginx -t and the loader refuse it
 {
     my $db = new_index($fx);
     my ($code, $out, $err) = run_cmd(['mdb_load', '-T', '-s', 'meta', $db],
-                                     stdin => "schema_version\n2\n");
-    is($code, 0, 'schema version set to 2 with mdb_load') or diag($err);
-    config_fails($db, 'schema version 2',
-                 qr/another schema version than this module reads \(1\)/);
+                                     stdin => "schema_version\n1\n");
+    is($code, 0, 'schema version set to 1 with mdb_load') or diag($err);
+    config_fails($db, 'schema version 1',
+                 qr/another schema version than this module reads \(2\)/);
     ($code, $out, $err) = load_index($db, $fx);
     is($code, 3, 'the loader refuses it too');
-    like($err, qr/has schema version 2, this loader writes version 1/,
+    like($err, qr/has schema version 1, this loader writes version 2/,
          'and says why');
 }
 

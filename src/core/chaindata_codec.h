@@ -18,7 +18,7 @@
 
 
 /* bump when any key or value layout changes; the module refuses others */
-#define CHAINDATA_SCHEMA_VERSION      "1"
+#define CHAINDATA_SCHEMA_VERSION      "2"
 
 #define CHAINDATA_MAX_DBS             16
 
@@ -40,6 +40,8 @@
 #define CHAINDATA_DB_RUNE_BALANCES    "rune_balances"
 #define CHAINDATA_DB_RUNE_BALANCE_ENTRY                            \
     "rune_balance_entry"
+#define CHAINDATA_DB_FEED             "feed"
+#define CHAINDATA_DB_BLOCK            "block"
 
 #define CHAINDATA_META_SCHEMA         "schema_version"
 
@@ -78,6 +80,25 @@
 #define CHAINDATA_LIST_ENTRY_KEY_MAX                                \
     (CHAINDATA_LIST_KEY_MAX + 4)
 
+/*
+ * Feeds (lmdb-schema/feed.md): a position per source in "feed", a record
+ * per committed block in "block" (its hash, parent and how to undo it).
+ */
+#define CHAINDATA_FEED_FORMAT         1
+#define CHAINDATA_FEED_SIZE           32
+#define CHAINDATA_FEED_SOURCE_MAX     32
+#define CHAINDATA_FEED_HASH_MAX       128
+
+
+typedef struct {
+    uint64_t              height;
+    uint64_t              time;        /* the block's time, Unix seconds */
+    uint64_t              committed;   /* the commit's time, Unix seconds */
+    const unsigned char  *hash;
+    size_t                hash_len;
+} chaindata_feedpos_t;
+
+
 /* the digest of an empty list: SHA-256 of no bytes, its first 16 */
 #define CHAINDATA_EMPTY_DIGEST                                      \
     "\xe3\xb0\xc4\x42\x98\xfc\x1c\x14\x9a\xfb\xf4\xc8\x99\x6f\xb9\x24"
@@ -93,6 +114,8 @@ typedef enum {
     CHAINDATA_DBI_RUNE_ACTIVITY_ENTRY,
     CHAINDATA_DBI_RUNE_BALANCES,
     CHAINDATA_DBI_RUNE_BALANCE_ENTRY,
+    CHAINDATA_DBI_FEED,
+    CHAINDATA_DBI_BLOCK,
     CHAINDATA_DBI_COUNT
 } chaindata_dbi_e;
 
@@ -161,6 +184,13 @@ void chaindata_key_digest(const unsigned char *key, size_t len,
 void chaindata_chh_encode(unsigned char *out,
     const unsigned char *key_digest);
 int chaindata_chh_decode(chaindata_chh_t *h,
+    const unsigned char *v, size_t len);
+
+void chaindata_put_u64le(unsigned char *p, uint64_t v);
+uint64_t chaindata_get_u64le(const unsigned char *p);
+void chaindata_feedpos_encode(unsigned char *out,
+    const chaindata_feedpos_t *pos);
+int chaindata_feedpos_decode(chaindata_feedpos_t *pos,
     const unsigned char *v, size_t len);
 
 size_t chaindata_json_escape_len(const unsigned char *s, size_t len);

@@ -17,13 +17,16 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <lmdb.h>
 
 #include "chaindata_codec.h"
+#include "chaindata_feed.h"
+#include "chaindata_index.h"
 #include "chaindata_record.h"
-#include "chaindata_schema.h"
+#include "chaindata_status.h"
 
 
 #define CHAINDATA_EXIT_OK        0
@@ -42,9 +45,11 @@ typedef struct {
     unsigned int                    max_readers;
     int                             skip_invalid;
     int                             quiet;
+    int                             follow;
+    int                             stats;
 
-    MDB_env                        *env;
-    MDB_dbi                         dbi[CHAINDATA_DBI_COUNT];
+    chaindata_index_t               ix;
+    chaindata_feed_t                feed;
 
     chaindata_record_t    rec;
     chaindata_writeset_t  ws;
@@ -59,6 +64,8 @@ typedef struct {
     size_t                          applied[CHAINDATA_REC_KINDS];
     size_t                          pending[CHAINDATA_REC_KINDS];
     size_t                          batches;
+    size_t                          blocks;
+    size_t                          rollbacks;
     size_t                          skipped;
 } chaindata_loader_t;
 
@@ -83,6 +90,10 @@ chaindata_usage(FILE *out)
         "  --max-readers N      LMDB reader slots, when this loader is the\n"
         "                       first to open the index (default %d)\n"
         "  --quiet              no summary on standard error\n"
+        "  --follow             commit every record and every block as\n"
+        "                       soon as it is read (a producer's pipe)\n"
+        "  --stats              print the index's status as JSON (what\n"
+        "                       chaindata_status serves) and exit\n"
         "  --help, --version    this text; the version\n"
         "\n"
         "exit status: 0 loaded, 1 input rejected, 2 usage, "
@@ -122,237 +133,6 @@ chaindata_parse_size(const char *s, size_t *out)
 }
 
 
-static int
-chaindata_mdb_fail(const char *what, int rc)
-{
-    fprintf(stderr, "chaindata-load: %s: %s\n", what, mdb_strerror(rc));
-
-    return CHAINDATA_EXIT_SYSTEM;
-}
-
-
-/*
- * Begins a write transaction.  LMDB lets one writer in at a time: another
- * loader may have grown the map while this one waited (MDB_MAP_RESIZED),
- * so its size is adopted and the transaction begun again.
- */
-
-static int
-chaindata_write_begin(chaindata_loader_t *ld, MDB_txn **txn)
-{
-    int  rc;
-
-    rc = mdb_txn_begin(ld->env, NULL, 0, txn);
-
-    while (rc == MDB_MAP_RESIZED) {
-        rc = mdb_env_set_mapsize(ld->env, 0);
-
-        if (rc == 0) {
-            rc = mdb_txn_begin(ld->env, NULL, 0, txn);
-        }
-    }
-
-    return rc;
-}
-
-
-/*
- * Opens the named databases and checks (or, in a new index, writes) the
- * schema version.
- */
-
-static int
-chaindata_open_dbs(chaindata_loader_t *ld)
-{
-    int          rc;
-    char         err[CHAINDATA_SCHEMA_ERR_LEN];
-    MDB_txn     *txn;
-    const char  *failure;
-
-    rc = chaindata_write_begin(ld, &txn);
-    if (rc != 0) {
-        return chaindata_mdb_fail("cannot begin a transaction", rc);
-    }
-
-    failure = chaindata_schema_open(txn, CHAINDATA_SCHEMA_WRITE, ld->dbi,
-                                    &rc, err);
-    if (failure) {
-        mdb_txn_abort(txn);
-        fprintf(stderr, "chaindata-load: %s: %s%s%s\n", ld->db_path,
-                failure, rc ? ": " : "", rc ? mdb_strerror(rc) : "");
-        return CHAINDATA_EXIT_SYSTEM;
-    }
-
-    rc = mdb_txn_commit(txn);
-    if (rc != 0) {
-        return chaindata_mdb_fail("cannot commit", rc);
-    }
-
-    return CHAINDATA_EXIT_OK;
-}
-
-
-static int
-chaindata_open_env(chaindata_loader_t *ld)
-{
-    int           rc, dead;
-    MDB_envinfo   info;
-
-    if (mkdir(ld->db_path, 0755) != 0 && errno != EEXIST) {
-        fprintf(stderr, "chaindata-load: cannot create %s: %s\n",
-                ld->db_path, strerror(errno));
-        return CHAINDATA_EXIT_SYSTEM;
-    }
-
-    rc = mdb_env_create(&ld->env);
-    if (rc == 0) {
-        rc = mdb_env_set_maxdbs(ld->env, CHAINDATA_MAX_DBS);
-    }
-
-    if (rc == 0) {
-        rc = mdb_env_set_maxreaders(ld->env, ld->max_readers);
-    }
-
-    if (rc == 0) {
-        rc = mdb_env_open(ld->env, ld->db_path, 0, 0644);
-    }
-
-    if (rc != 0) {
-        fprintf(stderr, "chaindata-load: cannot open the index at %s: %s\n",
-                ld->db_path, mdb_strerror(rc));
-        return CHAINDATA_EXIT_SYSTEM;
-    }
-
-    /* reader slots of killed workers would keep old pages from reuse */
-    (void) mdb_reader_check(ld->env, &dead);
-
-    rc = mdb_env_info(ld->env, &info);
-    if (rc != 0) {
-        return chaindata_mdb_fail("cannot read the map size", rc);
-    }
-
-    if (info.me_mapsize < ld->map_size) {
-        rc = mdb_env_set_mapsize(ld->env, ld->map_size);
-        if (rc != 0) {
-            return chaindata_mdb_fail("cannot set the map size", rc);
-        }
-    }
-
-    return chaindata_open_dbs(ld);
-}
-
-
-static int
-chaindata_delete_prefix(MDB_txn *txn, MDB_dbi dbi,
-    const MDB_val *prefix)
-{
-    int          rc;
-    MDB_val      key, val;
-    MDB_cursor  *cur;
-
-    rc = mdb_cursor_open(txn, dbi, &cur);
-    if (rc != 0) {
-        return rc;
-    }
-
-    for ( ;; ) {
-        key = *prefix;
-
-        rc = mdb_cursor_get(cur, &key, &val, MDB_SET_RANGE);
-        if (rc == MDB_NOTFOUND) {
-            rc = 0;
-            break;
-        }
-
-        if (rc != 0) {
-            break;
-        }
-
-        if (key.mv_size < prefix->mv_size
-            || memcmp(key.mv_data, prefix->mv_data, prefix->mv_size) != 0)
-        {
-            break;
-        }
-
-        rc = mdb_cursor_del(cur, 0);
-        if (rc != 0) {
-            break;
-        }
-    }
-
-    mdb_cursor_close(cur);
-
-    return rc;
-}
-
-
-static int
-chaindata_apply_writes(chaindata_loader_t *ld,
-    MDB_txn *txn)
-{
-    int                 rc;
-    size_t              i;
-    MDB_val             key, val;
-    chaindata_write_t  *w;
-
-    for (i = 0; i < ld->ws.nwrites; i++) {
-        w = &ld->ws.writes[i];
-
-        key.mv_data = ld->ws.buf + w->key_off;
-        key.mv_size = w->key_len;
-
-        switch (w->action) {
-
-        case CHAINDATA_WRITE_PUT:
-            val.mv_data = ld->ws.buf + w->val_off;
-            val.mv_size = w->val_len;
-            rc = mdb_put(txn, ld->dbi[w->db], &key, &val, 0);
-            break;
-
-        case CHAINDATA_WRITE_DEL:
-            rc = mdb_del(txn, ld->dbi[w->db], &key, NULL);
-            if (rc == MDB_NOTFOUND) {
-                rc = 0;
-            }
-            break;
-
-        default: /* CHAINDATA_WRITE_DEL_PREFIX */
-            rc = chaindata_delete_prefix(txn, ld->dbi[w->db], &key);
-            break;
-        }
-
-        if (rc != 0) {
-            return rc;
-        }
-    }
-
-    return 0;
-}
-
-
-static int
-chaindata_grow_map(chaindata_loader_t *ld)
-{
-    int           rc;
-    size_t        size;
-    MDB_envinfo   info;
-
-    rc = mdb_env_info(ld->env, &info);
-    if (rc != 0) {
-        return rc;
-    }
-
-    if (info.me_mapsize >= ld->max_map_size) {
-        return MDB_MAP_FULL;
-    }
-
-    size = info.me_mapsize > ld->max_map_size / 2
-           ? ld->max_map_size : info.me_mapsize * 2;
-
-    return mdb_env_set_mapsize(ld->env, size);
-}
-
-
 /* applies the collected writes in one transaction, growing the map */
 
 static int
@@ -360,38 +140,17 @@ chaindata_commit_batch(chaindata_loader_t *ld)
 {
     int           rc;
     size_t        i;
-    MDB_txn      *txn;
     MDB_envinfo   info;
 
-    for ( ;; ) {
-        rc = chaindata_write_begin(ld, &txn);
-        if (rc != 0) {
-            return chaindata_mdb_fail("cannot begin a write "
-                                      "transaction", rc);
-        }
+    rc = chaindata_index_commit(&ld->ix, &ld->ws);
 
-        rc = chaindata_apply_writes(ld, txn);
-
-        if (rc == 0) {
-            rc = mdb_txn_commit(txn);
-
-        } else {
-            mdb_txn_abort(txn);
-        }
-
-        if (rc != MDB_MAP_FULL) {
-            break;
-        }
-
-        rc = chaindata_grow_map(ld);
-        if (rc != 0) {
-            (void) mdb_env_info(ld->env, &info);
-            fprintf(stderr, "chaindata-load: %s: lines %zu-: the index is "
-                    "full at its map size of %zu bytes (--max-map-size); "
-                    "batch not applied\n", ld->file, ld->first_line,
-                    (size_t) info.me_mapsize);
-            return CHAINDATA_EXIT_SYSTEM;
-        }
+    if (rc == MDB_MAP_FULL) {
+        (void) mdb_env_info(ld->ix.env, &info);
+        fprintf(stderr, "chaindata-load: %s: lines %zu-: the index is "
+                "full at its map size of %zu bytes (--max-map-size); "
+                "batch not applied\n", ld->file, ld->first_line,
+                (size_t) info.me_mapsize);
+        return CHAINDATA_EXIT_SYSTEM;
     }
 
     if (rc != 0) {
@@ -458,6 +217,139 @@ chaindata_is_blank(const char *s, size_t len)
 }
 
 
+/* a data record: validated into the batch (a replayed block's is not) */
+
+static void
+chaindata_load_record(chaindata_loader_t *ld, const char *line, size_t n,
+    size_t lineno)
+{
+    size_t  nwrites, used;
+
+    nwrites = ld->ws.nwrites;
+    used = ld->ws.len;
+
+    if (chaindata_record_parse(&ld->rec, (const unsigned char *) line, n,
+                               &ld->ws)
+        != 0)
+    {
+        fprintf(stderr, "chaindata-load: %s:%zu: %s\n", ld->file, lineno,
+                ld->rec.err);
+
+        if (ld->skip_invalid) {
+            ld->skipped++;
+
+        } else {
+            ld->bad++;
+        }
+
+        return;
+    }
+
+    if (ld->feed.skip) {
+        ld->ws.nwrites = nwrites;
+        ld->ws.len = used;
+        return;
+    }
+
+    if (chaindata_feed_note(&ld->feed) != 0) {
+        fprintf(stderr, "chaindata-load: %s:%zu: %s\n", ld->file, lineno,
+                ld->feed.err);
+        ld->bad++;
+        return;
+    }
+
+    ld->pending[ld->rec.kind]++;
+}
+
+
+/* a framing record that cannot apply: an invalid line of the batch */
+
+static int
+chaindata_load_frame_bad(chaindata_loader_t *ld, size_t lineno,
+    size_t nwrites, size_t used)
+{
+    fprintf(stderr, "chaindata-load: %s:%zu: %s\n", ld->file, lineno,
+            ld->feed.err);
+
+    ld->ws.nwrites = nwrites;
+    ld->ws.len = used;
+
+    if (ld->skip_invalid) {
+        ld->skipped++;
+
+    } else {
+        ld->bad++;
+    }
+
+    return CHAINDATA_EXIT_OK;
+}
+
+
+/*
+ * One line.  A block is a batch of its own: the records before it are
+ * committed first, its own with the feed position at its block_end.  A
+ * rollback is committed with the records before it (lmdb-schema/feed.md).
+ */
+
+static int
+chaindata_load_line(chaindata_loader_t *ld, const char *line, size_t n,
+    size_t lineno)
+{
+    int     frame;
+    size_t  nwrites, used;
+
+    frame = chaindata_feed_peek(&ld->feed, (const unsigned char *) line, n);
+    nwrites = ld->ws.nwrites;
+    used = ld->ws.len;
+
+    switch (frame) {
+
+    case CHAINDATA_FRAME_BLOCK:
+        if (chaindata_feed_begin(&ld->feed, &ld->ix) != 0) {
+            return chaindata_load_frame_bad(ld, lineno, nwrites, used);
+        }
+
+        return chaindata_end_batch(ld, lineno - 1);
+
+    case CHAINDATA_FRAME_ROLLBACK:
+        if (chaindata_feed_rollback(&ld->feed, &ld->ix, &ld->rec, &ld->ws)
+            != 0)
+        {
+            return chaindata_load_frame_bad(ld, lineno, nwrites, used);
+        }
+
+        ld->rollbacks++;
+
+        return chaindata_end_batch(ld, lineno);
+
+    case CHAINDATA_FRAME_END:
+        if (chaindata_feed_end(&ld->feed, &ld->ws) != 0) {
+            chaindata_feed_abandon(&ld->feed);
+            chaindata_load_frame_bad(ld, lineno, nwrites, used);
+
+        } else {
+            ld->blocks++;
+        }
+
+        return chaindata_end_batch(ld, lineno);
+
+    default:
+        break;
+    }
+
+    chaindata_load_record(ld, line, n, lineno);
+
+    if (!ld->feed.open
+        && (++ld->records >= ld->batch || ld->follow
+            || ld->ws.len >= CHAINDATA_BATCH_BYTES))
+    {
+        return chaindata_end_batch(ld, lineno);
+    }
+
+    return CHAINDATA_EXIT_OK;
+}
+
+
 static int
 chaindata_load_stream(chaindata_loader_t *ld, FILE *in,
     const char *name)
@@ -482,31 +374,9 @@ chaindata_load_stream(chaindata_loader_t *ld, FILE *in,
             continue;
         }
 
-        if (chaindata_record_parse(&ld->rec, (unsigned char *) line,
-                                   n, &ld->ws)
-            != 0)
-        {
-            fprintf(stderr, "chaindata-load: %s:%zu: %s\n", name, lineno,
-                    ld->rec.err);
-
-            if (ld->skip_invalid) {
-                ld->skipped++;
-
-            } else {
-                ld->bad++;
-            }
-
-        } else {
-            ld->pending[ld->rec.kind]++;
-        }
-
-        if (++ld->records >= ld->batch
-            || ld->ws.len >= CHAINDATA_BATCH_BYTES)
-        {
-            rc = chaindata_end_batch(ld, lineno);
-            if (rc != CHAINDATA_EXIT_OK) {
-                break;
-            }
+        rc = chaindata_load_line(ld, line, n, lineno);
+        if (rc != CHAINDATA_EXIT_OK) {
+            break;
         }
     }
 
@@ -515,6 +385,15 @@ chaindata_load_stream(chaindata_loader_t *ld, FILE *in,
                 strerror(errno));
         rc = CHAINDATA_EXIT_SYSTEM;
         chaindata_writeset_reset(&ld->ws);
+    }
+
+    if (rc == CHAINDATA_EXIT_OK && ld->feed.open) {
+        fprintf(stderr, "chaindata-load: %s: the input ends inside block "
+                "%llu of %s (no block_end): the block was not applied\n",
+                name, (unsigned long long) ld->feed.height, ld->feed.source);
+        chaindata_feed_abandon(&ld->feed);
+        chaindata_writeset_reset(&ld->ws);
+        rc = CHAINDATA_EXIT_INPUT;
     }
 
     if (rc == CHAINDATA_EXIT_OK) {
@@ -591,6 +470,11 @@ chaindata_summary(chaindata_loader_t *ld)
 
     fprintf(stderr, ")");
 
+    if (ld->blocks || ld->rollbacks) {
+        fprintf(stderr, ", %zu blocks, %zu rollbacks", ld->blocks,
+                ld->rollbacks);
+    }
+
     if (ld->skipped) {
         fprintf(stderr, ", %zu invalid lines skipped", ld->skipped);
     }
@@ -615,6 +499,8 @@ chaindata_parse_args(chaindata_loader_t *ld, int argc,
         { "max-map-size", required_argument, NULL, 'M' },
         { "max-readers", required_argument, NULL, 'r' },
         { "quiet", no_argument, NULL, 'q' },
+        { "follow", no_argument, NULL, 'f' },
+        { "stats", no_argument, NULL, 'S' },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 }
@@ -672,6 +558,14 @@ chaindata_parse_args(chaindata_loader_t *ld, int argc,
             ld->quiet = 1;
             break;
 
+        case 'f':
+            ld->follow = 1;
+            break;
+
+        case 'S':
+            ld->stats = 1;
+            break;
+
         case 'h':
             chaindata_usage(stdout);
             exit(CHAINDATA_EXIT_OK);
@@ -699,6 +593,33 @@ chaindata_parse_args(chaindata_loader_t *ld, int argc,
 }
 
 
+/* --stats: what chaindata_status serves, as JSON on standard output */
+
+static int
+chaindata_print_stats(chaindata_loader_t *ld)
+{
+    char                *out;
+    chaindata_status_t   st;
+
+    if (chaindata_status_read(ld->db_path, &st) != 0) {
+        fprintf(stderr, "chaindata-load: cannot read the index at %s: %s\n",
+                ld->db_path, st.err);
+        return CHAINDATA_EXIT_SYSTEM;
+    }
+
+    out = chaindata_status_format(&st, (uint64_t) time(NULL), 0);
+    if (out == NULL) {
+        fprintf(stderr, "chaindata-load: out of memory\n");
+        return CHAINDATA_EXIT_SYSTEM;
+    }
+
+    fputs(out, stdout);
+    free(out);
+
+    return CHAINDATA_EXIT_OK;
+}
+
+
 int
 main(int argc, char **argv)
 {
@@ -716,23 +637,34 @@ main(int argc, char **argv)
         return CHAINDATA_EXIT_USAGE;
     }
 
-    if (chaindata_record_init(&ld.rec) != 0) {
+    if (ld.stats) {
+        return chaindata_print_stats(&ld);
+    }
+
+    if (chaindata_record_init(&ld.rec) != 0
+        || chaindata_feed_init(&ld.feed) != 0)
+    {
         fprintf(stderr, "chaindata-load: out of memory\n");
         return CHAINDATA_EXIT_SYSTEM;
     }
 
-    rc = chaindata_open_env(&ld);
+    ld.ix.prog = "chaindata-load";
+    ld.ix.path = ld.db_path;
+    ld.ix.map_size = ld.map_size;
+    ld.ix.max_map_size = ld.max_map_size;
+    ld.ix.max_readers = ld.max_readers;
+
+    rc = chaindata_index_open(&ld.ix) == 0 ? CHAINDATA_EXIT_OK
+                                           : CHAINDATA_EXIT_SYSTEM;
 
     if (rc == CHAINDATA_EXIT_OK) {
         rc = chaindata_load_files(&ld, argc - optind, argv + optind);
         chaindata_summary(&ld);
     }
 
-    if (ld.env) {
-        mdb_env_close(ld.env);
-    }
-
+    chaindata_index_close(&ld.ix);
     chaindata_writeset_free(&ld.ws);
+    chaindata_feed_free(&ld.feed);
     chaindata_record_free(&ld.rec);
 
     return rc;

@@ -58,6 +58,13 @@ static ngx_command_t  ngx_http_chaindata_commands[] = {
       0,
       ngx_http_chaindata_tx_handler },
 
+    { ngx_string("chaindata_status"),
+      NGX_HTTP_LOC_CONF|NGX_CONF_NOARGS,
+      ngx_http_chaindata_handler_slot,
+      NGX_HTTP_LOC_CONF_OFFSET,
+      0,
+      ngx_http_chaindata_status_handler },
+
     { ngx_string("chaindata_chainhook_status"),
       NGX_HTTP_LOC_CONF|NGX_CONF_NOARGS,
       ngx_http_chaindata_handler_slot,

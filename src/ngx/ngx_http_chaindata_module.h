@@ -92,6 +92,9 @@ ngx_int_t ngx_http_chaindata_deprecation_headers(ngx_http_request_t *r);
 ngx_int_t ngx_http_chaindata_deprecation_headers_with(ngx_http_request_t *r,
     ngx_str_t *successor);
 
+/* ngx_http_chaindata_status.c */
+ngx_int_t ngx_http_chaindata_status_handler(ngx_http_request_t *r);
+
 /* ngx_http_chaindata_migration.c */
 ngx_int_t ngx_http_chaindata_migration_handler(ngx_http_request_t *r);
 char *ngx_http_chaindata_migration_base(ngx_conf_t *cf, ngx_command_t *cmd,

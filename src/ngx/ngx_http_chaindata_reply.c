@@ -13,7 +13,6 @@
 #include "ngx_http_chaindata_store.h"
 
 
-#define NGX_HTTP_CHAINDATA_CONTENT_TYPE  "application/json; charset=utf-8"
 
 
 ngx_int_t
@@ -83,6 +82,17 @@ ngx_int_t
 ngx_http_chaindata_send_json(ngx_http_request_t *r, ngx_uint_t status,
     ngx_str_t *body, ngx_str_t *etag, const char *cache_control)
 {
+    return ngx_http_chaindata_send_body(r, status, body, etag, cache_control,
+                                        NGX_HTTP_CHAINDATA_CONTENT_TYPE);
+}
+
+
+ngx_int_t
+ngx_http_chaindata_send_body(ngx_http_request_t *r, ngx_uint_t status,
+    ngx_str_t *body, ngx_str_t *etag, const char *cache_control,
+    const char *content_type)
+{
+    u_char       *semi;
     ngx_int_t     rc;
     ngx_buf_t    *b;
     ngx_chain_t   out;
@@ -97,8 +107,14 @@ ngx_http_chaindata_send_json(ngx_http_request_t *r, ngx_uint_t status,
 
     r->headers_out.status = status;
     r->headers_out.content_length_n = body->len;
-    ngx_str_set(&r->headers_out.content_type, NGX_HTTP_CHAINDATA_CONTENT_TYPE);
-    r->headers_out.content_type_len = sizeof("application/json") - 1;
+    r->headers_out.content_type.data = (u_char *) content_type;
+    r->headers_out.content_type.len = ngx_strlen(content_type);
+    semi = ngx_strlchr(r->headers_out.content_type.data,
+                       r->headers_out.content_type.data
+                       + r->headers_out.content_type.len, ';');
+    r->headers_out.content_type_len = semi
+        ? (size_t) (semi - r->headers_out.content_type.data)
+        : r->headers_out.content_type.len;
     r->headers_out.content_type_lowcase = NULL;
 
     if (ngx_http_chaindata_set_cache(r, etag, cache_control) != NGX_OK) {

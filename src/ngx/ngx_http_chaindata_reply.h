@@ -21,6 +21,8 @@
 #include "ngx_http_chaindata_json.h"
 
 
+#define NGX_HTTP_CHAINDATA_CONTENT_TYPE  "application/json; charset=utf-8"
+
 #define NGX_HTTP_CHAINDATA_CACHE_PUBLIC  "public, no-cache, must-revalidate"
 #define NGX_HTTP_CHAINDATA_CACHE_NONE    "no-store"
 
@@ -34,6 +36,10 @@
 ngx_int_t ngx_http_chaindata_send_json(ngx_http_request_t *r,
     ngx_uint_t status, ngx_str_t *body, ngx_str_t *etag,
     const char *cache_control);
+/* the same with another Content-Type, "type/subtype; parameters" */
+ngx_int_t ngx_http_chaindata_send_body(ngx_http_request_t *r,
+    ngx_uint_t status, ngx_str_t *body, ngx_str_t *etag,
+    const char *cache_control, const char *content_type);
 ngx_int_t ngx_http_chaindata_send_json_done(ngx_http_request_t *r,
     ngx_http_chaindata_json_t *j, ngx_uint_t status,
     const char *cache_control);

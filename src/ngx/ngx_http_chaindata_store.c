@@ -11,6 +11,7 @@
 
 #include "chaindata_codec.h"
 #include "chaindata_schema.h"
+#include "chaindata_status.h"
 #include "ngx_http_chaindata_store.h"
 
 
@@ -724,4 +725,27 @@ failed:
                   chaindata_db_names[db], mdb_strerror(rc));
 
     return NGX_ERROR;
+}
+
+
+/* chaindata_status: gathered in the request's read transaction */
+
+ngx_int_t
+ngx_http_chaindata_store_status(ngx_log_t *log, chaindata_status_t *status)
+{
+    int                          rc;
+    ngx_http_chaindata_store_t  *st;
+
+    st = &ngx_http_chaindata_store;
+
+    rc = chaindata_status_gather(st->env, st->txn, st->dbi, status);
+
+    if (rc != 0) {
+        ngx_log_error(NGX_LOG_ERR, log, 0,
+                      "chaindata_db \"%V\": cannot read its status: %s",
+                      &st->path, mdb_strerror(rc));
+        return NGX_ERROR;
+    }
+
+    return NGX_OK;
 }

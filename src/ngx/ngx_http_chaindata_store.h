@@ -18,6 +18,7 @@
 #include <lmdb.h>
 
 #include "chaindata_codec.h"
+#include "chaindata_status.h"
 
 
 /* checks for nginx -t and the master: the worker user can read the index */
@@ -44,6 +45,11 @@ ngx_int_t ngx_http_chaindata_store_range(ngx_log_t *log,
     chaindata_dbi_e db, u_char *prefix, size_t prefix_len,
     u_char *start, size_t start_len, MDB_val *vals, ngx_uint_t n,
     ngx_uint_t *got);
+
+
+/* between begin and end: counts, sizes and feed positions */
+ngx_int_t ngx_http_chaindata_store_status(ngx_log_t *log,
+    chaindata_status_t *status);
 
 
 #endif /* _NGX_HTTP_CHAINDATA_STORE_H_INCLUDED_ */

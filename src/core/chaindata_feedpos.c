@@ -1,0 +1,81 @@
+
+/*
+ * chaindata: the value of a "feed" record, a source's position
+ * (lmdb-schema/feed.md).
+ */
+
+
+#include <string.h>
+
+#include "chaindata_codec.h"
+
+
+void
+chaindata_put_u64le(unsigned char *p, uint64_t v)
+{
+    int  i;
+
+    for (i = 0; i < 8; i++) {
+        p[i] = (unsigned char) (v >> (8 * i));
+    }
+}
+
+
+uint64_t
+chaindata_get_u64le(const unsigned char *p)
+{
+    int       i;
+    uint64_t  v;
+
+    v = 0;
+
+    for (i = 7; i >= 0; i--) {
+        v = v << 8 | p[i];
+    }
+
+    return v;
+}
+
+
+/* out holds CHAINDATA_FEED_SIZE + pos->hash_len bytes */
+
+void
+chaindata_feedpos_encode(unsigned char *out, const chaindata_feedpos_t *pos)
+{
+    memset(out, 0, CHAINDATA_FEED_SIZE);
+
+    out[0] = CHAINDATA_FEED_FORMAT;
+    out[2] = (unsigned char) pos->hash_len;
+    chaindata_put_u64le(out + 8, pos->height);
+    chaindata_put_u64le(out + 16, pos->time);
+    chaindata_put_u64le(out + 24, pos->committed);
+    memcpy(out + CHAINDATA_FEED_SIZE, pos->hash, pos->hash_len);
+}
+
+
+int
+chaindata_feedpos_decode(chaindata_feedpos_t *pos, const unsigned char *v,
+    size_t len)
+{
+    size_t  hash_len;
+
+    if (len < CHAINDATA_FEED_SIZE || v[0] != CHAINDATA_FEED_FORMAT) {
+        return -1;
+    }
+
+    hash_len = v[2] | (size_t) v[3] << 8;
+
+    if (hash_len > CHAINDATA_FEED_HASH_MAX
+        || len != CHAINDATA_FEED_SIZE + hash_len)
+    {
+        return -1;
+    }
+
+    pos->height = chaindata_get_u64le(v + 8);
+    pos->time = chaindata_get_u64le(v + 16);
+    pos->committed = chaindata_get_u64le(v + 24);
+    pos->hash = v + CHAINDATA_FEED_SIZE;
+    pos->hash_len = hash_len;
+
+    return 0;
+}

@@ -1,0 +1,60 @@
+
+/*
+ * chaindata: how current the index is and how full, gathered from an
+ * open environment (the module's workers) or a directory (chaindata-load
+ * --stats), formatted as JSON or in the Prometheus text format.  Never any
+ * key or chainhook data: counts, sizes and feed positions only.
+ */
+
+
+#ifndef _CHAINDATA_STATUS_H_INCLUDED_
+#define _CHAINDATA_STATUS_H_INCLUDED_
+
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <lmdb.h>
+
+#include "chaindata_codec.h"
+#include "chaindata_schema.h"
+
+
+#define CHAINDATA_STATUS_FEEDS  16
+
+
+typedef struct {
+    char           source[CHAINDATA_FEED_SOURCE_MAX + 1];
+    uint64_t       height;
+    uint64_t       time;
+    uint64_t       committed;
+    char           hash[CHAINDATA_FEED_HASH_MAX + 1];
+} chaindata_status_feed_t;
+
+
+typedef struct {
+    char                     schema[17];
+    size_t                   entries[CHAINDATA_DBI_COUNT];
+    size_t                   map_size;
+    size_t                   used;
+    unsigned                 readers;
+    unsigned                 max_readers;
+    size_t                   nfeeds;
+    chaindata_status_feed_t  feeds[CHAINDATA_STATUS_FEEDS];
+    char                     err[CHAINDATA_SCHEMA_ERR_LEN + 64];
+} chaindata_status_t;
+
+
+/* with a read transaction of env open in txn: 0 or an LMDB error */
+int chaindata_status_gather(MDB_env *env, MDB_txn *txn, const MDB_dbi *dbi,
+    chaindata_status_t *st);
+
+/* opens the index at path read-only and gathers: 0, or -1 with st->err */
+int chaindata_status_read(const char *path, chaindata_status_t *st);
+
+/* a malloc()ed text: JSON, or the Prometheus text format; NULL: no memory */
+char *chaindata_status_format(const chaindata_status_t *st, uint64_t now,
+    int prometheus);
+
+
+#endif /* _CHAINDATA_STATUS_H_INCLUDED_ */

@@ -1,0 +1,644 @@
+
+/*
+ * chaindata: block framing records, feed positions and the per-block
+ * records that let a rollback undo blocks (lmdb-schema/feed.md).
+ */
+
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "chaindata_feed.h"
+
+
+#define CHAINDATA_BLOCK_KEY_MAX  (1 + CHAINDATA_FEED_SOURCE_MAX + 8)
+
+
+int
+chaindata_feed_init(chaindata_feed_t *f)
+{
+    memset(f, 0, sizeof(*f));
+
+    f->arena = chaindata_arena_create();
+
+    return f->arena ? 0 : -1;
+}
+
+
+void
+chaindata_feed_free(chaindata_feed_t *f)
+{
+    chaindata_arena_destroy(f->arena);
+    free(f->undo);
+}
+
+
+static int
+chaindata_feed_fail(chaindata_feed_t *f, const char *fmt, ...)
+{
+    va_list  args;
+
+    va_start(args, fmt);
+    vsnprintf(f->err, sizeof(f->err), fmt, args);
+    va_end(args);
+
+    return -1;
+}
+
+
+static size_t
+chaindata_block_key(unsigned char *key, const char *source, uint64_t height)
+{
+    size_t  n;
+    int     i;
+
+    n = strlen(source);
+    key[0] = (unsigned char) n;
+    memcpy(key + 1, source, n);
+
+    for (i = 0; i < 8; i++) {
+        key[1 + n + i] = (unsigned char) (height >> (56 - 8 * i));
+    }
+
+    return 1 + n + 8;
+}
+
+
+static int
+chaindata_feed_get(chaindata_index_t *ix, chaindata_dbi_e db,
+    const unsigned char *k, size_t klen, unsigned char **val, size_t *len)
+{
+    int       rc;
+    MDB_txn  *txn;
+    MDB_val   key, v;
+
+    rc = mdb_txn_begin(ix->env, NULL, MDB_RDONLY, &txn);
+    if (rc != 0) {
+        return -1;
+    }
+
+    key.mv_data = (void *) k;
+    key.mv_size = klen;
+
+    rc = mdb_get(txn, ix->dbi[db], &key, &v);
+
+    if (rc == 0) {
+        *val = malloc(v.mv_size + 1);
+
+        if (*val == NULL) {
+            rc = -1;
+
+        } else {
+            memcpy(*val, v.mv_data, v.mv_size);
+            *len = v.mv_size;
+        }
+    }
+
+    mdb_txn_abort(txn);
+
+    return rc == 0 ? 0 : (rc == MDB_NOTFOUND ? 1 : -1);
+}
+
+
+int
+chaindata_feed_position(chaindata_index_t *ix, const char *source,
+    chaindata_feedpos_t *pos, unsigned char *hash)
+{
+    int             rc;
+    size_t          len;
+    unsigned char  *v;
+
+    rc = chaindata_feed_get(ix, CHAINDATA_DBI_FEED,
+                            (const unsigned char *) source, strlen(source),
+                            &v, &len);
+    if (rc != 0) {
+        return rc;
+    }
+
+    rc = chaindata_feedpos_decode(pos, v, len);
+
+    if (rc == 0) {
+        memcpy(hash, pos->hash, pos->hash_len);
+        pos->hash = hash;
+    }
+
+    free(v);
+
+    return rc;
+}
+
+
+/* the members of a stored block record, parsed into f's arena */
+
+static chaindata_jv_t *
+chaindata_feed_block_doc(chaindata_feed_t *f, chaindata_arena_t *arena,
+    const unsigned char *v, size_t len)
+{
+    char             err[CHAINDATA_ERR_LEN];
+    chaindata_jv_t  *root;
+
+    root = chaindata_jdoc_parse(arena, v, len, err, sizeof(err));
+
+    if (root == NULL || root->type != CHAINDATA_JV_OBJECT) {
+        chaindata_feed_fail(f, "a block record of the index is damaged");
+        return NULL;
+    }
+
+    return root;
+}
+
+
+int
+chaindata_feed_block_get(chaindata_index_t *ix, const char *source,
+    uint64_t height, unsigned char **v, size_t *len)
+{
+    size_t         klen;
+    unsigned char  key[CHAINDATA_BLOCK_KEY_MAX];
+
+    klen = chaindata_block_key(key, source, height);
+
+    return chaindata_feed_get(ix, CHAINDATA_DBI_BLOCK, key, klen, v, len);
+}
+
+
+int
+chaindata_feed_block_hash(chaindata_index_t *ix, const char *source,
+    uint64_t height, unsigned char *hash, size_t *hash_len)
+{
+    int                 rc;
+    size_t              klen, len;
+    unsigned char       key[CHAINDATA_BLOCK_KEY_MAX], *v;
+    chaindata_jv_t     *root, *h;
+    chaindata_arena_t  *arena;
+    char                err[CHAINDATA_ERR_LEN];
+
+    klen = chaindata_block_key(key, source, height);
+
+    rc = chaindata_feed_get(ix, CHAINDATA_DBI_BLOCK, key, klen, &v, &len);
+    if (rc != 0) {
+        return rc;
+    }
+
+    rc = -1;
+    arena = chaindata_arena_create();
+
+    if (arena) {
+        root = chaindata_jdoc_parse(arena, v, len, err, sizeof(err));
+        h = root ? chaindata_jv_get(root, "hash") : NULL;
+
+        if (h && h->type == CHAINDATA_JV_STRING
+            && h->len <= CHAINDATA_FEED_HASH_MAX)
+        {
+            memcpy(hash, h->str, h->len);
+            *hash_len = h->len;
+            rc = 0;
+        }
+
+        chaindata_arena_destroy(arena);
+    }
+
+    free(v);
+
+    return rc;
+}
+
+
+int
+chaindata_feed_begin(chaindata_feed_t *f, chaindata_index_t *ix)
+{
+    int                  rc;
+    size_t               len;
+    unsigned char        hash[CHAINDATA_FEED_HASH_MAX];
+    unsigned char        posh[CHAINDATA_FEED_HASH_MAX];
+    chaindata_feedpos_t  pos;
+
+    if (f->open) {
+        return chaindata_feed_fail(f, "a block record inside block %llu "
+                                   "of %s (no block_end)",
+                                   (unsigned long long) f->height,
+                                   f->source);
+    }
+
+    if (chaindata_feed_read_block(f) != 0) {
+        return -1;
+    }
+
+    f->skip = 0;
+    f->undo_len = 0;
+
+    rc = chaindata_feed_position(ix, f->source, &pos, posh);
+
+    if (rc < 0) {
+        return chaindata_feed_fail(f, "cannot read the position of %s",
+                                   f->source);
+    }
+
+    if (rc == 0 && f->height <= pos.height) {
+        rc = chaindata_feed_block_hash(ix, f->source, f->height, hash,
+                                       &len);
+
+        if (rc == 0 && len == f->hash_len
+            && memcmp(hash, f->hash, len) == 0)
+        {
+            /* committed already: a replay, its records are left out */
+            f->skip = 1;
+            f->open = 1;
+            return 0;
+        }
+
+        return chaindata_feed_fail(f, "block %llu of %s is not the one "
+                                   "committed at that height: send a "
+                                   "rollback first",
+                                   (unsigned long long) f->height,
+                                   f->source);
+    }
+
+    if (rc == 0 && f->height != pos.height + 1) {
+        return chaindata_feed_fail(f, "block %llu of %s leaves a gap after "
+                                   "the committed block %llu",
+                                   (unsigned long long) f->height, f->source,
+                                   (unsigned long long) pos.height);
+    }
+
+    if (rc == 0
+        && (pos.hash_len != f->parent_len
+            || memcmp(pos.hash, f->parent, f->parent_len) != 0))
+    {
+        return chaindata_feed_fail(f, "the parent of block %llu of %s is "
+                                   "not the committed block %llu: send a "
+                                   "rollback first",
+                                   (unsigned long long) f->height, f->source,
+                                   (unsigned long long) pos.height);
+    }
+
+    f->open = 1;
+
+    return 0;
+}
+
+
+static int
+chaindata_feed_undo_add(chaindata_feed_t *f, const char *head,
+    const chaindata_jv_t *id, const char *tail)
+{
+    size_t          need, cap;
+    unsigned char  *p;
+
+    need = 1 + strlen(head) + chaindata_jv_size(id) + strlen(tail);
+
+    if (f->undo_cap - f->undo_len < need) {
+        cap = f->undo_cap ? f->undo_cap : 4096;
+
+        while (cap - f->undo_len < need) {
+            cap *= 2;
+        }
+
+        p = realloc(f->undo, cap);
+        if (p == NULL) {
+            return chaindata_feed_fail(f, "out of memory");
+        }
+
+        f->undo = p;
+        f->undo_cap = cap;
+    }
+
+    p = f->undo + f->undo_len;
+
+    if (f->undo_len) {
+        *p++ = ',';
+    }
+
+    p = (unsigned char *) memcpy(p, head, strlen(head)) + strlen(head);
+    p = chaindata_jv_write(p, id);
+    p = (unsigned char *) memcpy(p, tail, strlen(tail)) + strlen(tail);
+
+    f->undo_len = p - f->undo;
+
+    return 0;
+}
+
+
+int
+chaindata_feed_note(chaindata_feed_t *f)
+{
+    const chaindata_jv_t  *kind, *data, *id;
+
+    if (!f->open || f->skip || f->root == NULL) {
+        return 0;
+    }
+
+    kind = chaindata_jv_get(f->root, "kind");
+    data = chaindata_jv_get(f->root, "data");
+
+    if (chaindata_jv_is(kind, "tx")) {
+        id = data ? chaindata_jv_get(data, "tx_id")
+                  : chaindata_jv_get(f->root, "delete");
+        return chaindata_feed_undo_add(f, "{\"kind\":\"tx\",\"delete\":",
+                                       id, "}");
+    }
+
+    if (chaindata_jv_is(kind, "rune_activity")) {
+        id = chaindata_jv_get(f->root, "tx_id");
+        return chaindata_feed_undo_add(f, "{\"kind\":\"rune_activity\","
+                                       "\"tx_id\":", id, ",\"results\":[]}");
+    }
+
+    if (chaindata_jv_is(kind, "rune_balances")) {
+        id = chaindata_jv_get(f->root, "address");
+        return chaindata_feed_undo_add(f, "{\"kind\":\"rune_balances\","
+                                       "\"address\":", id,
+                                       ",\"results\":[]}");
+    }
+
+    /* chainhooks belong to no block: nothing to undo */
+    return 0;
+}
+
+
+static int
+chaindata_feed_put_position(chaindata_feed_t *f, chaindata_writeset_t *ws,
+    uint64_t height, uint64_t t, const unsigned char *hash, size_t hash_len)
+{
+    unsigned char        *v;
+    chaindata_feedpos_t   pos;
+
+    pos.height = height;
+    pos.time = t;
+    pos.committed = f->now ? f->now : (uint64_t) time(NULL);
+    pos.hash = hash;
+    pos.hash_len = hash_len;
+
+    v = chaindata_writeset_add(ws, CHAINDATA_WRITE_PUT, CHAINDATA_DBI_FEED,
+                               (const unsigned char *) f->source,
+                               strlen(f->source),
+                               CHAINDATA_FEED_SIZE + hash_len);
+    if (v == NULL) {
+        return chaindata_feed_fail(f, "out of memory");
+    }
+
+    chaindata_feedpos_encode(v, &pos);
+
+    return 0;
+}
+
+
+int
+chaindata_feed_end(chaindata_feed_t *f, chaindata_writeset_t *ws)
+{
+    int             n;
+    char            head[512];
+    size_t          klen;
+    uint64_t        height;
+    unsigned char   key[CHAINDATA_BLOCK_KEY_MAX], *v;
+    char            source[CHAINDATA_FEED_SOURCE_MAX + 1];
+
+    if (chaindata_feed_read_mark(f, source, &height) != 0) {
+        return -1;
+    }
+
+    if (!f->open || strcmp(source, f->source) != 0 || height != f->height) {
+        return chaindata_feed_fail(f, "block_end of block %llu of %s, "
+                                   "which is not the open block",
+                                   (unsigned long long) height, source);
+    }
+
+    f->open = 0;
+
+    if (f->skip) {
+        return 0;
+    }
+
+    if (chaindata_feed_put_position(f, ws, f->height, f->time, f->hash,
+                                    f->hash_len)
+        != 0)
+    {
+        return -1;
+    }
+
+    n = snprintf(head, sizeof(head), "{\"hash\":\"%.*s\",\"parent\":\"%.*s\","
+                 "\"time\":%llu,\"undo\":[", (int) f->hash_len, f->hash,
+                 (int) f->parent_len, f->parent,
+                 (unsigned long long) f->time);
+
+    klen = chaindata_block_key(key, f->source, f->height);
+
+    v = chaindata_writeset_add(ws, CHAINDATA_WRITE_PUT, CHAINDATA_DBI_BLOCK,
+                               key, klen, n + f->undo_len + 2);
+    if (v == NULL) {
+        return chaindata_feed_fail(f, "out of memory");
+    }
+
+    memcpy(v, head, n);
+
+    if (f->undo_len) {
+        memcpy(v + n, f->undo, f->undo_len);
+    }
+    memcpy(v + n + f->undo_len, "]}", 2);
+
+    return 0;
+}
+
+
+void
+chaindata_feed_abandon(chaindata_feed_t *f)
+{
+    f->open = 0;
+    f->skip = 0;
+    f->undo_len = 0;
+}
+
+
+/* the undo records of one stored block, applied to ws */
+
+static int
+chaindata_feed_undo_block(chaindata_feed_t *f, chaindata_record_t *rec,
+    chaindata_arena_t *arena, const unsigned char *v, size_t len,
+    chaindata_writeset_t *ws)
+{
+    size_t                 n;
+    unsigned char         *buf;
+    chaindata_jv_t        *root, *undo;
+    const chaindata_jv_t  *u;
+
+    root = chaindata_feed_block_doc(f, arena, v, len);
+    if (root == NULL) {
+        return -1;
+    }
+
+    undo = chaindata_jv_get(root, "undo");
+
+    if (undo == NULL || undo->type != CHAINDATA_JV_ARRAY) {
+        return chaindata_feed_fail(f, "a block record of the index is "
+                                   "damaged");
+    }
+
+    for (u = undo->child; u; u = u->next) {
+        n = chaindata_jv_size(u);
+        buf = malloc(n);
+        if (buf == NULL) {
+            return chaindata_feed_fail(f, "out of memory");
+        }
+
+        chaindata_jv_write(buf, u);
+
+        if (chaindata_record_parse(rec, buf, n, ws) != 0) {
+            free(buf);
+            return chaindata_feed_fail(f, "an undo record of the index is "
+                                       "damaged: %s", rec->err);
+        }
+
+        free(buf);
+    }
+
+    return 0;
+}
+
+
+/* the position after a rollback: the block at height, if recorded */
+
+static int
+chaindata_feed_rewind(chaindata_feed_t *f, chaindata_index_t *ix,
+    chaindata_arena_t *arena, uint64_t height, chaindata_writeset_t *ws)
+{
+    int                    rc;
+    size_t                 klen, len;
+    unsigned char          key[CHAINDATA_BLOCK_KEY_MAX], *v;
+    uint64_t               t;
+    chaindata_jv_t        *root, *hash, *tm;
+
+    klen = chaindata_block_key(key, f->source, height);
+
+    rc = chaindata_feed_get(ix, CHAINDATA_DBI_BLOCK, key, klen, &v, &len);
+
+    if (rc < 0) {
+        return chaindata_feed_fail(f, "cannot read the block records");
+    }
+
+    if (rc == 1) {
+        /* before the first recorded block: the feed starts over */
+        if (chaindata_writeset_add(ws, CHAINDATA_WRITE_DEL,
+                                   CHAINDATA_DBI_FEED,
+                                   (const unsigned char *) f->source,
+                                   strlen(f->source), 0)
+            == NULL)
+        {
+            return chaindata_feed_fail(f, "out of memory");
+        }
+
+        return 0;
+    }
+
+    root = chaindata_feed_block_doc(f, arena, v, len);
+    hash = root ? chaindata_jv_get(root, "hash") : NULL;
+    tm = root ? chaindata_jv_get(root, "time") : NULL;
+
+    if (hash == NULL || hash->type != CHAINDATA_JV_STRING
+        || hash->len > CHAINDATA_FEED_HASH_MAX
+        || tm == NULL || chaindata_jv_to_u64(tm, &t) != 0)
+    {
+        free(v);
+        return chaindata_feed_fail(f, "a block record of the index is "
+                                   "damaged");
+    }
+
+    rc = chaindata_feed_put_position(f, ws, height, t, hash->str,
+                                     hash->len);
+    free(v);
+
+    return rc;
+}
+
+
+int
+chaindata_feed_rollback(chaindata_feed_t *f, chaindata_index_t *ix,
+    chaindata_record_t *rec, chaindata_writeset_t *ws)
+{
+    int                 rc;
+    size_t              klen, plen;
+    uint64_t            height;
+    MDB_txn            *txn;
+    MDB_val             key, val;
+    MDB_cursor         *cur;
+    unsigned char       k[CHAINDATA_BLOCK_KEY_MAX];
+    chaindata_arena_t  *arena;
+
+    f->err[0] = '\0';
+
+    if (f->open) {
+        return chaindata_feed_fail(f, "a rollback inside block %llu of %s",
+                                   (unsigned long long) f->height,
+                                   f->source);
+    }
+
+    if (chaindata_feed_read_mark(f, f->source, &height) != 0) {
+        return -1;
+    }
+
+    if (height == UINT64_MAX) {
+        return 0;
+    }
+
+    arena = chaindata_arena_create();
+    if (arena == NULL) {
+        return chaindata_feed_fail(f, "out of memory");
+    }
+
+    rc = mdb_txn_begin(ix->env, NULL, MDB_RDONLY, &txn);
+    if (rc == 0) {
+        rc = mdb_cursor_open(txn, ix->dbi[CHAINDATA_DBI_BLOCK], &cur);
+        if (rc != 0) {
+            mdb_txn_abort(txn);
+        }
+    }
+
+    if (rc != 0) {
+        chaindata_arena_destroy(arena);
+        return chaindata_feed_fail(f, "cannot read the block records: %s",
+                                   mdb_strerror(rc));
+    }
+
+    klen = chaindata_block_key(k, f->source, height + 1);
+    plen = klen - 8;
+    key.mv_data = k;
+    key.mv_size = klen;
+
+    for (rc = mdb_cursor_get(cur, &key, &val, MDB_SET_RANGE);
+         rc == 0;
+         rc = mdb_cursor_get(cur, &key, &val, MDB_NEXT))
+    {
+        if (key.mv_size != klen || memcmp(key.mv_data, k, plen) != 0) {
+            break;
+        }
+
+        chaindata_arena_reset(arena);
+
+        if (chaindata_feed_undo_block(f, rec, arena, val.mv_data,
+                                      val.mv_size, ws)
+            != 0
+            || chaindata_writeset_add(ws, CHAINDATA_WRITE_DEL,
+                                      CHAINDATA_DBI_BLOCK, key.mv_data,
+                                      key.mv_size, 0)
+               == NULL)
+        {
+            rc = -1;
+            break;
+        }
+    }
+
+    mdb_cursor_close(cur);
+    mdb_txn_abort(txn);
+
+    if (rc == -1) {
+        chaindata_arena_destroy(arena);
+        return f->err[0] ? -1 : chaindata_feed_fail(f, "out of memory");
+    }
+
+    chaindata_arena_reset(arena);
+    rc = chaindata_feed_rewind(f, ix, arena, height, ws);
+    chaindata_arena_destroy(arena);
+
+    return rc;
+}

@@ -1,0 +1,104 @@
+
+/*
+ * chaindata: block framing of the ingest stream (lmdb-schema/feed.md).
+ *
+ *   {"kind":"block","source":S,"height":H,"hash":X,"parent":P,"time":T}
+ *   ... the block's records ...
+ *   {"kind":"block_end","source":S,"height":H}
+ *   {"kind":"rollback","source":S,"height":H}
+ *
+ * A block is applied in one write transaction with the source's position
+ * ("feed") and a record of the block ("block": hash, parent, time and the
+ * records that undo it), so that a rollback needs nothing but the index.
+ */
+
+
+#ifndef _CHAINDATA_FEED_H_INCLUDED_
+#define _CHAINDATA_FEED_H_INCLUDED_
+
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "chaindata_index.h"
+#include "chaindata_jdoc.h"
+#include "chaindata_record.h"
+
+
+typedef enum {
+    CHAINDATA_FRAME_NONE = 0,       /* a data record */
+    CHAINDATA_FRAME_BLOCK,
+    CHAINDATA_FRAME_END,
+    CHAINDATA_FRAME_ROLLBACK
+} chaindata_frame_e;
+
+
+typedef struct {
+    chaindata_arena_t  *arena;
+    chaindata_jv_t     *root;       /* the line peek() parsed */
+
+    int                 open;       /* inside a block */
+    int                 skip;       /* the open block is committed already */
+    char                source[CHAINDATA_FEED_SOURCE_MAX + 1];
+    uint64_t            height;
+    uint64_t            time;
+    unsigned char       hash[CHAINDATA_FEED_HASH_MAX];
+    size_t              hash_len;
+    unsigned char       parent[CHAINDATA_FEED_HASH_MAX];
+    size_t              parent_len;
+
+    /* the open block's undo records, as JSON array elements */
+    unsigned char      *undo;
+    size_t              undo_len;
+    size_t              undo_cap;
+
+    uint64_t            now;        /* commit time to record; 0: time() */
+    char                err[CHAINDATA_ERR_LEN];
+} chaindata_feed_t;
+
+
+int chaindata_feed_init(chaindata_feed_t *f);
+void chaindata_feed_free(chaindata_feed_t *f);
+
+/* the frame kind of a line, or -1 when it is not a JSON object */
+int chaindata_feed_peek(chaindata_feed_t *f, const unsigned char *line,
+    size_t len);
+
+/*
+ * After peek(): the fields of a block record into f, of a block_end or
+ * rollback into source and height; 0, or -1 with f->err.
+ */
+int chaindata_feed_read_block(chaindata_feed_t *f);
+int chaindata_feed_read_mark(chaindata_feed_t *f, char *source,
+    uint64_t *height);
+
+/* after peek(): opens a block; -1 with f->err when it cannot follow */
+int chaindata_feed_begin(chaindata_feed_t *f, chaindata_index_t *ix);
+
+/* after peek() of a data record applied to ws: records its undo */
+int chaindata_feed_note(chaindata_feed_t *f);
+
+/* after peek(): closes the block, appending its position writes to ws */
+int chaindata_feed_end(chaindata_feed_t *f, chaindata_writeset_t *ws);
+
+/* after peek(): appends the writes that undo the blocks above a height */
+int chaindata_feed_rollback(chaindata_feed_t *f, chaindata_index_t *ix,
+    chaindata_record_t *rec, chaindata_writeset_t *ws);
+
+/* drops the open block (rejected, or the input ended inside it) */
+void chaindata_feed_abandon(chaindata_feed_t *f);
+
+/* a source's position; 0, 1 when it has none, -1 on an error */
+int chaindata_feed_position(chaindata_index_t *ix, const char *source,
+    chaindata_feedpos_t *pos, unsigned char *hash);
+
+/* a source's block record at a height, malloc()ed; as above */
+int chaindata_feed_block_get(chaindata_index_t *ix, const char *source,
+    uint64_t height, unsigned char **v, size_t *len);
+
+/* the hash recorded for a source's block at a height; as above */
+int chaindata_feed_block_hash(chaindata_index_t *ix, const char *source,
+    uint64_t height, unsigned char *hash, size_t *hash_len);
+
+
+#endif /* _CHAINDATA_FEED_H_INCLUDED_ */

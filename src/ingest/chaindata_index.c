@@ -1,0 +1,289 @@
+
+/*
+ * chaindata: the writer's side of the index, shared by chaindata-load and
+ * chaindata-mirror.
+ */
+
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "chaindata_index.h"
+#include "chaindata_schema.h"
+
+
+static int
+chaindata_index_fail(chaindata_index_t *ix, const char *what, int rc)
+{
+    fprintf(stderr, "%s: %s: %s\n", ix->prog, what, mdb_strerror(rc));
+
+    return -1;
+}
+
+
+/*
+ * Begins a write transaction.  LMDB lets one writer in at a time: another
+ * writer may have grown the map while this one waited (MDB_MAP_RESIZED),
+ * so its size is adopted and the transaction begun again.
+ */
+
+static int
+chaindata_index_write_begin(chaindata_index_t *ix, MDB_txn **txn)
+{
+    int  rc;
+
+    rc = mdb_txn_begin(ix->env, NULL, 0, txn);
+
+    while (rc == MDB_MAP_RESIZED) {
+        rc = mdb_env_set_mapsize(ix->env, 0);
+
+        if (rc == 0) {
+            rc = mdb_txn_begin(ix->env, NULL, 0, txn);
+        }
+    }
+
+    return rc;
+}
+
+
+/*
+ * Opens the named databases and checks (or, in a new index, writes) the
+ * schema version.
+ */
+
+static int
+chaindata_index_open_dbs(chaindata_index_t *ix)
+{
+    int          rc;
+    char         err[CHAINDATA_SCHEMA_ERR_LEN];
+    MDB_txn     *txn;
+    const char  *failure;
+
+    rc = chaindata_index_write_begin(ix, &txn);
+    if (rc != 0) {
+        return chaindata_index_fail(ix, "cannot begin a transaction", rc);
+    }
+
+    failure = chaindata_schema_open(txn, CHAINDATA_SCHEMA_WRITE, ix->dbi,
+                                    &rc, err);
+    if (failure) {
+        mdb_txn_abort(txn);
+        fprintf(stderr, "%s: %s: %s%s%s\n", ix->prog, ix->path, failure,
+                rc ? ": " : "", rc ? mdb_strerror(rc) : "");
+        return -1;
+    }
+
+    rc = mdb_txn_commit(txn);
+    if (rc != 0) {
+        return chaindata_index_fail(ix, "cannot commit", rc);
+    }
+
+    return 0;
+}
+
+
+int
+chaindata_index_open(chaindata_index_t *ix)
+{
+    int           rc, dead;
+    MDB_envinfo   info;
+
+    if (mkdir(ix->path, 0755) != 0 && errno != EEXIST) {
+        fprintf(stderr, "%s: cannot create %s: %s\n", ix->prog, ix->path,
+                strerror(errno));
+        return -1;
+    }
+
+    rc = mdb_env_create(&ix->env);
+    if (rc == 0) {
+        rc = mdb_env_set_maxdbs(ix->env, CHAINDATA_MAX_DBS);
+    }
+
+    if (rc == 0 && ix->max_readers) {
+        rc = mdb_env_set_maxreaders(ix->env, ix->max_readers);
+    }
+
+    if (rc == 0) {
+        rc = mdb_env_open(ix->env, ix->path, 0, 0644);
+    }
+
+    if (rc != 0) {
+        fprintf(stderr, "%s: cannot open the index at %s: %s\n", ix->prog,
+                ix->path, mdb_strerror(rc));
+        return -1;
+    }
+
+    /* reader slots of killed workers would keep old pages from reuse */
+    (void) mdb_reader_check(ix->env, &dead);
+
+    rc = mdb_env_info(ix->env, &info);
+    if (rc != 0) {
+        return chaindata_index_fail(ix, "cannot read the map size", rc);
+    }
+
+    if (info.me_mapsize < ix->map_size) {
+        rc = mdb_env_set_mapsize(ix->env, ix->map_size);
+        if (rc != 0) {
+            return chaindata_index_fail(ix, "cannot set the map size", rc);
+        }
+    }
+
+    return chaindata_index_open_dbs(ix);
+}
+
+
+void
+chaindata_index_close(chaindata_index_t *ix)
+{
+    if (ix->env) {
+        mdb_env_close(ix->env);
+        ix->env = NULL;
+    }
+}
+
+
+static int
+chaindata_index_delete_prefix(MDB_txn *txn, MDB_dbi dbi,
+    const MDB_val *prefix)
+{
+    int          rc;
+    MDB_val      key, val;
+    MDB_cursor  *cur;
+
+    rc = mdb_cursor_open(txn, dbi, &cur);
+    if (rc != 0) {
+        return rc;
+    }
+
+    for ( ;; ) {
+        key = *prefix;
+
+        rc = mdb_cursor_get(cur, &key, &val, MDB_SET_RANGE);
+        if (rc == MDB_NOTFOUND) {
+            rc = 0;
+            break;
+        }
+
+        if (rc != 0) {
+            break;
+        }
+
+        if (key.mv_size < prefix->mv_size
+            || memcmp(key.mv_data, prefix->mv_data, prefix->mv_size) != 0)
+        {
+            break;
+        }
+
+        rc = mdb_cursor_del(cur, 0);
+        if (rc != 0) {
+            break;
+        }
+    }
+
+    mdb_cursor_close(cur);
+
+    return rc;
+}
+
+
+static int
+chaindata_index_apply(chaindata_index_t *ix, MDB_txn *txn,
+    const chaindata_writeset_t *ws)
+{
+    int                       rc;
+    size_t                    i;
+    MDB_val                   key, val;
+    const chaindata_write_t  *w;
+
+    for (i = 0; i < ws->nwrites; i++) {
+        w = &ws->writes[i];
+
+        key.mv_data = ws->buf + w->key_off;
+        key.mv_size = w->key_len;
+
+        switch (w->action) {
+
+        case CHAINDATA_WRITE_PUT:
+            val.mv_data = ws->buf + w->val_off;
+            val.mv_size = w->val_len;
+            rc = mdb_put(txn, ix->dbi[w->db], &key, &val, 0);
+            break;
+
+        case CHAINDATA_WRITE_DEL:
+            rc = mdb_del(txn, ix->dbi[w->db], &key, NULL);
+            if (rc == MDB_NOTFOUND) {
+                rc = 0;
+            }
+            break;
+
+        default: /* CHAINDATA_WRITE_DEL_PREFIX */
+            rc = chaindata_index_delete_prefix(txn, ix->dbi[w->db], &key);
+            break;
+        }
+
+        if (rc != 0) {
+            return rc;
+        }
+    }
+
+    return 0;
+}
+
+
+static int
+chaindata_index_grow(chaindata_index_t *ix)
+{
+    int           rc;
+    size_t        size;
+    MDB_envinfo   info;
+
+    rc = mdb_env_info(ix->env, &info);
+    if (rc != 0) {
+        return rc;
+    }
+
+    if (info.me_mapsize >= ix->max_map_size) {
+        return MDB_MAP_FULL;
+    }
+
+    size = info.me_mapsize > ix->max_map_size / 2
+           ? ix->max_map_size : info.me_mapsize * 2;
+
+    return mdb_env_set_mapsize(ix->env, size);
+}
+
+
+int
+chaindata_index_commit(chaindata_index_t *ix, const chaindata_writeset_t *ws)
+{
+    int       rc;
+    MDB_txn  *txn;
+
+    for ( ;; ) {
+        rc = chaindata_index_write_begin(ix, &txn);
+        if (rc != 0) {
+            return rc;
+        }
+
+        rc = chaindata_index_apply(ix, txn, ws);
+
+        if (rc == 0) {
+            rc = mdb_txn_commit(txn);
+
+        } else {
+            mdb_txn_abort(txn);
+        }
+
+        if (rc != MDB_MAP_FULL) {
+            return rc;
+        }
+
+        rc = chaindata_index_grow(ix);
+        if (rc != 0) {
+            return rc;
+        }
+    }
+}

@@ -1,0 +1,46 @@
+
+/*
+ * chaindata: the writer's side of the index (lmdb-schema/README.md):
+ * opening it, checking or writing its schema version, and committing a
+ * write set in one LMDB write transaction, the map growing when full.
+ * The loader and the mirror both write through it.
+ */
+
+
+#ifndef _CHAINDATA_INDEX_H_INCLUDED_
+#define _CHAINDATA_INDEX_H_INCLUDED_
+
+
+#include <stddef.h>
+
+#include <lmdb.h>
+
+#include "chaindata_codec.h"
+#include "chaindata_record.h"
+
+
+typedef struct {
+    const char  *prog;            /* names the program in messages */
+    const char  *path;
+    size_t       map_size;
+    size_t       max_map_size;
+    unsigned     max_readers;     /* when it creates the lock file */
+
+    MDB_env     *env;
+    MDB_dbi      dbi[CHAINDATA_DBI_COUNT];
+} chaindata_index_t;
+
+
+/* 0, or -1 after a message on standard error */
+int chaindata_index_open(chaindata_index_t *ix);
+void chaindata_index_close(chaindata_index_t *ix);
+
+/*
+ * Applies ws in one write transaction: 0, or an LMDB error (MDB_MAP_FULL
+ * when the map is at max_map_size already).
+ */
+int chaindata_index_commit(chaindata_index_t *ix,
+    const chaindata_writeset_t *ws);
+
+
+#endif /* _CHAINDATA_INDEX_H_INCLUDED_ */

@@ -1,0 +1,611 @@
+
+/*
+ * chaindata-mirror: main, options, logging and the polling loop (README
+ * "Keeping the index current").
+ */
+
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "chaindata_mirror.h"
+
+
+#define CHAINDATA_REPORT_TTY   3.0     /* seconds between progress lines */
+#define CHAINDATA_REPORT_LOG   30.0
+
+
+volatile int  chaindata_mirror_stop;
+
+
+static void
+chaindata_mirror_usage(FILE *out)
+{
+    fprintf(out,
+        "usage: chaindata-mirror --db DIR [--stacks-api URL]\n"
+        "       [--runes-api URL] [--platform-api URL --chainhooks FILE]\n"
+        "       [options]\n"
+        "\n"
+        "Keeps the chaindata index at DIR current from the upstream APIs:\n"
+        "each upstream block is committed whole, with the feed position.\n"
+        "\n"
+        "  --db DIR            index directory, created if missing\n"
+        "  --stacks-api URL    a Stacks API (stacks-blockchain-api)\n"
+        "  --runes-api URL     a Runes API (runehook, bitcoin-indexer)\n"
+        "  --from-height H     the first Stacks block, when DIR has no\n"
+        "                      position (default: upstream's tip)\n"
+        "  --runes-from-height H   the same for the first Bitcoin block\n"
+        "  --no-mempool        Stacks blocks only, not the mempool\n"
+        "  --platform-api URL  the platform API serving chainhook statuses\n"
+        "  --chainhooks FILE   its chainhooks, \"uuid api_key\" lines; the\n"
+        "                      file must not be readable by group or others\n"
+        "  --chainhooks-interval S   seconds between status polls (30)\n"
+        "  --once              catch up, then exit\n"
+        "  --follow            catch up, then poll (the default)\n"
+        "  --interval S        seconds between polls (default 5)\n"
+        "  --parallel N        concurrent requests (default 4)\n"
+        "  --rate R            requests per second at most (default: any)\n"
+        "  --header 'H: V'     a request header, e.g. an API key header\n"
+        "                      (repeatable; never logged)\n"
+        "  --retries N         tries again after a 429, a 5xx, a timeout\n"
+        "                      or a wrong answer (default 8)\n"
+        "  --timeout S         per request (default 30)\n"
+        "  --map-size SIZE, --max-map-size SIZE   as chaindata-load\n"
+        "  --help, --version   this text; the version\n"
+        "\n"
+        "exit status: 0 caught up (--once) or stopped by a signal,\n"
+        "1 upstream answered wrongly or with a 4xx, persistently,\n"
+        "2 usage, 3 index or system error (another mirror runs on DIR)\n");
+}
+
+
+double
+chaindata_now(void)
+{
+    struct timespec  ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+
+/* structured lines: level=… then the message; never a header's value */
+
+void
+chaindata_mirror_log(chaindata_mirror_t *m, const char *level,
+    const char *fmt, ...)
+{
+    va_list  args;
+
+    if (m->tty) {
+        fputs("\r\033[K", stderr);
+    }
+
+    fprintf(stderr, "chaindata-mirror: level=%s msg=\"", level);
+
+    va_start(args, fmt);
+    vfprintf(stderr, fmt, args);
+    va_end(args);
+
+    fputs("\"\n", stderr);
+}
+
+
+void
+chaindata_mirror_progress(chaindata_mirror_t *m, int force)
+{
+    double    now, secs;
+    uint64_t  wall, lag;
+
+    now = chaindata_now();
+
+    if (!force && now - m->last_report
+                  < (m->tty ? CHAINDATA_REPORT_TTY : CHAINDATA_REPORT_LOG))
+    {
+        return;
+    }
+
+    m->last_report = now;
+    secs = now - m->started > 0.001 ? now - m->started : 0.001;
+    wall = (uint64_t) time(NULL);
+    lag = wall > m->block_time ? wall - m->block_time : 0;
+
+    if (m->tty) {
+        fprintf(stderr, "\r\033[K%s height %llu, %.1f blocks/s, %.1f tx/s, "
+                "lag %llus", m->source, (unsigned long long) m->height,
+                m->blocks / secs, m->txs / secs, (unsigned long long) lag);
+        return;
+    }
+
+    fprintf(stderr, "chaindata-mirror: level=info source=%s height=%llu "
+            "blocks=%llu txs=%llu blocks_per_s=%.1f txs_per_s=%.1f "
+            "requests=%llu retries=%llu lag=%llu\n", m->source,
+            (unsigned long long) m->height, (unsigned long long) m->blocks,
+            (unsigned long long) m->txs, m->blocks / secs, m->txs / secs,
+            (unsigned long long) m->http.requests,
+            (unsigned long long) m->http.retried, (unsigned long long) lag);
+}
+
+
+static void
+chaindata_mirror_signal(int signo)
+{
+    chaindata_mirror_stop = 1;
+}
+
+
+static int
+chaindata_mirror_size(const char *s, size_t *out)
+{
+    char                *end;
+    unsigned long long   v, mult;
+
+    errno = 0;
+    v = strtoull(s, &end, 10);
+
+    if (errno || end == s || s[0] == '-') {
+        return -1;
+    }
+
+    switch (*end) {
+    case '\0': mult = 1; break;
+    case 'K': case 'k': mult = 1ULL << 10; end++; break;
+    case 'M': case 'm': mult = 1ULL << 20; end++; break;
+    case 'G': case 'g': mult = 1ULL << 30; end++; break;
+    case 'T': case 't': mult = 1ULL << 40; end++; break;
+    default: return -1;
+    }
+
+    if (*end != '\0' || v == 0 || v > SIZE_MAX / mult) {
+        return -1;
+    }
+
+    *out = (size_t) (v * mult);
+
+    return 0;
+}
+
+
+static int
+chaindata_mirror_number(const char *opt, const char *s, double min,
+    double max, double *out)
+{
+    char    *end;
+    double   v;
+
+    errno = 0;
+    v = strtod(s, &end);
+
+    if (errno || end == s || *end || v < min || v > max) {
+        fprintf(stderr, "chaindata-mirror: %s wants a number from %g to "
+                "%g, not \"%s\"\n", opt, min, max, s);
+        return -1;
+    }
+
+    *out = v;
+
+    return 0;
+}
+
+
+/* an http:// or https:// base URL, trailing slashes dropped */
+
+static int
+chaindata_mirror_url(const char *opt, char *url)
+{
+    size_t  n;
+
+    if (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0)
+    {
+        fprintf(stderr, "chaindata-mirror: %s wants an http:// or https:// "
+                "URL\n", opt);
+        return -1;
+    }
+
+    n = strlen(url);
+
+    while (n > 8 && url[n - 1] == '/') {
+        url[--n] = '\0';
+    }
+
+    return 0;
+}
+
+
+static int
+chaindata_mirror_args(chaindata_mirror_t *m, int argc, char **argv)
+{
+    int     c;
+    double  v;
+
+    static const struct option  options[] = {
+        { "db", required_argument, NULL, 'd' },
+        { "stacks-api", required_argument, NULL, 's' },
+        { "runes-api", required_argument, NULL, 'r' },
+        { "platform-api", required_argument, NULL, 'p' },
+        { "chainhooks", required_argument, NULL, 'c' },
+        { "from-height", required_argument, NULL, 'F' },
+        { "runes-from-height", required_argument, NULL, 'G' },
+        { "no-mempool", no_argument, NULL, 'N' },
+        { "chainhooks-interval", required_argument, NULL, 'I' },
+        { "once", no_argument, NULL, 'o' },
+        { "follow", no_argument, NULL, 'f' },
+        { "interval", required_argument, NULL, 'i' },
+        { "parallel", required_argument, NULL, 'P' },
+        { "rate", required_argument, NULL, 'R' },
+        { "header", required_argument, NULL, 'H' },
+        { "retries", required_argument, NULL, 't' },
+        { "timeout", required_argument, NULL, 'T' },
+        { "map-size", required_argument, NULL, 'm' },
+        { "max-map-size", required_argument, NULL, 'M' },
+        { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, 'V' },
+        { NULL, 0, NULL, 0 }
+    };
+
+    while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+        switch (c) {
+
+        case 'd':
+            m->db_path = optarg;
+            break;
+
+        case 's':
+        case 'r':
+        case 'p':
+            if (chaindata_mirror_url(argv[optind - 1], optarg) != 0) {
+                return -1;
+            }
+
+            *(c == 's' ? &m->stacks_api
+              : c == 'r' ? &m->runes_api : &m->platform_api) = optarg;
+            break;
+
+        case 'c':
+            m->chainhooks_file = optarg;
+            break;
+
+        case 'F':
+        case 'G':
+            if (chaindata_mirror_number(argv[optind - 1], optarg, 0, 1e15,
+                                        &v) != 0)
+            {
+                return -1;
+            }
+
+            if (c == 'F') {
+                m->from_height = (uint64_t) v;
+                m->has_from = 1;
+
+            } else {
+                m->runes_from_height = (uint64_t) v;
+                m->has_runes_from = 1;
+            }
+            break;
+
+        case 'N':
+            m->no_mempool = 1;
+            break;
+
+        case 'o':
+        case 'f':
+            m->once = (c == 'o');
+            break;
+
+        case 'i':
+        case 'I':
+            if (chaindata_mirror_number(argv[optind - 1], optarg, 0.01,
+                                        86400, c == 'i' ? &m->interval
+                                                        : &m->hooks_interval)
+                != 0)
+            {
+                return -1;
+            }
+            break;
+
+        case 'P':
+            if (chaindata_mirror_number("--parallel", optarg, 1, 256, &v)
+                != 0)
+            {
+                return -1;
+            }
+
+            m->http.parallel = (unsigned) v;
+            break;
+
+        case 'R':
+            if (chaindata_mirror_number("--rate", optarg, 0.01, 1e6,
+                                        &m->http.rate) != 0)
+            {
+                return -1;
+            }
+            break;
+
+        case 'H':
+            if (strchr(optarg, ':') == NULL
+                || chaindata_http_header(&m->http, optarg) != 0)
+            {
+                fprintf(stderr, "chaindata-mirror: --header wants "
+                        "\"Name: value\"\n");
+                return -1;
+            }
+
+            /* the value leaves the command line (ps shows it otherwise) */
+            memset(optarg, 'x', strlen(optarg));
+            break;
+
+        case 't':
+            if (chaindata_mirror_number("--retries", optarg, 0, 100, &v)
+                != 0)
+            {
+                return -1;
+            }
+
+            m->http.retries = (unsigned) v;
+            break;
+
+        case 'T':
+            if (chaindata_mirror_number("--timeout", optarg, 0.1, 3600, &v)
+                != 0)
+            {
+                return -1;
+            }
+
+            m->http.timeout_ms = (long) (v * 1000);
+            break;
+
+        case 'm':
+        case 'M':
+            if (chaindata_mirror_size(optarg, c == 'm' ? &m->ix.map_size
+                                                       : &m->ix.max_map_size)
+                != 0)
+            {
+                fprintf(stderr, "chaindata-mirror: bad size \"%s\"\n",
+                        optarg);
+                return -1;
+            }
+            break;
+
+        case 'h':
+            chaindata_mirror_usage(stdout);
+            exit(CHAINDATA_MIRROR_OK);
+
+        case 'V':
+            /* CHAINDATA_VERSION: the Makefile's, from debian/changelog */
+            printf("chaindata-mirror %s\n", CHAINDATA_VERSION);
+            exit(CHAINDATA_MIRROR_OK);
+
+        default:
+            return -1;
+        }
+    }
+
+    if (optind != argc) {
+        fprintf(stderr, "chaindata-mirror: unexpected argument \"%s\"\n",
+                argv[optind]);
+        return -1;
+    }
+
+    if (m->db_path == NULL) {
+        fprintf(stderr, "chaindata-mirror: --db DIR is required\n");
+        return -1;
+    }
+
+    if (m->stacks_api == NULL && m->runes_api == NULL
+        && m->platform_api == NULL)
+    {
+        fprintf(stderr, "chaindata-mirror: name a source: --stacks-api, "
+                "--runes-api or --platform-api\n");
+        return -1;
+    }
+
+    if ((m->platform_api == NULL) != (m->chainhooks_file == NULL)) {
+        fprintf(stderr, "chaindata-mirror: --platform-api and --chainhooks "
+                "go together\n");
+        return -1;
+    }
+
+    if (m->chainhooks_file && chaindata_chainhooks_read(m) != 0) {
+        return -1;
+    }
+
+    if (m->ix.map_size > m->ix.max_map_size) {
+        m->ix.max_map_size = m->ix.map_size;
+    }
+
+    return 0;
+}
+
+
+/* one mirror per index: a lock held while it runs, released by exit */
+
+static int
+chaindata_mirror_lock(chaindata_mirror_t *m)
+{
+    int   fd;
+    char  path[4096];
+
+    snprintf(path, sizeof(path), "%s/mirror.lock", m->db_path);
+
+    fd = open(path, O_RDWR|O_CREAT|O_CLOEXEC, 0644);
+
+    if (fd == -1) {
+        fprintf(stderr, "chaindata-mirror: cannot open %s: %s\n", path,
+                strerror(errno));
+        return -1;
+    }
+
+    if (flock(fd, LOCK_EX|LOCK_NB) != 0) {
+        fprintf(stderr, "chaindata-mirror: another chaindata-mirror runs on "
+                "%s (%s is locked)\n", m->db_path, path);
+        close(fd);
+        return -1;
+    }
+
+    return 0;
+}
+
+
+static void
+chaindata_mirror_sleep(double secs)
+{
+    double  until;
+
+    until = chaindata_now() + secs;
+
+    while (!chaindata_mirror_stop && chaindata_now() < until) {
+        usleep(20000);
+    }
+}
+
+
+/* one pass over every source: caught up when each of them is */
+
+static int
+chaindata_mirror_poll(chaindata_mirror_t *m, int *caught_up)
+{
+    int  rc, done;
+
+    *caught_up = 1;
+
+    if (m->stacks_api) {
+        rc = chaindata_stacks_poll(m, &done);
+        if (rc != CHAINDATA_MIRROR_OK || chaindata_mirror_stop) {
+            return rc;
+        }
+
+        *caught_up &= done;
+
+        if (done && !m->no_mempool) {
+            rc = chaindata_mempool_poll(m);
+            if (rc != CHAINDATA_MIRROR_OK) {
+                return rc;
+            }
+        }
+    }
+
+    if (m->runes_api) {
+        rc = chaindata_runes_poll(m, &done);
+        if (rc != CHAINDATA_MIRROR_OK) {
+            return rc;
+        }
+
+        *caught_up &= done;
+    }
+
+    if (m->platform_api && !chaindata_mirror_stop) {
+        return chaindata_chainhooks_poll(m);
+    }
+
+    return CHAINDATA_MIRROR_OK;
+}
+
+
+static int
+chaindata_mirror_run(chaindata_mirror_t *m)
+{
+    int  rc, caught_up;
+
+    for ( ;; ) {
+        rc = chaindata_mirror_poll(m, &caught_up);
+
+        if (rc == -1 || chaindata_mirror_stop) {
+            chaindata_mirror_log(m, "info", "stopped by a signal");
+            return CHAINDATA_MIRROR_OK;
+        }
+
+        if (rc != CHAINDATA_MIRROR_OK) {
+            return rc;
+        }
+
+        if (!caught_up) {
+            continue;
+        }
+
+        if (m->once) {
+            chaindata_mirror_progress(m, 1);
+            return CHAINDATA_MIRROR_OK;
+        }
+
+        chaindata_mirror_progress(m, 0);
+        chaindata_mirror_sleep(m->interval);
+    }
+}
+
+
+int
+main(int argc, char **argv)
+{
+    int                  rc;
+    struct sigaction     sa;
+    chaindata_mirror_t   m;
+
+    memset(&m, 0, sizeof(m));
+    m.interval = 5;
+    m.hooks_interval = 30;
+    m.http.parallel = 4;
+    m.http.retries = 8;
+    m.http.timeout_ms = 30000;
+    m.ix.prog = "chaindata-mirror";
+    m.ix.map_size = (size_t) 1 << 30;
+    m.ix.max_map_size = (size_t) 1 << 40;
+    m.ix.max_readers = CHAINDATA_MAX_READERS;
+
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0) {
+        fprintf(stderr, "chaindata-mirror: cannot initialise libcurl\n");
+        return CHAINDATA_MIRROR_SYSTEM;
+    }
+
+    if (chaindata_mirror_args(&m, argc, argv) != 0) {
+        chaindata_mirror_usage(stderr);
+        return CHAINDATA_MIRROR_USAGE;
+    }
+
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = chaindata_mirror_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    srand((unsigned) time(NULL) ^ (unsigned) getpid());
+
+    m.tty = isatty(STDERR_FILENO);
+    m.started = chaindata_now();
+    m.ix.path = m.db_path;
+
+    rc = CHAINDATA_MIRROR_SYSTEM;
+
+    if (chaindata_record_init(&m.rec) == 0
+        && chaindata_feed_init(&m.feed) == 0
+        && chaindata_http_init(&m.http) == 0
+        && chaindata_index_open(&m.ix) == 0
+        && chaindata_mirror_lock(&m) == 0)
+    {
+        rc = chaindata_mirror_run(&m);
+    }
+
+    if (m.tty) {
+        fputc('\n', stderr);
+    }
+
+    chaindata_index_close(&m.ix);
+    chaindata_http_free(&m.http);
+    chaindata_writeset_free(&m.ws);
+    chaindata_mempool_free(&m);
+    chaindata_chainhooks_free(&m);
+    chaindata_feed_free(&m.feed);
+    chaindata_record_free(&m.rec);
+    curl_global_cleanup();
+
+    return rc;
+}

@@ -1,0 +1,436 @@
+
+/*
+ * chaindata-mirror: the HTTP client.  libcurl's multi interface runs up
+ * to --parallel requests at once, started at most --rate a second; a 429
+ * waits for its Retry-After, a 5xx, a timeout or a wrong answer (check())
+ * is retried with exponential backoff and jitter, up to --retries times;
+ * any other 4xx fails at once.
+ */
+
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chaindata_mirror.h"
+
+
+#define CHAINDATA_BODY_MAX     ((size_t) 256 * 1024 * 1024)
+#define CHAINDATA_BACKOFF      0.25    /* seconds, doubled each try */
+#define CHAINDATA_BACKOFF_MAX  30.0
+
+
+int
+chaindata_http_init(chaindata_http_t *h)
+{
+    h->multi = curl_multi_init();
+
+    return h->multi ? 0 : -1;
+}
+
+
+void
+chaindata_http_free(chaindata_http_t *h)
+{
+    if (h->multi) {
+        curl_multi_cleanup(h->multi);
+    }
+
+    curl_slist_free_all(h->headers);
+    h->multi = NULL;
+    h->headers = NULL;
+}
+
+
+int
+chaindata_http_header(chaindata_http_t *h, const char *header)
+{
+    struct curl_slist  *l;
+
+    l = curl_slist_append(h->headers, header);
+    if (l == NULL) {
+        return -1;
+    }
+
+    h->headers = l;
+
+    return 0;
+}
+
+
+chaindata_req_t *
+chaindata_req_new(int (*check)(chaindata_req_t *r), const char *fmt, ...)
+{
+    int               n;
+    va_list           args;
+    chaindata_req_t  *r;
+
+    r = calloc(1, sizeof(chaindata_req_t));
+    if (r == NULL) {
+        return NULL;
+    }
+
+    va_start(args, fmt);
+    n = vsnprintf(r->url, sizeof(r->url), fmt, args);
+    va_end(args);
+
+    r->arena = chaindata_arena_create();
+
+    if (n < 0 || (size_t) n >= sizeof(r->url) || r->arena == NULL) {
+        chaindata_req_free(r);
+        return NULL;
+    }
+
+    r->check = check;
+
+    return r;
+}
+
+
+void
+chaindata_req_free(chaindata_req_t *r)
+{
+    if (r == NULL) {
+        return;
+    }
+
+    if (r->easy) {
+        curl_easy_cleanup(r->easy);
+    }
+
+    chaindata_arena_destroy(r->arena);
+    free(r->body);
+    free(r);
+}
+
+
+int
+chaindata_req_fail(chaindata_req_t *r, const char *fmt, ...)
+{
+    va_list  args;
+
+    va_start(args, fmt);
+    vsnprintf(r->why, sizeof(r->why), fmt, args);
+    va_end(args);
+
+    return -1;
+}
+
+
+/* parses the body into r->root: 0, or -1 with r->why */
+
+int
+chaindata_req_json(chaindata_req_t *r)
+{
+    char  err[CHAINDATA_ERR_LEN];
+
+    chaindata_arena_reset(r->arena);
+
+    r->root = chaindata_jdoc_parse(r->arena, r->body, r->len, err,
+                                   sizeof(err));
+    if (r->root == NULL) {
+        return chaindata_req_fail(r, "the body is not JSON (%s%s)", err,
+                                  r->len ? "; truncated?" : "; empty");
+    }
+
+    if (r->root->type != CHAINDATA_JV_OBJECT) {
+        return chaindata_req_fail(r, "the body is not a JSON object");
+    }
+
+    return 0;
+}
+
+
+static size_t
+chaindata_http_body(char *data, size_t size, size_t nmemb, void *ctx)
+{
+    size_t            n, cap;
+    unsigned char    *p;
+    chaindata_req_t  *r;
+
+    r = ctx;
+    n = size * nmemb;
+
+    if (r->len + n > CHAINDATA_BODY_MAX) {
+        return 0;
+    }
+
+    if (r->cap - r->len < n) {
+        cap = r->cap ? r->cap : 16384;
+
+        while (cap - r->len < n) {
+            cap *= 2;
+        }
+
+        p = realloc(r->body, cap);
+        if (p == NULL) {
+            return 0;
+        }
+
+        r->body = p;
+        r->cap = cap;
+    }
+
+    memcpy(r->body + r->len, data, n);
+    r->len += n;
+
+    return n;
+}
+
+
+static int
+chaindata_http_start(chaindata_http_t *h, chaindata_req_t *r)
+{
+    if (r->easy == NULL) {
+        r->easy = curl_easy_init();
+        if (r->easy == NULL) {
+            return -1;
+        }
+    }
+
+    curl_easy_reset(r->easy);
+    r->len = 0;
+    r->status = 0;
+    r->why[0] = '\0';
+
+    curl_easy_setopt(r->easy, CURLOPT_URL, r->url);
+    curl_easy_setopt(r->easy, CURLOPT_PRIVATE, r);
+    curl_easy_setopt(r->easy, CURLOPT_WRITEFUNCTION, chaindata_http_body);
+    curl_easy_setopt(r->easy, CURLOPT_WRITEDATA, r);
+    curl_easy_setopt(r->easy, CURLOPT_HTTPHEADER, h->headers);
+    curl_easy_setopt(r->easy, CURLOPT_TIMEOUT_MS, h->timeout_ms);
+    curl_easy_setopt(r->easy, CURLOPT_CONNECTTIMEOUT_MS, h->timeout_ms);
+    curl_easy_setopt(r->easy, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(r->easy, CURLOPT_ACCEPT_ENCODING, "");
+    curl_easy_setopt(r->easy, CURLOPT_USERAGENT, "chaindata-mirror/1");
+    curl_easy_setopt(r->easy, CURLOPT_PROTOCOLS_STR, "http,https");
+
+    if (curl_multi_add_handle(h->multi, r->easy) != CURLM_OK) {
+        return -1;
+    }
+
+    h->requests++;
+
+    return 0;
+}
+
+
+/* when to try again: Retry-After if given, else backoff with jitter */
+
+static void
+chaindata_http_again(chaindata_http_t *h, chaindata_req_t *r)
+{
+    double      wait;
+    curl_off_t  after;
+
+    wait = CHAINDATA_BACKOFF * pow(2, r->tries - 1);
+
+    if (wait > CHAINDATA_BACKOFF_MAX) {
+        wait = CHAINDATA_BACKOFF_MAX;
+    }
+
+    wait = wait / 2 + wait / 2 * ((double) rand() / RAND_MAX);
+
+    if (r->status == 429
+        && curl_easy_getinfo(r->easy, CURLINFO_RETRY_AFTER, &after)
+           == CURLE_OK
+        && after > 0)
+    {
+        wait = (double) after;
+    }
+
+    r->not_before = chaindata_now() + wait;
+    h->retried++;
+}
+
+
+/*
+ * A finished transfer: 1 done (good or failed for good: r->why tells),
+ * 0 to be tried again.
+ */
+
+static int
+chaindata_http_finish(chaindata_http_t *h, chaindata_req_t *r, CURLcode cc)
+{
+    int  permanent;
+
+    r->tries++;
+    permanent = 0;
+
+    if (cc != CURLE_OK) {
+        chaindata_req_fail(r, "%s", curl_easy_strerror(cc));
+
+    } else {
+        curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &r->status);
+
+        if (r->status == 404 && r->gone_ok) {
+            /* an answer too: what was asked for is not upstream's */
+            r->root = NULL;
+            r->why[0] = '\0';
+            return 1;
+        }
+
+        if (r->status >= 200 && r->status < 300) {
+            if (r->check == NULL || r->check(r) == 0) {
+                r->why[0] = '\0';
+                return 1;
+            }
+
+        } else if (r->status == 429 || r->status >= 500) {
+            chaindata_req_fail(r, "HTTP %ld", r->status);
+
+        } else {
+            chaindata_req_fail(r, "HTTP %ld", r->status);
+            permanent = 1;
+        }
+    }
+
+    if (permanent || r->tries > h->retries) {
+        return 1;
+    }
+
+    chaindata_http_again(h, r);
+
+    return 0;
+}
+
+
+static void
+chaindata_http_abort(chaindata_http_t *h, chaindata_req_t **reqs, size_t n)
+{
+    size_t  i;
+
+    for (i = 0; i < n; i++) {
+        if (reqs[i]->active) {
+            curl_multi_remove_handle(h->multi, reqs[i]->easy);
+            reqs[i]->active = 0;
+        }
+    }
+}
+
+
+/* starts what may start now; returns when to look again */
+
+static int
+chaindata_http_fill(chaindata_http_t *h, chaindata_req_t **reqs, size_t n,
+    size_t *active, double *wake)
+{
+    size_t            i;
+    double            now;
+    chaindata_req_t  *r;
+
+    now = chaindata_now();
+    *wake = now + 1.0;
+
+    for (i = 0; i < n && *active < h->parallel; i++) {
+        r = reqs[i];
+
+        if (r->done || r->active) {
+            continue;
+        }
+
+        if (r->not_before > now) {
+            *wake = r->not_before < *wake ? r->not_before : *wake;
+            continue;
+        }
+
+        if (h->rate > 0 && h->next_start > now) {
+            *wake = h->next_start < *wake ? h->next_start : *wake;
+            break;
+        }
+
+        if (chaindata_http_start(h, r) != 0) {
+            return -1;
+        }
+
+        r->active = 1;
+        (*active)++;
+
+        if (h->rate > 0) {
+            h->next_start = (h->next_start > now ? h->next_start : now)
+                            + 1.0 / h->rate;
+        }
+    }
+
+    return 0;
+}
+
+
+/* -1: one failed for good (*failed), -2: stopped, -3: a system error */
+
+int
+chaindata_http_run(chaindata_http_t *h, chaindata_req_t **reqs, size_t n,
+    chaindata_req_t **failed)
+{
+    int               running, left;
+    long              ms;
+    size_t            i, active, remaining;
+    double            wake;
+    CURL             *easy;
+    CURLcode          cc;
+    CURLMsg          *msg;
+    chaindata_req_t  *r;
+
+    for (i = 0; i < n; i++) {
+        reqs[i]->done = 0;
+        reqs[i]->active = 0;
+        reqs[i]->tries = 0;
+        reqs[i]->not_before = 0;
+    }
+
+    active = 0;
+    remaining = n;
+
+    while (remaining) {
+        if (chaindata_mirror_stop) {
+            chaindata_http_abort(h, reqs, n);
+            return -2;
+        }
+
+        if (chaindata_http_fill(h, reqs, n, &active, &wake) != 0) {
+            chaindata_http_abort(h, reqs, n);
+            return -3;
+        }
+
+        ms = (long) ((wake - chaindata_now()) * 1000);
+        ms = ms < 0 ? 0 : (ms > 1000 ? 1000 : ms);
+
+        if (active) {
+            curl_multi_poll(h->multi, NULL, 0, (int) ms, NULL);
+            curl_multi_perform(h->multi, &running);
+
+        } else if (ms) {
+            curl_multi_poll(h->multi, NULL, 0, (int) ms, NULL);
+        }
+
+        while ((msg = curl_multi_info_read(h->multi, &left)) != NULL) {
+            if (msg->msg != CURLMSG_DONE) {
+                continue;
+            }
+
+            easy = msg->easy_handle;
+            cc = msg->data.result;
+            curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **) &r);
+            curl_multi_remove_handle(h->multi, easy);
+            r->active = 0;
+            active--;
+
+            if (!chaindata_http_finish(h, r, cc)) {
+                continue;
+            }
+
+            r->done = 1;
+            remaining--;
+
+            if (r->why[0]) {
+                *failed = r;
+                chaindata_http_abort(h, reqs, n);
+                return -1;
+            }
+        }
+    }
+
+    return 0;
+}

@@ -1,0 +1,557 @@
+
+/*
+ * chaindata-mirror: the Stacks mempool (hirosystems/stacks-blockchain-api,
+ * src/api/routes/tx.ts):
+ *
+ *   GET /extended/v1/tx/mempool?limit=50&offset=N   pending transactions,
+ *       {limit,offset,total,results}, each as parseDbMempoolTx makes it,
+ *       which is what GET /extended/v1/tx/{tx_id} serves for them
+ *   GET /extended/v1/tx/{tx_id}                     a transaction that
+ *       left the mempool: confirmed (its block brings it), dropped or
+ *       replaced (tx_status "dropped_…"), or 404
+ *
+ * Each pass writes the pending transactions the index does not hold yet,
+ * and for those it holds as pending that upstream's mempool no longer
+ * lists, what upstream serves now: the dropped document, or a delete.  A
+ * confirmed transaction is never overwritten by a pending one.  The
+ * pending ones the index holds are found at start by a scan of "tx".
+ */
+
+
+#define _GNU_SOURCE             /* memmem */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chaindata_mirror.h"
+
+
+#define CHAINDATA_MEMPOOL_PAGE   50
+#define CHAINDATA_PENDING        "\"tx_status\":\"pending\""
+
+
+static int
+chaindata_id_cmp(const void *a, const void *b)
+{
+    return memcmp(a, b, CHAINDATA_TXID_LEN);
+}
+
+
+static int
+chaindata_ids_add(unsigned char **ids, size_t *n, const unsigned char *id)
+{
+    unsigned char  *p;
+
+    if ((*n & 255) == 0) {
+        p = realloc(*ids, (*n + 256) * CHAINDATA_TXID_LEN);
+        if (p == NULL) {
+            return -1;
+        }
+
+        *ids = p;
+    }
+
+    memcpy(*ids + *n * CHAINDATA_TXID_LEN, id, CHAINDATA_TXID_LEN);
+    (*n)++;
+
+    return 0;
+}
+
+
+static int
+chaindata_ids_has(const unsigned char *ids, size_t n, const unsigned char *id)
+{
+    return n && bsearch(id, ids, n, CHAINDATA_TXID_LEN, chaindata_id_cmp);
+}
+
+
+/* 1: the document has the pending status; value is a "tx" record's */
+
+static int
+chaindata_stored_pending(const MDB_val *v)
+{
+    chaindata_txh_t  h;
+
+    if (chaindata_txh_decode(&h, v->mv_data, v->mv_size) != 0
+        || (h.flags & CHAINDATA_TXH_EVENTS))
+    {
+        return 0;
+    }
+
+    return memmem(h.doc, h.doc_len, CHAINDATA_PENDING,
+                  sizeof(CHAINDATA_PENDING) - 1) != NULL;
+}
+
+
+/* the pending transactions of the index, in key order (sorted) */
+
+static int
+chaindata_mempool_scan(chaindata_mirror_t *m)
+{
+    int          rc;
+    MDB_txn     *txn;
+    MDB_val      key, val;
+    MDB_cursor  *cur;
+
+    rc = mdb_txn_begin(m->ix.env, NULL, MDB_RDONLY, &txn);
+    if (rc != 0) {
+        return -1;
+    }
+
+    rc = mdb_cursor_open(txn, m->ix.dbi[CHAINDATA_DBI_TX], &cur);
+    if (rc != 0) {
+        mdb_txn_abort(txn);
+        return -1;
+    }
+
+    for (rc = mdb_cursor_get(cur, &key, &val, MDB_FIRST);
+         rc == 0;
+         rc = mdb_cursor_get(cur, &key, &val, MDB_NEXT))
+    {
+        if (key.mv_size == CHAINDATA_TXID_LEN && chaindata_stored_pending(&val)
+            && chaindata_ids_add(&m->pending, &m->npending, key.mv_data) != 0)
+        {
+            rc = ENOMEM;
+            break;
+        }
+    }
+
+    mdb_cursor_close(cur);
+    mdb_txn_abort(txn);
+
+    return rc == MDB_NOTFOUND ? 0 : -1;
+}
+
+
+/* 1 when the index holds the transaction with its events (confirmed) */
+
+static int
+chaindata_stored_confirmed(chaindata_mirror_t *m, const unsigned char *id)
+{
+    int              confirmed;
+    MDB_txn         *txn;
+    MDB_val          key, val;
+    chaindata_txh_t  h;
+
+    if (mdb_txn_begin(m->ix.env, NULL, MDB_RDONLY, &txn) != 0) {
+        return 0;
+    }
+
+    key.mv_data = (void *) id;
+    key.mv_size = CHAINDATA_TXID_LEN;
+
+    confirmed = mdb_get(txn, m->ix.dbi[CHAINDATA_DBI_TX], &key, &val) == 0
+                && chaindata_txh_decode(&h, val.mv_data, val.mv_size) == 0
+                && (h.flags & CHAINDATA_TXH_EVENTS);
+
+    mdb_txn_abort(txn);
+
+    return confirmed;
+}
+
+
+static int
+chaindata_doc_id(const chaindata_jv_t *doc, unsigned char *id)
+{
+    int                    prefixed;
+    const chaindata_jv_t  *v;
+
+    v = doc->type == CHAINDATA_JV_OBJECT ? chaindata_jv_get(doc, "tx_id")
+                                         : NULL;
+
+    return v && v->type == CHAINDATA_JV_STRING
+           && chaindata_txid_parse(v->str, v->len, id, &prefixed) == 0
+           && prefixed ? 0 : -1;
+}
+
+
+/* a page of the mempool: the mempool moves, so only its shape is held */
+
+static int
+chaindata_mempool_check(chaindata_req_t *r)
+{
+    uint64_t               total;
+    unsigned char          id[CHAINDATA_TXID_LEN];
+    const chaindata_jv_t  *res, *tx;
+
+    if (chaindata_req_json(r) != 0) {
+        return -1;
+    }
+
+    res = chaindata_jv_get(r->root, "results");
+
+    if (res == NULL || res->type != CHAINDATA_JV_ARRAY
+        || res->n > CHAINDATA_MEMPOOL_PAGE
+        || chaindata_jv_u64(r->root, "total", &total) != 0)
+    {
+        return chaindata_req_fail(r, "not a page of mempool transactions");
+    }
+
+    for (tx = res->child; tx; tx = tx->next) {
+        if (chaindata_doc_id(tx, id) != 0) {
+            return chaindata_req_fail(r, "a transaction without a tx_id");
+        }
+    }
+
+    r->arg = total;
+
+    return 0;
+}
+
+
+/* a transaction that left the mempool: its document, or a 404 */
+
+static int
+chaindata_gone_check(chaindata_req_t *r)
+{
+    unsigned char  id[CHAINDATA_TXID_LEN];
+
+    if (chaindata_req_json(r) != 0) {
+        return -1;
+    }
+
+    if (chaindata_doc_id(r->root, id) != 0
+        || memcmp(id, r->ctx, CHAINDATA_TXID_LEN) != 0)
+    {
+        return chaindata_req_fail(r, "not the transaction asked for");
+    }
+
+    return 0;
+}
+
+
+static chaindata_req_t *
+chaindata_mempool_req(chaindata_mirror_t *m, size_t offset)
+{
+    return chaindata_req_new(chaindata_mempool_check,
+                             "%s/extended/v1/tx/mempool?limit=%d&offset=%zu",
+                             m->stacks_api, CHAINDATA_MEMPOOL_PAGE, offset);
+}
+
+
+static void
+chaindata_reqs_free(chaindata_req_t **reqs, size_t n)
+{
+    size_t  i;
+
+    for (i = 0; reqs && i < n; i++) {
+        chaindata_req_free(reqs[i]);
+    }
+
+    free(reqs);
+}
+
+
+/* every page of upstream's mempool, as it is while they are fetched */
+
+static int
+chaindata_mempool_pages(chaindata_mirror_t *m, chaindata_req_t ***out,
+    size_t *n)
+{
+    int                rc;
+    size_t             i, npages;
+    chaindata_req_t   *first, **reqs;
+
+    first = chaindata_mempool_req(m, 0);
+
+    rc = chaindata_mirror_fetch(m, &first, 1);
+    if (rc != CHAINDATA_MIRROR_OK) {
+        chaindata_req_free(first);
+        return rc;
+    }
+
+    npages = first->arg ? (first->arg + CHAINDATA_MEMPOOL_PAGE - 1)
+                          / CHAINDATA_MEMPOOL_PAGE : 1;
+
+    reqs = calloc(npages, sizeof(chaindata_req_t *));
+    if (reqs == NULL) {
+        chaindata_req_free(first);
+        return CHAINDATA_MIRROR_SYSTEM;
+    }
+
+    reqs[0] = first;
+
+    for (i = 1; i < npages; i++) {
+        reqs[i] = chaindata_mempool_req(m, i * CHAINDATA_MEMPOOL_PAGE);
+    }
+
+    rc = chaindata_mirror_fetch(m, reqs + 1, npages - 1);
+
+    if (rc != CHAINDATA_MIRROR_OK) {
+        chaindata_reqs_free(reqs, npages);
+        return rc;
+    }
+
+    *out = reqs;
+    *n = npages;
+
+    return CHAINDATA_MIRROR_OK;
+}
+
+
+/* a "tx" record of doc, or a delete of id when doc is NULL */
+
+static int
+chaindata_mempool_record(chaindata_mirror_t *m, const chaindata_jv_t *doc,
+    const unsigned char *id)
+{
+    int             rc;
+    size_t          len;
+    unsigned char  *line, *p;
+
+    len = 96 + (doc ? chaindata_jv_size(doc) : 0);
+
+    line = malloc(len);
+    if (line == NULL) {
+        return -1;
+    }
+
+    if (doc) {
+        p = (unsigned char *) memcpy(line, "{\"kind\":\"tx\",\"data\":", 20)
+            + 20;
+        p = chaindata_jv_write(p, doc);
+        *p++ = '}';
+
+    } else {
+        p = (unsigned char *) memcpy(line, "{\"kind\":\"tx\",\"delete\":\"0x",
+                                     25) + 25;
+        p = chaindata_hex_encode(p, id, CHAINDATA_TXID_LEN);
+        *p++ = '"';
+        *p++ = '}';
+    }
+
+    rc = chaindata_record_parse(&m->rec, line, p - line, &m->ws);
+    free(line);
+
+    if (rc != 0) {
+        chaindata_mirror_log(m, "error", "mempool: a record upstream's "
+                             "answers make is refused: %s", m->rec.err);
+    }
+
+    return rc;
+}
+
+
+/*
+ * The transactions the index holds as pending that upstream's mempool no
+ * longer lists: each as upstream serves it now.  Those still pending
+ * (the pages moved under the mirror) are added to next.
+ */
+
+static int
+chaindata_mempool_gone(chaindata_mirror_t *m, const unsigned char *listed,
+    size_t nlisted, unsigned char **next, size_t *nnext)
+{
+    int                    rc;
+    char                   hex[CHAINDATA_TXID_HEX_LEN + 1];
+    size_t                 i, n;
+    unsigned char         *id;
+    chaindata_req_t      **reqs;
+    const chaindata_jv_t  *root, *st;
+
+    reqs = calloc(m->npending + 1, sizeof(chaindata_req_t *));
+    if (reqs == NULL) {
+        return CHAINDATA_MIRROR_SYSTEM;
+    }
+
+    for (i = 0, n = 0; i < m->npending; i++) {
+        id = m->pending + i * CHAINDATA_TXID_LEN;
+
+        if (chaindata_ids_has(listed, nlisted, id)) {
+            continue;
+        }
+
+        *chaindata_hex_encode((unsigned char *) hex, id, CHAINDATA_TXID_LEN)
+            = '\0';
+
+        reqs[n] = chaindata_req_new(chaindata_gone_check,
+                                    "%s/extended/v1/tx/0x%s?event_limit=100"
+                                    "&event_offset=0", m->stacks_api, hex);
+        if (reqs[n]) {
+            reqs[n]->ctx = id;
+            reqs[n]->gone_ok = 1;
+        }
+
+        n++;
+    }
+
+    rc = chaindata_mirror_fetch(m, reqs, n);
+
+    for (i = 0; rc == CHAINDATA_MIRROR_OK && i < n; i++) {
+        root = reqs[i]->root;
+        id = reqs[i]->ctx;
+        st = root ? chaindata_jv_get(root, "tx_status") : NULL;
+
+        if (root && chaindata_jv_get(root, "events")) {
+            continue;   /* confirmed: its block brings it */
+        }
+
+        if (st && chaindata_jv_is(st, "pending")) {
+            if (chaindata_ids_add(next, nnext, id) != 0) {
+                rc = CHAINDATA_MIRROR_SYSTEM;
+            }
+
+            continue;
+        }
+
+        if (root == NULL && chaindata_stored_confirmed(m, id)) {
+            continue;
+        }
+
+        if (chaindata_mempool_record(m, root, id) != 0) {
+            rc = CHAINDATA_MIRROR_UPSTREAM;
+        }
+    }
+
+    chaindata_reqs_free(reqs, n);
+
+    return rc;
+}
+
+
+/* the pending transactions of the pages: new ones written, all in next */
+
+static int
+chaindata_mempool_listed(chaindata_mirror_t *m, chaindata_req_t **pages,
+    size_t npages, unsigned char **listed, size_t *nlisted,
+    unsigned char **next, size_t *nnext)
+{
+    size_t                 i;
+    unsigned char          id[CHAINDATA_TXID_LEN];
+    const chaindata_jv_t  *tx, *st;
+
+    for (i = 0; i < npages; i++) {
+        tx = chaindata_jv_get(pages[i]->root, "results")->child;
+
+        for ( /* void */ ; tx; tx = tx->next) {
+            (void) chaindata_doc_id(tx, id);
+            st = chaindata_jv_get(tx, "tx_status");
+
+            if (chaindata_ids_add(listed, nlisted, id) != 0) {
+                return CHAINDATA_MIRROR_SYSTEM;
+            }
+
+            if (st == NULL || !chaindata_jv_is(st, "pending")
+                || chaindata_stored_confirmed(m, id))
+            {
+                continue;
+            }
+
+            if (chaindata_ids_add(next, nnext, id) != 0) {
+                return CHAINDATA_MIRROR_SYSTEM;
+            }
+
+            if (!chaindata_ids_has(m->pending, m->npending, id)
+                && chaindata_mempool_record(m, tx, id) != 0)
+            {
+                return CHAINDATA_MIRROR_UPSTREAM;
+            }
+        }
+    }
+
+    if (*nlisted) {
+        qsort(*listed, *nlisted, CHAINDATA_TXID_LEN, chaindata_id_cmp);
+    }
+
+    return CHAINDATA_MIRROR_OK;
+}
+
+
+static void
+chaindata_ids_unique(unsigned char *ids, size_t *n)
+{
+    size_t  i, k;
+
+    if (*n == 0) {
+        return;
+    }
+
+    qsort(ids, *n, CHAINDATA_TXID_LEN, chaindata_id_cmp);
+
+    for (i = 0, k = 0; i < *n; i++) {
+        if (k && memcmp(ids + (k - 1) * CHAINDATA_TXID_LEN,
+                        ids + i * CHAINDATA_TXID_LEN, CHAINDATA_TXID_LEN)
+                 == 0)
+        {
+            continue;
+        }
+
+        memmove(ids + k++ * CHAINDATA_TXID_LEN, ids + i * CHAINDATA_TXID_LEN,
+                CHAINDATA_TXID_LEN);
+    }
+
+    *n = k;
+}
+
+
+/* one pass: the changes of upstream's mempool, in one commit */
+
+int
+chaindata_mempool_poll(chaindata_mirror_t *m)
+{
+    int               rc;
+    size_t            npages, nlisted, nnext;
+    unsigned char    *listed, *next;
+    chaindata_req_t **pages;
+
+    if (!m->pending_read) {
+        if (chaindata_mempool_scan(m) != 0) {
+            chaindata_mirror_log(m, "error", "cannot read the pending "
+                                 "transactions of the index");
+            return CHAINDATA_MIRROR_SYSTEM;
+        }
+
+        m->pending_read = 1;
+    }
+
+    rc = chaindata_mempool_pages(m, &pages, &npages);
+    if (rc != CHAINDATA_MIRROR_OK) {
+        return rc;
+    }
+
+    chaindata_writeset_reset(&m->ws);
+    listed = NULL;
+    next = NULL;
+    nlisted = 0;
+    nnext = 0;
+
+    rc = chaindata_mempool_listed(m, pages, npages, &listed, &nlisted, &next,
+                                  &nnext);
+
+    if (rc == CHAINDATA_MIRROR_OK) {
+        rc = chaindata_mempool_gone(m, listed, nlisted, &next, &nnext);
+    }
+
+    if (rc == CHAINDATA_MIRROR_OK && m->ws.nwrites
+        && chaindata_block_write(m) != 0)
+    {
+        rc = CHAINDATA_MIRROR_SYSTEM;
+    }
+
+    chaindata_writeset_reset(&m->ws);
+    chaindata_reqs_free(pages, npages);
+    free(listed);
+
+    if (rc != CHAINDATA_MIRROR_OK) {
+        free(next);
+        return rc;
+    }
+
+    chaindata_ids_unique(next, &nnext);
+    free(m->pending);
+    m->pending = next;
+    m->npending = nnext;
+
+    return CHAINDATA_MIRROR_OK;
+}
+
+
+void
+chaindata_mempool_free(chaindata_mirror_t *m)
+{
+    free(m->pending);
+    m->pending = NULL;
+    m->npending = 0;
+}

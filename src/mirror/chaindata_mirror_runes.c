@@ -1,0 +1,728 @@
+
+/*
+ * chaindata-mirror: the Runes follower.  Upstream's routes
+ * (hirosystems/runehook, api/src/api/routes/, 60 entries a page at most,
+ * api/src/api/schemas.ts LimitSchema):
+ *
+ *   GET /runes/v1/                              status.ts: block_height,
+ *                                               the tip
+ *   GET /runes/v1/blocks/{height}/activity      blocks.ts: a block's
+ *       ?offset=N&limit=60                      activity, location.block_hash
+ *   GET /runes/v1/transactions/{tx_id}/activity transactions.ts
+ *   GET /runes/v1/addresses/{address}/balances  addresses.ts
+ *
+ * Each block's activity names its transactions and addresses: every
+ * transaction's activity becomes its rune_activity list as upstream pages
+ * it, every address's balances its rune_balances list, refetched whole
+ * (chaindata_mirror_balances.c), all committed with the block.
+ *
+ * The Runes API serves no block without activity: such a block is
+ * recorded with the hash "none" (lmdb-schema/feed.md), its parent is the
+ * previous recorded block, its time that block's.
+ */
+
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "chaindata_mirror.h"
+
+
+#define CHAINDATA_RUNES             "runes"
+#define CHAINDATA_RUNES_PAGE        60
+#define CHAINDATA_RUNES_NO_HASH     "none"
+
+
+typedef struct {
+    char              **items;
+    size_t              n;
+    size_t              cap;
+} chaindata_names_t;
+
+
+static int
+chaindata_names_add(chaindata_names_t *s, const unsigned char *p,
+    size_t len)
+{
+    char  **items;
+
+    if (s->n == s->cap) {
+        s->cap = s->cap ? s->cap * 2 : 64;
+        items = realloc(s->items, s->cap * sizeof(char *));
+        if (items == NULL) {
+            return -1;
+        }
+
+        s->items = items;
+    }
+
+    s->items[s->n] = strndup((const char *) p, len);
+
+    return s->items[s->n++] ? 0 : -1;
+}
+
+
+static int
+chaindata_names_cmp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+
+/* sorted, each once: the order of the records is the same every run */
+
+static void
+chaindata_names_unique(chaindata_names_t *s)
+{
+    size_t  i, k;
+
+    if (s->n == 0) {
+        return;
+    }
+
+    qsort(s->items, s->n, sizeof(char *), chaindata_names_cmp);
+
+    for (i = 0, k = 0; i < s->n; i++) {
+        if (k && strcmp(s->items[k - 1], s->items[i]) == 0) {
+            free(s->items[i]);
+            continue;
+        }
+
+        s->items[k++] = s->items[i];
+    }
+
+    s->n = k;
+}
+
+
+static void
+chaindata_names_free(chaindata_names_t *s)
+{
+    size_t  i;
+
+    for (i = 0; i < s->n; i++) {
+        free(s->items[i]);
+    }
+
+    free(s->items);
+    memset(s, 0, sizeof(*s));
+}
+
+
+static int
+chaindata_is_txid(const chaindata_jv_t *v)
+{
+    return v && v->type == CHAINDATA_JV_STRING
+           && v->len == CHAINDATA_TXID_HEX_LEN
+           && chaindata_hex_is_lower(v->str, v->len);
+}
+
+
+/* an activity entry of a block: at its height, all of one hash */
+
+static const char *
+chaindata_block_entry(chaindata_plist_t *l, const chaindata_jv_t *e)
+{
+    uint64_t               h, t;
+    size_t                 len;
+    unsigned char          hash[CHAINDATA_FEED_HASH_MAX];
+    const chaindata_jv_t  *loc;
+
+    loc = chaindata_jv_get(e, "location");
+
+    if (loc == NULL || loc->type != CHAINDATA_JV_OBJECT
+        || chaindata_jv_u64(loc, "block_height", &h) != 0
+        || chaindata_jv_hash(loc, "block_hash", hash, &len) != 0
+        || len == 0
+        || chaindata_jv_u64(loc, "timestamp", &t) != 0
+        || !chaindata_is_txid(chaindata_jv_get(loc, "tx_id")))
+    {
+        return "no location (block_height, block_hash, tx_id, timestamp)";
+    }
+
+    if (h != l->height) {
+        return "activity of another block";
+    }
+
+    if (l->hash_len == 0) {
+        memcpy(l->hash, hash, len);
+        l->hash_len = len;
+
+    } else if (len != l->hash_len || memcmp(hash, l->hash, len) != 0) {
+        return "activity of two block hashes at one height";
+    }
+
+    if (t > l->time) {
+        l->time = t;
+    }
+
+    return NULL;
+}
+
+
+/* an activity entry of a transaction: of that transaction */
+
+static const char *
+chaindata_tx_entry(chaindata_plist_t *l, const chaindata_jv_t *e)
+{
+    const chaindata_jv_t  *loc, *id;
+
+    loc = chaindata_jv_get(e, "location");
+    id = loc ? chaindata_jv_get(loc, "tx_id") : NULL;
+
+    if (!chaindata_is_txid(id) || memcmp(id->str, l->id, id->len) != 0) {
+        return "activity of another transaction";
+    }
+
+    return NULL;
+}
+
+
+static chaindata_plist_t *
+chaindata_runes_list(const char *fmt, const char *api, const char *what,
+    const char *(*entry)(chaindata_plist_t *l, const chaindata_jv_t *e))
+{
+    chaindata_plist_t  *l;
+
+    l = calloc(1, sizeof(chaindata_plist_t));
+    if (l == NULL) {
+        return NULL;
+    }
+
+    snprintf(l->base, sizeof(l->base), fmt, api, what);
+    snprintf(l->id, sizeof(l->id), "%s", what);
+    l->limit = CHAINDATA_RUNES_PAGE;
+    l->entry = entry;
+
+    return l;
+}
+
+
+/* a block's activity, every page; its hash (or "none") and time */
+
+static int
+chaindata_runes_block(chaindata_mirror_t *m, uint64_t height,
+    chaindata_plist_t **out)
+{
+    int                 rc;
+    char                h[24];
+    chaindata_plist_t  *l;
+
+    snprintf(h, sizeof(h), "%llu", (unsigned long long) height);
+
+    l = chaindata_runes_list("%s/runes/v1/blocks/%s/activity", m->runes_api,
+                             h, chaindata_block_entry);
+    if (l == NULL) {
+        return CHAINDATA_MIRROR_SYSTEM;
+    }
+
+    l->height = height;
+
+    rc = chaindata_plist_fetch(m, &l, 1);
+
+    if (rc == CHAINDATA_MIRROR_OK && l->hash_len == 0) {
+        l->hash_len = sizeof(CHAINDATA_RUNES_NO_HASH) - 1;
+        memcpy(l->hash, CHAINDATA_RUNES_NO_HASH, l->hash_len);
+    }
+
+    if (rc != CHAINDATA_MIRROR_OK) {
+        chaindata_plist_free(l);
+        return rc;
+    }
+
+    *out = l;
+
+    return CHAINDATA_MIRROR_OK;
+}
+
+
+typedef struct {
+    chaindata_names_t   txs;
+    chaindata_names_t   addresses;
+} chaindata_rnames_t;
+
+
+static int
+chaindata_runes_name(void *ctx, const chaindata_jv_t *e)
+{
+    int                    i;
+    chaindata_rnames_t    *names;
+    const chaindata_jv_t  *v;
+
+    static const char  *members[] = { "address", "receiver_address" };
+
+    names = ctx;
+    v = chaindata_jv_get(chaindata_jv_get(e, "location"), "tx_id");
+
+    if (chaindata_names_add(&names->txs, v->str, v->len) != 0) {
+        return -1;
+    }
+
+    for (i = 0; i < 2; i++) {
+        v = chaindata_jv_get(e, members[i]);
+
+        /* an address the edge cannot serve has no list to keep */
+        if (v && v->type == CHAINDATA_JV_STRING
+            && chaindata_address_check(v->str, v->len) == 0
+            && chaindata_names_add(&names->addresses, v->str, v->len) != 0)
+        {
+            return -1;
+        }
+    }
+
+    return 0;
+}
+
+
+typedef struct {
+    const chaindata_jv_t  **v;
+    size_t                  n;
+    size_t                  cap;
+} chaindata_nodes_t;
+
+
+static int
+chaindata_runes_collect(void *ctx, const chaindata_jv_t *e)
+{
+    const chaindata_jv_t  **v;
+    chaindata_nodes_t      *nodes;
+
+    nodes = ctx;
+
+    if (nodes->n == nodes->cap) {
+        nodes->cap = nodes->cap ? nodes->cap * 2 : 64;
+        v = realloc(nodes->v, nodes->cap * sizeof(chaindata_jv_t *));
+        if (v == NULL) {
+            return -1;
+        }
+
+        nodes->v = v;
+    }
+
+    nodes->v[nodes->n++] = e;
+
+    return 0;
+}
+
+
+/* every transaction's activity list, handed to the open block */
+
+static int
+chaindata_runes_activity(chaindata_mirror_t *m, chaindata_plist_t **lists,
+    size_t n)
+{
+    int                 rc;
+    size_t              i;
+    char                head[160];
+    chaindata_nodes_t   nodes;
+
+    rc = chaindata_plist_fetch(m, lists, n);
+
+    for (i = 0; rc == CHAINDATA_MIRROR_OK && i < n; i++) {
+        memset(&nodes, 0, sizeof(nodes));
+
+        if (chaindata_plist_each(lists[i], chaindata_runes_collect, &nodes)
+            != 0)
+        {
+            free(nodes.v);
+            return CHAINDATA_MIRROR_SYSTEM;
+        }
+
+        snprintf(head, sizeof(head), "{\"kind\":\"rune_activity\","
+                 "\"tx_id\":\"%s\",\"results\":[", lists[i]->id);
+
+        if (chaindata_list_record(m, head, nodes.v, nodes.n) != 0) {
+            rc = CHAINDATA_MIRROR_UPSTREAM;
+        }
+
+        free(nodes.v);
+    }
+
+    return rc;
+}
+
+
+static void
+chaindata_runes_free(chaindata_plist_t **lists, size_t n)
+{
+    size_t  i;
+
+    for (i = 0; lists && i < n; i++) {
+        chaindata_plist_free(lists[i]);
+    }
+
+    free(lists);
+}
+
+
+/*
+ * The records of a fetched block: its transactions' activity, the
+ * balances of its addresses and of those a rollback left to refetch.
+ */
+
+static int
+chaindata_runes_records(chaindata_mirror_t *m, chaindata_plist_t *blk,
+    size_t *ntxs)
+{
+    int                  rc;
+    size_t               i;
+    chaindata_plist_t  **lists;
+    chaindata_rnames_t   names;
+
+    memset(&names, 0, sizeof(names));
+    lists = NULL;
+    rc = CHAINDATA_MIRROR_SYSTEM;
+
+    if (chaindata_plist_each(blk, chaindata_runes_name, &names) != 0) {
+        goto done;
+    }
+
+    for (i = 0; i < m->nrefetch; i++) {
+        if (chaindata_names_add(&names.addresses,
+                                (const unsigned char *) m->refetch[i],
+                                strlen(m->refetch[i]))
+            != 0)
+        {
+            goto done;
+        }
+    }
+
+    chaindata_names_unique(&names.txs);
+    chaindata_names_unique(&names.addresses);
+
+    lists = calloc(names.txs.n + 1, sizeof(chaindata_plist_t *));
+    if (lists == NULL) {
+        goto done;
+    }
+
+    for (i = 0; i < names.txs.n; i++) {
+        lists[i] = chaindata_runes_list("%s/runes/v1/transactions/%s/"
+                                        "activity", m->runes_api,
+                                        names.txs.items[i],
+                                        chaindata_tx_entry);
+        if (lists[i] == NULL) {
+            goto done;
+        }
+    }
+
+    rc = chaindata_runes_activity(m, lists, names.txs.n);
+
+    if (rc == CHAINDATA_MIRROR_OK) {
+        rc = chaindata_balances_records(m, names.addresses.items,
+                                        names.addresses.n);
+    }
+
+    *ntxs = names.txs.n;
+
+done:
+
+    chaindata_runes_free(lists, names.txs.n);
+    chaindata_names_free(&names.txs);
+    chaindata_names_free(&names.addresses);
+
+    return rc;
+}
+
+
+static void
+chaindata_runes_refetch_clear(chaindata_mirror_t *m)
+{
+    size_t  i;
+
+    for (i = 0; i < m->nrefetch; i++) {
+        free(m->refetch[i]);
+    }
+
+    free(m->refetch);
+    m->refetch = NULL;
+    m->nrefetch = 0;
+}
+
+
+/* block blk (fetched) after the block of hash parent: one commit */
+
+static int
+chaindata_runes_mirror(chaindata_mirror_t *m, chaindata_plist_t *blk,
+    const unsigned char *parent, size_t parent_len)
+{
+    int     rc;
+    size_t  ntxs;
+
+    if (chaindata_block_open(m, CHAINDATA_RUNES, blk->height, blk->hash,
+                             blk->hash_len, parent, parent_len, blk->time)
+        != 0)
+    {
+        return CHAINDATA_MIRROR_SYSTEM;
+    }
+
+    ntxs = 0;
+    rc = chaindata_runes_records(m, blk, &ntxs);
+
+    if (rc != CHAINDATA_MIRROR_OK) {
+        chaindata_block_abandon(m);
+        return rc;
+    }
+
+    if (chaindata_block_commit(m) != 0) {
+        return CHAINDATA_MIRROR_SYSTEM;
+    }
+
+    chaindata_runes_refetch_clear(m);
+
+    m->blocks++;
+    m->txs += ntxs;
+    m->height = blk->height;
+    m->block_time = blk->time;
+    strcpy(m->source, CHAINDATA_RUNES);
+
+    return CHAINDATA_MIRROR_OK;
+}
+
+
+/* the addresses whose balance lists the blocks above height wrote */
+
+static int
+chaindata_runes_undone(chaindata_mirror_t *m, uint64_t height,
+    uint64_t top)
+{
+    int                    rc;
+    char                   err[CHAINDATA_ERR_LEN], **r;
+    size_t                 len;
+    unsigned char         *v;
+    chaindata_jv_t        *root;
+    chaindata_arena_t     *arena;
+    const chaindata_jv_t  *u, *a;
+
+    arena = chaindata_arena_create();
+    if (arena == NULL) {
+        return -1;
+    }
+
+    for (rc = 0; rc == 0 && ++height <= top; /* void */ ) {
+        if (chaindata_feed_block_get(&m->ix, CHAINDATA_RUNES, height, &v,
+                                     &len)
+            != 0)
+        {
+            continue;
+        }
+
+        chaindata_arena_reset(arena);
+        root = chaindata_jdoc_parse(arena, v, len, err, sizeof(err));
+        u = root ? chaindata_jv_get(root, "undo") : NULL;
+
+        for (u = u ? u->child : NULL; rc == 0 && u; u = u->next) {
+            a = chaindata_jv_get(u, "address");
+
+            if (a == NULL || a->type != CHAINDATA_JV_STRING) {
+                continue;
+            }
+
+            r = realloc(m->refetch, (m->nrefetch + 1) * sizeof(char *));
+            if (r == NULL) {
+                rc = -1;
+                break;
+            }
+
+            m->refetch = r;
+            r[m->nrefetch] = strndup((const char *) a->str, a->len);
+            rc = r[m->nrefetch++] ? 0 : -1;
+        }
+
+        free(v);
+    }
+
+    chaindata_arena_destroy(arena);
+
+    return rc;
+}
+
+
+/*
+ * The recorded block at the position is no longer upstream's: walk back
+ * to the last height whose recorded hash upstream still serves, roll
+ * back to it; the balances the orphaned blocks wrote are refetched with
+ * the next block.
+ */
+
+static int
+chaindata_runes_reorg(chaindata_mirror_t *m, uint64_t top)
+{
+    int                 rc, same;
+    size_t              len;
+    uint64_t            height;
+    unsigned char       hash[CHAINDATA_FEED_HASH_MAX];
+    chaindata_plist_t  *blk;
+
+    for (height = top; height > 0; /* void */ ) {
+        height--;
+
+        rc = chaindata_feed_block_hash(&m->ix, CHAINDATA_RUNES, height,
+                                       hash, &len);
+        if (rc < 0) {
+            return CHAINDATA_MIRROR_SYSTEM;
+        }
+
+        if (rc == 1) {
+            break;
+        }
+
+        rc = chaindata_runes_block(m, height, &blk);
+        if (rc != CHAINDATA_MIRROR_OK) {
+            return rc;
+        }
+
+        same = blk->hash_len == len && memcmp(blk->hash, hash, len) == 0;
+        chaindata_plist_free(blk);
+
+        if (same) {
+            break;
+        }
+    }
+
+    chaindata_mirror_log(m, "warn", "reorg: runes blocks above %llu are "
+                         "no longer upstream's; rolling back to it",
+                         (unsigned long long) height);
+
+    if (chaindata_runes_undone(m, height, top) != 0
+        || chaindata_block_rollback(m, CHAINDATA_RUNES, height) != 0)
+    {
+        return CHAINDATA_MIRROR_SYSTEM;
+    }
+
+    return CHAINDATA_MIRROR_OK;
+}
+
+
+/* the status route: the height of upstream's last block, if any */
+
+static int
+chaindata_runes_check_status(chaindata_req_t *r)
+{
+    const chaindata_jv_t  *h;
+
+    if (chaindata_req_json(r) != 0) {
+        return -1;
+    }
+
+    h = chaindata_jv_get(r->root, "block_height");
+
+    if (h == NULL) {
+        r->arg = UINT64_MAX;
+        return 0;
+    }
+
+    if (chaindata_jv_to_u64(h, &r->arg) != 0 || r->arg == UINT64_MAX) {
+        return chaindata_req_fail(r, "not the Runes API's status "
+                                  "(block_height)");
+    }
+
+    return 0;
+}
+
+
+static int
+chaindata_runes_tip(chaindata_mirror_t *m, uint64_t *tip)
+{
+    int               rc;
+    chaindata_req_t  *r;
+
+    *tip = UINT64_MAX;
+
+    r = chaindata_req_new(chaindata_runes_check_status, "%s/runes/v1/",
+                          m->runes_api);
+
+    rc = chaindata_mirror_fetch(m, &r, 1);
+
+    if (r) {
+        *tip = r->arg;
+        chaindata_req_free(r);
+    }
+
+    return rc;
+}
+
+
+/* one pass: reorg check, then every block up to upstream's tip */
+
+int
+chaindata_runes_poll(chaindata_mirror_t *m, int *caught_up)
+{
+    int                  rc, have, same;
+    uint64_t             tip, h;
+    unsigned char        posh[CHAINDATA_FEED_HASH_MAX];
+    chaindata_plist_t   *blk;
+    chaindata_feedpos_t  pos;
+
+    *caught_up = 0;
+
+    have = chaindata_feed_position(&m->ix, CHAINDATA_RUNES, &pos, posh);
+    if (have < 0) {
+        chaindata_mirror_log(m, "error", "cannot read the runes position");
+        return CHAINDATA_MIRROR_SYSTEM;
+    }
+
+    have = (have == 0);
+
+    rc = chaindata_runes_tip(m, &tip);
+    if (rc != CHAINDATA_MIRROR_OK) {
+        return rc;
+    }
+
+    if (tip == UINT64_MAX || (have && pos.height > tip)) {
+        /* upstream has indexed nothing yet, or is behind the index: wait */
+        *caught_up = 1;
+        return CHAINDATA_MIRROR_OK;
+    }
+
+    if (have) {
+        rc = chaindata_runes_block(m, pos.height, &blk);
+        if (rc != CHAINDATA_MIRROR_OK) {
+            return rc;
+        }
+
+        same = blk->hash_len == pos.hash_len
+               && memcmp(blk->hash, pos.hash, pos.hash_len) == 0;
+        chaindata_plist_free(blk);
+
+        if (!same) {
+            return chaindata_runes_reorg(m, pos.height);
+        }
+
+        h = pos.height + 1;
+
+    } else {
+        h = m->has_runes_from ? m->runes_from_height : tip;
+        pos.hash_len = 0;
+        pos.time = 0;
+    }
+
+    for ( /* void */ ; h <= tip; h++) {
+        rc = chaindata_runes_block(m, h, &blk);
+        if (rc != CHAINDATA_MIRROR_OK) {
+            return rc;
+        }
+
+        if (blk->time == 0) {
+            blk->time = pos.time;
+        }
+
+        rc = chaindata_runes_mirror(m, blk, posh, pos.hash_len);
+
+        memcpy(posh, blk->hash, blk->hash_len);
+        pos.hash_len = blk->hash_len;
+        pos.time = blk->time;
+        chaindata_plist_free(blk);
+
+        if (rc != CHAINDATA_MIRROR_OK) {
+            return rc;
+        }
+
+        chaindata_mirror_progress(m, 0);
+    }
+
+    *caught_up = 1;
+
+    return CHAINDATA_MIRROR_OK;
+}

@@ -1,0 +1,105 @@
+#!/usr/bin/perl
+# chaindata-mirror (Stacks and Runes feeds) killed with SIGKILL at random
+# points and restarted converges to the index of an uninterrupted run:
+# every database's
+# mdb_dump is the same, except the feed's commit time (the wall clock of
+# each commit; compared through chaindata-load --stats without it).
+
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+
+use Test::More;
+use POSIX qw(:sys_wait_h);
+use Time::HiRes qw(sleep time);
+use ChainData::Test qw(:all);
+use Digest::SHA qw(sha256_hex);
+use ChainData::Runes qw(rune_lists);
+use ChainData::Upstream qw(confirmed_docs derive_doc make_chain write_chain
+    nginx_locations write_runes btc_hash);
+
+require_build();
+my $MIRROR = build_path('chaindata-mirror');
+
+my @docs = confirmed_docs();
+my @blocks = map { my $b = $_; [map { derive_doc($docs[($b + $_) % @docs], "k$b/$_") } 0 .. 7] } 0 .. 24;
+my $chain = make_chain(500, \@blocks);
+
+my $root = temp_dir();
+write_chain($root, $chain);
+
+# 12 Bitcoin blocks of the fixtures' rune activity under derived tx ids
+my $L = rune_lists(fixture_path('runes.ndjson'));
+my @acts = map { $L->{activity}{$_} } sort grep { @{ $L->{activity}{$_} } } keys %{ $L->{activity} };
+my %bal = map { $L->{address}{$_} => $L->{balances}{$_} } keys %{ $L->{balances} };
+my @rblocks = map {
+    my $h = 840500 + $_;
+    my @txs = map {
+        my $list = $acts[($h + $_) % @acts];
+        my ($old) = $list->[0] =~ /"tx_id":"([0-9a-f]{64})"/;
+        my $id = sha256_hex("k/$h/$_");
+        [$id, [map { s/\Q$old\E/$id/gr } @$list]];
+    } 0 .. 1;
+    { height => $h, hash => btc_hash($h), txs => \@txs };
+} 0 .. 11;
+write_runes($root, \@rblocks, \%bal);
+my $ng = ChainData::Test::Nginx->start(
+    locations => nginx_locations($root, limit_rate => '256k'),
+);
+my $api = 'http://127.0.0.1:' . $ng->port . '/up';
+
+sub args { return ($MIRROR, '--db', $_[0], '--stacks-api', $api, '--once',
+                   '--from-height', '500', '--runes-api', $api,
+                   '--runes-from-height', '840500', '--parallel', '4',
+                   '--rate', '150') }
+
+my $ref = temp_dir() . '/ref';
+my ($code, $out, $err) = run_cmd([args($ref)], timeout => 300);
+is($code, 0, 'uninterrupted run: exit 0') or diag($err);
+
+my $db = temp_dir() . '/killed';
+my $kills = 0;
+srand($ENV{CHAINDATA_KILL_SEED} || time ^ $$);
+for my $round (1 .. 6) {
+    my $pid = fork // die "fork: $!";
+    if ($pid == 0) {
+        open STDERR, '>>', "$db.log";
+        exec(args($db)) or POSIX::_exit(127);
+    }
+    sleep(0.1 + rand(0.6));
+    if (waitpid($pid, WNOHANG) == 0) {
+        kill 'KILL', $pid;
+        $kills++;
+    }
+    waitpid($pid, 0);
+}
+($code, $out, $err) = run_cmd([args($db)], timeout => 300);
+is($code, 0, "restarted after $kills kills: exit 0") or diag($err);
+ok($kills >= 1, 'the mirror was killed at least once');
+
+sub dump_db {
+    my ($dir, $name) = @_;
+    my ($c, $o, $e) = run_cmd(['mdb_dump', '-s', $name, $dir]);
+    die "mdb_dump $name: $e" if $c;
+    $o =~ s/\A.*?HEADER=END\n//s;    # the header holds the map size
+    return $o;
+}
+
+for my $name (qw(meta tx tx_event rune_activity rune_activity_entry
+                 rune_balances rune_balance_entry chainhook block)) {
+    ok(dump_db($db, $name) eq dump_db($ref, $name), "$name: same as the uninterrupted run");
+}
+
+sub feeds {
+    my ($c, $o, $e) = load_index($_[0], '--stats');
+    my $st = json_decode($o);
+    return join ' ', map { "$_->{source} $_->{height} $_->{hash} $_->{block_time}" } @{ $st->{feeds} };
+}
+is(feeds($db), feeds($ref), 'feed: same position (commit times aside)');
+like(feeds($db), qr/^runes 840511 .* stacks 524 /, 'feeds: at the tips');
+ok(dump_db($db, 'rune_balances') ne '' && dump_db($db, 'rune_activity') ne '',
+   'the rune lists were written');
+
+$ng->stop;
+done_testing();

@@ -1,0 +1,262 @@
+package ChainData::Upstream;
+
+# A recorded upstream: files of answers in the Stacks API's served shapes,
+# served by the test nginx (location /up/, try_files "$uri/q=$args"), for
+# chaindata-mirror to follow.  The shapes are upstream's own
+# (hirosystems/stacks-blockchain-api):
+#   GET /extended/v2/blocks?limit=1          src/api/routes/v2/blocks.ts
+#       {limit,offset,total,next_cursor,prev_cursor,cursor,results}
+#   GET /extended/v2/blocks/{h}              NakamotoBlock,
+#       src/api/routes/v2/helpers.ts parseDbNakamotoBlock (members in its
+#       order), src/api/schemas/entities/block.ts
+#   GET /extended/v2/blocks/{h}/transactions {limit,offset,total,results}
+#       with at most 50 a page (src/api/pagination.ts, ResourceType.Tx)
+#   GET /extended/v1/tx/{tx_id}?event_limit=100&event_offset=N
+#       the transaction with that page of its events, event_count the total
+#       (the edge serves the same page the same way: ChainData::Test's
+#       splice_events)
+# The transactions are the fixtures' (t/fixtures/tx*.ndjson: documents in
+# upstream's exact served shape), copied under derived tx ids where a test
+# needs more of them.
+
+use strict;
+use warnings;
+
+use Digest::SHA qw(sha256_hex);
+use Exporter qw(import);
+use File::Path qw(make_path);
+use POSIX qw(strftime);
+
+use ChainData::Test qw(:all);
+
+our @EXPORT_OK = qw(
+    confirmed_docs derive_doc grow_events make_chain write_chain tx_page
+    block_hash nginx_locations write_runes runes_page btc_hash
+    RUNES_LIMITS
+);
+
+# the confirmed fixture documents (raw "data" text), in fixture order
+sub confirmed_docs {
+    my @files = map { fixture_path($_) } qw(tx.ndjson tx-many-events.ndjson);
+    return map { $_->{data_raw} } grep { !$_->{mempool} } tx_fixtures(@files);
+}
+
+sub _tx_id { my ($doc) = @_; return $doc =~ /"tx_id":"(0x[0-9a-f]{64})"/ ? $1 : die "no tx_id" }
+
+# the same document under another tx id (the events carry it too)
+sub derive_doc {
+    my ($doc, $salt) = @_;
+    my $old = _tx_id($doc);
+    my $new = '0x' . sha256_hex("$old/$salt");
+    (my $d = $doc) =~ s/\Q$old\E/$new/g;
+    return $d;
+}
+
+# a document with $n events: the last event repeated with the next
+# event_index (upstream's indexes run 0 .. event_count-1)
+sub grow_events {
+    my ($doc, $n) = @_;
+    my ($ev) = grep { $_->{key} eq 'events' } json_members($doc, 0);
+    my @els = json_array_elements($doc, $ev->{vstart});
+    my @texts = map { substr($doc, $_->[0], $_->[1] - $_->[0]) } @els;
+    my $last = $texts[-1];
+    for my $i (scalar(@texts) .. $n - 1) {
+        (my $e = $last) =~ s/"event_index":\d+/"event_index":$i/;
+        push @texts, $e;
+    }
+    substr($doc, $ev->{vstart}, $ev->{vend} - $ev->{vstart}) = '[' . join(',', @texts) . ']';
+    $doc =~ s/"event_count":\d+/"event_count":$n/;
+    return $doc;
+}
+
+sub block_hash { my ($h, $fork) = @_; return '0x' . sha256_hex("block/$h/" . ($fork || '')) }
+
+# make_chain($first_height, [\@docs, ...], fork => { height => tag })
+# -> blocks, each { height, hash, parent, time, txs => [docs] }
+sub make_chain {
+    my ($first, $blocks, %o) = @_;
+    my @chain;
+    my $parent = block_hash($first - 1);
+    my $tag = '';
+    for my $i (0 .. $#$blocks) {
+        my $h = $first + $i;
+        $tag = $o{fork}{$h} if $o{fork} && defined $o{fork}{$h};
+        my $hash = block_hash($h, $tag);
+        push @chain, { height => $h, hash => $hash, parent => $parent,
+                       time => 1735689600 + 5 * $h, txs => $blocks->[$i] };
+        $parent = $hash;
+    }
+    return \@chain;
+}
+
+sub _iso { return strftime('%Y-%m-%dT%H:%M:%S.000Z', gmtime $_[0]) }
+
+sub _block_json {
+    my ($b) = @_;
+    my $t = $b->{time};
+    return sprintf('{"canonical":true,"height":%d,"hash":"%s","block_time":%d,'
+        . '"block_time_iso":"%s","tenure_height":%d,"index_block_hash":"%s",'
+        . '"parent_block_hash":"%s","parent_index_block_hash":"%s",'
+        . '"burn_block_time":%d,"burn_block_time_iso":"%s","burn_block_hash":"%s",'
+        . '"burn_block_height":%d,"miner_txid":"%s","tx_count":%d,'
+        . '"execution_cost_read_count":0,"execution_cost_read_length":0,'
+        . '"execution_cost_runtime":0,"execution_cost_write_count":0,'
+        . '"execution_cost_write_length":0}',
+        $b->{height}, $b->{hash}, $t, _iso($t), $b->{height},
+        '0x' . sha256_hex("index/$b->{hash}"), $b->{parent},
+        '0x' . sha256_hex("index/$b->{parent}"), $t, _iso($t),
+        '0x' . sha256_hex("burn/$b->{height}"), 870000 + $b->{height},
+        '0x' . sha256_hex("miner/$b->{hash}"), scalar @{ $b->{txs} });
+}
+
+# what upstream serves for a transaction and a page of its events
+sub tx_page { my ($doc, $offset) = @_; return splice_events($doc, $offset, 100) }
+
+sub _put {
+    my ($root, $path, $args, $body) = @_;
+    my $dir = "$root/up$path";
+    make_path($dir);
+    spew("$dir/q=$args", $body);
+}
+
+# write_chain($root, $chain, %o): the answers for every block of the chain,
+# the tip being its last block; files of a previous chain are replaced
+sub write_chain {
+    my ($root, $chain, %o) = @_;
+    system('rm', '-rf', "$root/up");
+    # the mempool (src/api/routes/tx.ts, GET /extended/v1/tx/mempool:
+    # {limit,offset,total,results}, parseDbMempoolTx documents, which
+    # GET /extended/v1/tx/{tx_id} serves too); $o{left}: what that route
+    # serves for transactions that left it (dropped or replaced)
+    my @pool = @{ $o{mempool} || [] };
+    for (my $off = 0; $off == 0 || $off < @pool; $off += 50) {
+        my $end = $off + 49 > $#pool ? $#pool : $off + 49;
+        _put($root, '/extended/v1/tx/mempool', "limit=50&offset=$off",
+            sprintf('{"limit":50,"offset":%d,"total":%d,"results":[%s]}',
+                $off, scalar @pool, join(',', @pool[$off .. $end])));
+    }
+    for my $doc (@pool, @{ $o{left} || [] }) {
+        _put($root, '/extended/v1/tx/' . _tx_id($doc),
+            'event_limit=100&event_offset=0', $doc);
+    }
+    my $tip = $chain->[-1];
+    _put($root, '/extended/v2/blocks', 'limit=1',
+        sprintf('{"limit":1,"offset":0,"total":%d,"next_cursor":"%s",'
+            . '"prev_cursor":null,"cursor":"%s","results":[%s]}',
+            $tip->{height} + 1, $tip->{parent}, $tip->{hash}, _block_json($tip)));
+    for my $b (@$chain) {
+        _put($root, "/extended/v2/blocks/$b->{height}", '', _block_json($b));
+        my @txs = @{ $b->{txs} };
+        my $pages = int((@txs + 49) / 50) || 1;
+        for my $p (0 .. $pages - 1) {
+            my $end = 50 * $p + 49 > $#txs ? $#txs : 50 * $p + 49;
+            my @slice = @txs[50 * $p .. $end];
+            _put($root, "/extended/v2/blocks/$b->{height}/transactions",
+                'limit=50&offset=' . 50 * $p,
+                sprintf('{"limit":50,"offset":%d,"total":%d,"results":[%s]}',
+                    50 * $p, scalar @txs,
+                    join(',', map { splice_events($_, 0, 0) } @slice)));
+        }
+        for my $doc (@txs) {
+            my $id = _tx_id($doc);
+            my ($n) = $doc =~ /"event_count":(\d+)/;
+            for (my $off = 0; $off == 0 || $off < $n; $off += 100) {
+                _put($root, "/extended/v1/tx/$id",
+                    "event_limit=100&event_offset=$off", tx_page($doc, $off));
+            }
+        }
+    }
+    return $chain;
+}
+
+# The Runes API (hirosystems/runehook, api/src/api/routes/): status.ts
+# GET /runes/v1/ {server_version,status,block_height}; blocks.ts,
+# transactions.ts, addresses.ts: pages {limit,offset,total,results}, 60
+# entries at most (schemas.ts LimitSchema), activity ordered by
+# block_height, tx_index, event_index descending, balances by balance
+# descending (api/src/pg/pg-store.ts).  Every page size the mirror may ask
+# for is written.
+use constant RUNES_LIMITS => (60, 59, 47, 31, 23, 17);
+
+sub btc_hash { my ($h, $fork) = @_; return substr(sha256_hex("btc/$h/" . ($fork || '')), 0, 64) }
+
+sub runes_page {
+    my ($texts, $offset, $limit) = @_;
+    my @all = @$texts;
+    my $last = $offset + $limit - 1;
+    $last = $#all if $last > $#all;
+    my @page = $offset <= $#all ? @all[$offset .. $last] : ();
+    return sprintf('{"limit":%d,"offset":%d,"total":%d,"results":[%s]}',
+        $limit, $offset, scalar @all, join(',', @page));
+}
+
+sub _put_pages {
+    my ($root, $path, $texts, @limits) = @_;
+    for my $limit (@limits) {
+        for (my $off = 0; $off == 0 || $off < @$texts; $off += $limit) {
+            _put($root, $path, "offset=$off&limit=$limit", runes_page($texts, $off, $limit));
+        }
+    }
+}
+
+# write_runes($root, \@blocks, \%balances, %o): blocks are { height, hash,
+# txs => [[tx_id, [activity entry texts]], ...] } (their entries' location
+# rewritten to the block), balances { address => [entry texts] }; these
+# and every address of the activity get an answer.  $o{pages}{$path}{$args} replaces
+# one answer (a test's inconsistent page).
+sub write_runes {
+    my ($root, $blocks, $balances, %o) = @_;
+    system('rm', '-rf', "$root/up/runes");
+    _put($root, '/runes/v1/', '', sprintf('{"server_version":"runes-api v0.3.0 '
+        . '(master:1a2b3c4)","status":"ready","block_height":%d}', $blocks->[-1]{height}));
+    my %addr;
+    for my $b (@$blocks) {
+        my @block;
+        for my $t (@{ $b->{txs} }) {
+            my ($id, $entries) = @$t;
+            my @e = map {
+                (my $x = $_) =~ s/"block_hash":"[0-9a-f]{64}"/"block_hash":"$b->{hash}"/;
+                $x =~ s/"block_height":\d+/"block_height":$b->{height}/;
+                $addr{$1} = 1 while $x =~ /"(?:address|receiver_address)":"([^"]+)"/g;
+                $x;
+            } @$entries;
+            _put_pages($root, "/runes/v1/transactions/$id/activity", \@e, 60);
+            push @block, @e;
+        }
+        _put_pages($root, "/runes/v1/blocks/$b->{height}/activity", \@block, 60);
+    }
+    for my $a (keys %addr, keys %$balances) {
+        _put_pages($root, "/runes/v1/addresses/$a/balances", $balances->{$a} || [], RUNES_LIMITS);
+    }
+    for my $path (keys %{ $o{pages} || {} }) {
+        _put($root, $path, $_, $o{pages}{$path}{$_}) for keys %{ $o{pages}{$path} };
+    }
+}
+
+# the recorded upstream's locations (under /up/) for the test nginx:
+# static answers, and the faults a test asks for (500s on the block
+# routes only, so that a transaction's answer fails only as a test makes it)
+sub nginx_locations {
+    my ($root, %f) = @_;
+    my $faults = '';
+    $faults .= "            limit_req zone=up burst=$f{burst} nodelay;\n"
+             . "            limit_req_status 429;\n"
+             . "            add_header Retry-After 1 always;\n" if $f{burst};
+    $faults .= "            limit_rate $f{limit_rate};\n" if $f{limit_rate};
+    my $errors = $f{errors}
+        ? "            if (\$request_id ~ \"^[0-3]\") { return 500; }\n" : '';
+    return <<"EOF2";
+        location /up/ {
+            root $root;
+            default_type application/json;
+$faults            try_files "\$uri/q=\$args" =404;
+        }
+        location /up/extended/v2/ {
+            root $root;
+            default_type application/json;
+$faults$errors            try_files "\$uri/q=\$args" =404;
+        }
+EOF2
+}
+
+1;
