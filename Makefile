@@ -285,7 +285,7 @@ $(BUILD)/man/chaindata-%.1: $(BUILD)/chaindata-% | deps
 $(BUILD)/man/chaindata.8: README.md tools/md2man debian/changelog
 	@mkdir -p $(@D)
 	tools/md2man --name chaindata --section 8 --version $(VERSION) \
-	    --summary 'nginx module serving the chain data read API from an LMDB index' \
+	    --summary 'the chain data read API from an LMDB index, in nginx' \
 	    --see-also '$(SEE_ALSO)' README.md > $@.tmp
 	mv $@.tmp $@
 
