@@ -1,12 +1,15 @@
 # chaindata: nginx module + loader.  `make` builds both into build/,
 # `make test` runs every test, `make run` serves a demo index on
-# 127.0.0.1:8080 in the foreground.  Missing Debian packages are installed
-# as root (tools/deps.sh).
+# 127.0.0.1:8080 in the foreground, `make install` and `make deb` install
+# and package it (below).  Missing Debian packages are installed as root
+# (tools/deps.sh).
 
 NGX_SRC     ?= /usr/share/nginx/src
 NGINX       ?= /usr/sbin/nginx
 CC          ?= cc
 CFLAGS      ?= -O2 -g
+CPPFLAGS    ?=
+LDFLAGS     ?=
 WARNINGS    := -Wall -Wextra -Wno-unused-parameter
 PROVE       ?= prove
 
@@ -29,6 +32,15 @@ MODULE_SRCS := $(wildcard src/ngx/*.c)
 HEADERS     := $(wildcard src/*/*.h)
 INCS        := -Isrc/core -Isrc/ingest -Isrc/mirror
 LIBS        := -llmdb -lyajl -lcrypto
+
+# The version is debian/changelog's, the programs' --version prints it.
+VERSION     := $(shell sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' debian/changelog)
+
+# The programs: src/NAME/chaindata_NAME.c is the main of chaindata-NAME
+# (src/load, src/mirror).  Install, man pages and packages take this list.
+PROGRAMS    := $(patsubst src/%/,chaindata-%,$(dir $(wildcard \
+                   $(foreach d,$(wildcard src/*/),$(d)chaindata_$(notdir \
+                   $(d:/=)).c))))
 
 .PHONY: all deps deps-test deps-fuzz module loader mirror unit test \
         check-layout run bench bench-mirror clean
@@ -80,9 +92,10 @@ $(1)/ngx_http_chaindata_module.so: $(1)/nginx/Makefile $(MODULE_SRCS) \
 	@# a new file renamed over the old: a running nginx keeps its mapping
 	cp $(1)/nginx/ngx_http_chaindata_module.so $$@.tmp && mv -f $$@.tmp $$@
 
-$(1)/obj/%.o: src/%.c $(HEADERS) | deps
+$(1)/obj/%.o: src/%.c $(HEADERS) debian/changelog | deps
 	@mkdir -p $$(@D)
-	$(CC) $(2) $(WARNINGS) $(INCS) -c -o $$@ $$<
+	$(CC) $(2) $(WARNINGS) $(INCS) -DCHAINDATA_VERSION='"$(VERSION)"' \
+	    -c -o $$@ $$<
 
 $(1)/libchaindata_core.a: $(patsubst src/%.c,$(1)/obj/%.o,$(CORE_SRCS))
 	rm -f $$@ && ar rcs $$@ $$^
@@ -105,7 +118,7 @@ $(1)/chaindata-unit: t/unit/chaindata_unit.c $(HEADERS) \
 	    $(1)/libchaindata_ingest.a $(1)/libchaindata_core.a $(LIBS)
 endef
 
-$(eval $(call chaindata_build,$(BUILD),$(CFLAGS),))
+$(eval $(call chaindata_build,$(BUILD),$(CPPFLAGS) $(CFLAGS),$(LDFLAGS)))
 
 # No nginx header outside src/ngx/, and no ngx_http_ name outside it
 # either: the core, the ingest side and the tools build without nginx.
@@ -215,3 +228,106 @@ $(BUILD)/fuzz/fuzz_%: t/fuzz/fuzz_%.c $(CORE_SRCS) $(INGEST_SRCS) \
 
 fuzz: fuzzers
 	t/fuzz/run --seconds $(FUZZ_SECONDS)
+
+# Install and packages (README "Install").  `make install` puts the module
+# where Debian's nginx modules go (nginx's modules directory, which
+# Debian's configure flags name), its load_module snippet in
+# modules-available with the modules-enabled link a package makes, the
+# programs and their man pages, chaindata(8), the docs, the systemd units
+# and the index directory, owned by the nginx worker user.  PREFIX is for
+# the programs, man pages, docs, units and tmpfiles.d; nginx's own
+# directories stay nginx's.
+PREFIX         ?= /usr/local
+DESTDIR        ?=
+BINDIR         ?= $(PREFIX)/bin
+MANDIR         ?= $(PREFIX)/share/man
+DOCDIR         ?= $(PREFIX)/share/doc/chaindata
+UNITDIR        ?= $(if $(filter /usr,$(PREFIX)),,$(PREFIX))/lib/systemd/system
+TMPFILESDIR    ?= $(PREFIX)/lib/tmpfiles.d
+CONFDIR        ?= /etc/chaindata
+INDEX_DIR      ?= /var/lib/chaindata
+INDEX_OWNER    ?= www-data
+INDEX_CHOWN    ?= yes
+NGX_MODDIR      = $(shell sed -n 's/.*--modules-path=\([^ ]*\).*/\1/p' \
+                      $(NGX_SRC)/conf_flags)
+NGX_AVAILABLE  ?= /usr/share/nginx/modules-available
+NGX_ENABLED    ?= /etc/nginx/modules-enabled
+NGX_SNIPPET    := mod-http-chaindata.conf
+
+# the man pages: each program's from its --help and --version
+# (help2man), chaindata(8) from the README's module reference
+# (tools/md2man, between the README's chaindata(8) markers)
+MANPAGES       := $(patsubst %,$(BUILD)/man/%.1,$(PROGRAMS)) \
+                  $(BUILD)/man/chaindata.8
+comma          := ,
+SEE_ALSO       := chaindata(8), $(patsubst %,%(1)$(comma),$(PROGRAMS)) \
+                  nginx(8)
+
+# what an installed file names: the paths of this install
+SUBST           = sed -e 's|@BINDIR@|$(BINDIR)|g' \
+                      -e 's|@CONFDIR@|$(CONFDIR)|g' \
+                      -e 's|@INDEX_DIR@|$(INDEX_DIR)|g' \
+                      -e 's|@INDEX_OWNER@|$(INDEX_OWNER)|g'
+
+.PHONY: man install deb
+
+man: $(MANPAGES)
+
+$(BUILD)/man/chaindata-%.1: $(BUILD)/chaindata-% | deps
+	@mkdir -p $(@D)
+	printf '[SEE ALSO]\n%s\n' '$(SEE_ALSO)' > $@.h2m
+	help2man --no-info --version-option=--version --include=$@.h2m \
+	    --name="$$($< --help | awk 'NF == 0 { p = 1; next } p { print; \
+	        exit }' | sed -e 's/[:;(].*//' -e 's/ *$$//' -e 's/^./\L&/')" \
+	    --output=$@.tmp $<
+	mv $@.tmp $@
+
+$(BUILD)/man/chaindata.8: README.md tools/md2man debian/changelog
+	@mkdir -p $(@D)
+	tools/md2man --name chaindata --section 8 --version $(VERSION) \
+	    --summary 'the chain data read API from an LMDB index, in nginx' \
+	    --see-also '$(SEE_ALSO)' README.md > $@.tmp
+	mv $@.tmp $@
+
+install: all man
+	@test -n "$(NGX_MODDIR)" || { echo "chaindata: no --modules-path" \
+	    "in $(NGX_SRC)/conf_flags"; exit 1; }
+	install -d $(DESTDIR)$(NGX_MODDIR) $(DESTDIR)$(NGX_AVAILABLE) \
+	    $(DESTDIR)$(NGX_ENABLED) $(DESTDIR)$(BINDIR) \
+	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8 \
+	    $(DESTDIR)$(DOCDIR)/lmdb-schema $(DESTDIR)$(DOCDIR)/examples \
+	    $(DESTDIR)$(UNITDIR) $(DESTDIR)$(TMPFILESDIR) $(DESTDIR)$(CONFDIR)
+	install -m 644 $(MODULE) $(DESTDIR)$(NGX_MODDIR)/
+	echo 'load_module $(NGX_MODDIR)/$(notdir $(MODULE));' \
+	    > $(DESTDIR)$(NGX_AVAILABLE)/$(NGX_SNIPPET)
+	ln -sf $(NGX_AVAILABLE)/$(NGX_SNIPPET) \
+	    $(DESTDIR)$(NGX_ENABLED)/50-$(NGX_SNIPPET)
+	install -m 755 $(addprefix $(BUILD)/,$(PROGRAMS)) $(DESTDIR)$(BINDIR)/
+	install -m 644 $(filter %.1,$(MANPAGES)) $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 $(filter %.8,$(MANPAGES)) $(DESTDIR)$(MANDIR)/man8/
+	install -m 644 README.md nginx.conf.example $(DESTDIR)$(DOCDIR)/
+	install -m 644 lmdb-schema/*.md $(DESTDIR)$(DOCDIR)/lmdb-schema/
+	for f in systemd/*.example; do \
+	    $(SUBST) $$f > $(DESTDIR)$(DOCDIR)/examples/$${f#systemd/}; done
+	for f in systemd/*.service.in; do \
+	    $(SUBST) $$f > $(DESTDIR)$(UNITDIR)/$$(basename $$f .in); done
+	$(SUBST) systemd/chaindata.tmpfiles.in \
+	    > $(DESTDIR)$(TMPFILESDIR)/chaindata.conf
+	install -d -m 750 $(DESTDIR)$(INDEX_DIR)
+	@if [ "$(INDEX_CHOWN)" = yes ]; then \
+	    chown $(INDEX_OWNER):$(INDEX_OWNER) $(DESTDIR)$(INDEX_DIR) || \
+	    echo "chaindata: give $(INDEX_DIR) to $(INDEX_OWNER) as root:" \
+	         "chown $(INDEX_OWNER):$(INDEX_OWNER) $(INDEX_DIR)"; fi
+
+# Debian packages, built by debian/rules (debhelper, dh_nginx) in a copy
+# of the tree under build/deb, left in build/ and checked with lintian.
+DEB_DIR        := $(BUILD)/deb
+DEB_SRC        := $(DEB_DIR)/chaindata-$(VERSION)
+
+deb:
+	@sh tools/deps.sh deb
+	rm -rf $(DEB_DIR) && mkdir -p $(DEB_SRC)
+	tar -c --exclude=./build --exclude=./.git . | tar -x -C $(DEB_SRC)
+	cd $(DEB_SRC) && dpkg-buildpackage -b -us -uc
+	cp $(DEB_DIR)/*.deb $(BUILD)/
+	lintian --fail-on error,warning $(DEB_DIR)/*.changes

@@ -1,18 +1,36 @@
 #!/bin/sh
 # Installs the Debian packages chaindata needs to build, test and run,
 # when they are missing.  As root it runs apt-get; otherwise it prints the
-# exact command and fails.  Usage: tools/deps.sh [build|test|fuzz|bench]
+# exact command and fails.  Usage: tools/deps.sh [build|test|fuzz|bench|deb]
+#
+# What the build needs is debian/control's Build-Depends, read from there
+# (debhelper-compat, a virtual package, comes with nginx-dev); the other
+# steps add their own tools.
 
 set -eu
 
-need="gcc make nginx nginx-dev libyajl-dev liblmdb-dev libssl-dev libcurl4-openssl-dev"
+control="$(dirname "$0")/../debian/control"
+
+# Build-Depends: package names only, without versions, architectures or
+# alternatives, and without debhelper-compat
+build_depends() {
+    awk '/^Build-Depends:/ { on = 1; sub(/^Build-Depends:/, "") }
+         on && /^[^ \t]/ && !/^Build-Depends:/ { on = 0 }
+         on { print }' "$control" \
+    | tr ',' '\n' \
+    | sed -e 's/|.*//' -e 's/[([<].*//' -e 's/[[:space:]]//g' \
+    | grep -v -e '^$' -e '^debhelper-compat$'
+}
+
+need="gcc make nginx $(build_depends | tr '\n' ' ')"
 
 case "${1:-build}" in
     build) ;;
     test)  need="$need perl lmdb-utils python3-jsonschema valgrind wrk" ;;
     fuzz)  need="$need clang libclang-rt-14-dev" ;;
     bench) need="$need perl lmdb-utils wrk nodejs" ;;
-    *)     echo "usage: $0 [build|test|fuzz|bench]" >&2; exit 2 ;;
+    deb)   need="$need build-essential dpkg-dev debhelper lintian" ;;
+    *)     echo "usage: $0 [build|test|fuzz|bench|deb]" >&2; exit 2 ;;
 esac
 
 missing=

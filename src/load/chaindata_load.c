@@ -94,6 +94,7 @@ chaindata_usage(FILE *out)
         "                       soon as it is read (a producer's pipe)\n"
         "  --stats              print the index's status as JSON (what\n"
         "                       chaindata_status serves) and exit\n"
+        "  --help, --version    this text; the version\n"
         "\n"
         "exit status: 0 loaded, 1 input rejected, 2 usage, "
         "3 index or system error\n", CHAINDATA_MAX_READERS);
@@ -501,6 +502,7 @@ chaindata_parse_args(chaindata_loader_t *ld, int argc,
         { "follow", no_argument, NULL, 'f' },
         { "stats", no_argument, NULL, 'S' },
         { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 }
     };
 
@@ -566,6 +568,11 @@ chaindata_parse_args(chaindata_loader_t *ld, int argc,
 
         case 'h':
             chaindata_usage(stdout);
+            exit(CHAINDATA_EXIT_OK);
+
+        case 'V':
+            /* CHAINDATA_VERSION: the Makefile's, from debian/changelog */
+            printf("chaindata-load %s\n", CHAINDATA_VERSION);
             exit(CHAINDATA_EXIT_OK);
 
         default:

@@ -60,6 +60,7 @@ chaindata_mirror_usage(FILE *out)
         "                      or a wrong answer (default 8)\n"
         "  --timeout S         per request (default 30)\n"
         "  --map-size SIZE, --max-map-size SIZE   as chaindata-load\n"
+        "  --help, --version   this text; the version\n"
         "\n"
         "exit status: 0 caught up (--once) or stopped by a signal,\n"
         "1 upstream answered wrongly or with a 4xx, persistently,\n"
@@ -248,6 +249,7 @@ chaindata_mirror_args(chaindata_mirror_t *m, int argc, char **argv)
         { "map-size", required_argument, NULL, 'm' },
         { "max-map-size", required_argument, NULL, 'M' },
         { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 }
     };
 
@@ -376,6 +378,11 @@ chaindata_mirror_args(chaindata_mirror_t *m, int argc, char **argv)
 
         case 'h':
             chaindata_mirror_usage(stdout);
+            exit(CHAINDATA_MIRROR_OK);
+
+        case 'V':
+            /* CHAINDATA_VERSION: the Makefile's, from debian/changelog */
+            printf("chaindata-mirror %s\n", CHAINDATA_VERSION);
             exit(CHAINDATA_MIRROR_OK);
 
         default:

@@ -789,6 +789,8 @@ sub start {
     my ($class, %o) = @_;
     my $prefix = ChainData::Test::temp_dir();
     my $port = _free_port();
+    # prefix_setup => sub { my ($prefix) = @_; … }: files nginx.conf names
+    $o{prefix_setup}->($prefix) if $o{prefix_setup};
     my $conf = $class->_write_conf(%o, prefix => $prefix, port => $port);
     my $self = bless { prefix => $prefix, port => $port, conf => $conf, owner => $$ }, $class;
     $self->{expect} = $o{expect_log} ? [ $o{expect_log} ] : [];

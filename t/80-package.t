@@ -1,0 +1,211 @@
+#!/usr/bin/perl
+# The Debian packages: `make deb` builds them (lintian-clean), they hold
+# what README "Install" says with the nginx ABI dependency, and Debian's
+# nginx serves an index from a throwaway root they were extracted into
+# (dpkg -x: the machine's own root and nginx are left alone), with the
+# packaged module and snippet and an index built by the packaged loader.
+# The systemd units pass `systemd-analyze verify` where systemd is there.
+
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+
+use Test::More;
+use ChainData::Test qw(:all);
+
+plan skip_all => 'needs root: make deb installs the packaging tools'
+    unless is_root();
+plan skip_all => 'the packages are built from the plain build, not '
+    . "CHAINDATA_BUILD=$ENV{CHAINDATA_BUILD}" if $ENV{CHAINDATA_BUILD};
+
+my $root = repo_root();
+my ($code, $out, $err) = run_cmd(['sh', "$root/tools/deps.sh", 'deb'],
+    timeout => 600);
+plan skip_all => "the packaging tools cannot be installed: $out$err"
+    if $code != 0;
+
+# a few minutes at most: two builds of the module and the loader
+($code, $out, $err) = run_cmd(['make', '-C', $root, 'deb'], timeout => 900);
+is($code, 0, 'make deb builds the packages, lintian-clean')
+    or diag(substr("$out$err", -4000));
+
+my ($version) = slurp("$root/debian/changelog") =~ /^\S+ \(([^)]+)\)/;
+my %deb;
+for my $pkg (qw(libnginx-mod-http-chaindata chaindata-tools)) {
+    ($deb{$pkg}) = glob("$root/build/${pkg}_${version}_*.deb");
+    ok($deb{$pkg} && -f $deb{$pkg}, "build/ holds $pkg $version")
+        or BAIL_OUT("no $pkg package");
+}
+
+sub field {
+    my ($pkg, $name) = @_;
+    my ($c, $o) = run_cmd(['dpkg-deb', '-f', $deb{$pkg}, $name]);
+    chomp $o;
+    return $o;
+}
+
+sub files {
+    my ($pkg) = @_;
+    my ($c, $o) = run_cmd(['dpkg-deb', '-c', $deb{$pkg}]);
+    return map { m{\s\.(/\S*?)/?(?: -> .*)?$} ? $1 : () } split /\n/, $o;
+}
+
+# the ABI dependency is the one Debian's nginx provides
+my ($c, $provides) = run_cmd(['dpkg-query', '-W', '-f=${Provides}', 'nginx']);
+my ($abi) = $provides =~ /(nginx-abi-[\w.+~-]+)/;
+ok($abi, "Debian's nginx provides an ABI ($provides)");
+my $depends = field('libnginx-mod-http-chaindata', 'Depends');
+like($depends, qr/(^|, )\Q$abi\E(,|$)/, "the module depends on $abi");
+like($depends, qr/liblmdb0/, 'and on LMDB');
+like($depends, qr/libyajl2/, 'and on yajl');
+like(field('chaindata-tools', 'Depends'), qr/liblmdb0/,
+     'the tools depend on LMDB');
+
+# every program the Makefile builds: src/NAME/chaindata_NAME.c
+my @programs = map { m{src/(\w+)/} ? "chaindata-$1" : () }
+               grep { m{src/(\w+)/chaindata_\1\.c$} }
+               glob("$root/src/*/chaindata_*.c");
+ok(scalar(@programs) >= 1, "programs: @programs");
+
+my %module = map { $_ => 1 } files('libnginx-mod-http-chaindata');
+my %tools  = map { $_ => 1 } files('chaindata-tools');
+for my $f ('/usr/lib/nginx/modules/ngx_http_chaindata_module.so',
+           '/usr/share/nginx/modules-available/mod-http-chaindata.conf',
+           '/usr/share/man/man8/chaindata.8.gz',
+           '/usr/share/doc/libnginx-mod-http-chaindata/README.md.gz',
+           '/usr/share/doc/libnginx-mod-http-chaindata/nginx.conf.example',
+           '/usr/share/doc/libnginx-mod-http-chaindata/copyright')
+{
+    ok($module{$f}, "module package: $f");
+}
+for my $f ((map { ("/usr/bin/$_", "/usr/share/man/man1/$_.1.gz") }
+            @programs),
+           '/lib/systemd/system/chaindata-mirror@.service',
+           '/lib/systemd/system/chaindata-follow@.service',
+           '/usr/lib/tmpfiles.d/chaindata.conf',
+           '/usr/share/doc/chaindata-tools/examples/mirror.conf.example',
+           '/usr/share/doc/chaindata-tools/examples/follow.conf.example',
+           '/var/lib/chaindata', '/etc/chaindata')
+{
+    ok($tools{$f}, "tools package: $f");
+}
+ok(!(grep { m{^/etc/nginx} } keys %module),
+   'no modules-enabled link shipped: the maintainer scripts make it');
+
+# the modules-enabled link, made and removed as Debian's modules do
+my $ctl = temp_dir();
+run_cmd(['dpkg-deb', '-e', $deb{'libnginx-mod-http-chaindata'}, $ctl]);
+like(slurp("$ctl/postinst"),
+     qr{mod-http-chaindata\.conf:50-mod-http-chaindata\.conf},
+     'postinst links modules-enabled/50-mod-http-chaindata.conf');
+ok(-f "$ctl/postrm" && -f "$ctl/prerm", 'prerm and postrm undo it');
+
+# a throwaway root
+my $dest = temp_dir();
+for my $pkg (sort keys %deb) {
+    ($code, $out, $err) = run_cmd(['dpkg', '-x', $deb{$pkg}, $dest]);
+    is($code, 0, "dpkg -x $pkg") or diag($err);
+}
+is(slurp("$dest/usr/share/nginx/modules-available/mod-http-chaindata.conf"),
+   "load_module modules/ngx_http_chaindata_module.so;\n",
+   'the snippet loads the module from nginx\'s modules directory');
+like(slurp("$dest/usr/lib/tmpfiles.d/chaindata.conf"),
+     qr{^d /var/lib/chaindata 0750 www-data www-data -$}m,
+     'tmpfiles.d gives the index directory to the worker user');
+for my $p (@programs) {
+    ($code, $out) = run_cmd(["$dest/usr/bin/$p", '--version']);
+    is($out, "$p $version\n", "$p --version");
+}
+
+# the units: as the index owner, restarted, hardened, credentials from a
+# root-only file, the journal
+for my $u ('mirror', 'follow') {
+    my $unit = slurp("$dest/lib/systemd/system/chaindata-$u\@.service");
+    like($unit, qr/^User=www-data$/m, "$u unit: runs as the index owner");
+    like($unit, qr/^Restart=(on-failure|always)$/m, "$u unit: restarts");
+    like($unit, qr{^EnvironmentFile=/etc/chaindata/$u-%i\.conf$}m,
+         "$u unit: its configuration and credentials from a file");
+    like($unit, qr/^StandardError=journal$/m, "$u unit: journal");
+    for my $h (qw(NoNewPrivileges=yes ProtectSystem=strict PrivateTmp=yes
+                  ReadWritePaths=/var/lib/chaindata))
+    {
+        like($unit, qr/^\Q$h\E$/m, "$u unit: $h");
+    }
+}
+
+SKIP: {
+    skip 'systemd-analyze is not installed: units not verified', 2
+        unless -x '/usr/bin/systemd-analyze';
+    # the units pointed at the throwaway root's programs, as instances
+    my $dir = temp_dir();
+    for my $u ('mirror', 'follow') {
+        my $unit = slurp("$dest/lib/systemd/system/chaindata-$u\@.service");
+        $unit =~ s{/usr/bin/}{$dest/usr/bin/}g;
+        spew("$dir/chaindata-$u\@.service", $unit);
+        symlink("chaindata-$u\@.service", "$dir/chaindata-$u\@test.service");
+        ($code, $out, $err) = run_cmd(['systemd-analyze', 'verify',
+            '--man=no', "$dir/chaindata-$u\@test.service"]);
+        is($code, 0, "systemd-analyze verify chaindata-$u\@.service")
+            or diag("$out$err");
+    }
+}
+
+# an index built by the packaged loader
+my $fx = fixture_path('tx.ndjson');
+my $index = temp_dir() . '/index';
+($code, $out, $err) = run_cmd(["$dest/usr/bin/chaindata-load", '--db',
+    $index, $fx]);
+is($code, 0, 'the packaged loader builds an index') or diag($err);
+fixup_index_perms($index);
+
+# Debian's nginx, the packaged module and snippet: its prefix's modules
+# is the root's (Debian's /usr/share/nginx/modules links nginx's modules
+# directory), modules-enabled as the postinst makes it, included as
+# Debian's nginx.conf includes it
+my $snippet = "$dest/usr/share/nginx/modules-available/mod-http-chaindata.conf";
+my $ng = ChainData::Test::Nginx->start(
+    no_load_module => 1,
+    prefix_setup => sub {
+        my ($prefix) = @_;
+        symlink("$dest/usr/lib/nginx/modules", "$prefix/modules") or die $!;
+        mkdir "$prefix/modules-enabled" or die $!;
+        symlink($snippet, "$prefix/modules-enabled/50-mod-http-chaindata.conf")
+            or die $!;
+    },
+    main => "include modules-enabled/*.conf;\n",
+    db => $index,
+    locations => "        location /extended/v1/tx/ { chaindata_tx; }\n",
+);
+my ($tx) = tx_fixtures($fx);
+my $r = http_get($ng->port, "/extended/v1/tx/$tx->{tx_id}");
+is($r->{status}, 200, 'nginx serves a transaction with the packaged module');
+like($r->{body}, qr/"tx_id":"\Q$tx->{tx_id}\E"/, 'the transaction');
+$ng->stop;
+
+# make install: the same places under DESTDIR, the link included, the
+# index directory given to the worker user
+my $stage = temp_dir();
+($code, $out, $err) = run_cmd(['make', '-C', $root, 'install',
+    "DESTDIR=$stage", 'PREFIX=/usr']);
+is($code, 0, 'make install DESTDIR=… PREFIX=/usr') or diag("$out$err");
+for my $f ((map { ("/usr/bin/$_", "/usr/share/man/man1/$_.1") } @programs),
+           '/usr/lib/nginx/modules/ngx_http_chaindata_module.so',
+           '/usr/share/man/man8/chaindata.8',
+           '/usr/share/doc/chaindata/README.md',
+           '/usr/share/doc/chaindata/nginx.conf.example',
+           '/lib/systemd/system/chaindata-mirror@.service',
+           '/usr/lib/tmpfiles.d/chaindata.conf')
+{
+    ok(-f "$stage$f", "make install: $f");
+}
+is(readlink("$stage/etc/nginx/modules-enabled/50-mod-http-chaindata.conf"),
+   '/usr/share/nginx/modules-available/mod-http-chaindata.conf',
+   'make install: the modules-enabled link');
+like(slurp("$stage/usr/share/nginx/modules-available/mod-http-chaindata.conf"),
+     qr{^load_module /usr/lib/nginx/modules/ngx_http_chaindata_module\.so;$},
+     'make install: the snippet');
+is((stat "$stage/var/lib/chaindata")[4], scalar getpwnam('www-data'),
+   'make install: the index directory belongs to www-data');
+
+done_testing();
