@@ -9,6 +9,10 @@
 # each run the edge serves every list as upstream pages it.  Last, a
 # mirror killed (SIGKILL) right after a rollback's commit and restarted
 # ends with the orphaned blocks' balance lists as upstream serves them.
+# Then reorgs that a block without activity (recorded "none") hides: a
+# fork below an empty tip, an empty block replaced by one with activity
+# under an empty tip, a fork below an empty block under a tip with
+# activity.
 
 use strict;
 use warnings;
@@ -230,6 +234,70 @@ edge_equals_upstream(\@fork2, 'restarted',
 is(http_get($port, "/runes/v1/addresses/$a1/balances?offset=0&limit=60")
    ->{body}, runes_page($bal{$a1}, 0, 60),
    'restarted: the balances the orphaned block wrote are upstream\'s');
+
+# 6. a fork below an empty tip: the chain grows by 840305 without
+# activity, then 840304c is replaced by 840304d (its transaction names
+# $a1); 840305d is empty too, so upstream's block at the position still
+# answers "none": the newest block with a hash (840304) says it all
+my @gone = ("/runes/v1/transactions/$other->[0]/activity" => 1,
+            "/runes/v1/transactions/$d130->[0]/activity" => 1);
+my @grow = (@fork2, block(840305, 'c'));
+write_runes($root, [@grow], \%balances, pages => \%bad61);
+($code, $out, $err) = mirror();
+is($code, 0, 'empty tip: exit 0') or diag($err);
+is(feed(), '840305 none', 'empty tip: at 840305, a block without activity');
+my $d4 = derived_tx('fork-d', $a1);
+my @fork3 = (@fork2[0 .. 3], block(840304, 'd', $d4), block(840305, 'd'));
+write_runes($root, [@fork3], \%balances, pages => \%bad61);
+($code, $out, $err) = mirror();
+is($code, 0, 'fork below an empty tip: exit 0') or diag($err);
+like($err, qr/reorg: runes blocks above 840303\b/,
+     'fork below an empty tip: rolled back to the fork point');
+is(feed(), '840305 none', 'fork below an empty tip: at 840305 again');
+push @gone, "/runes/v1/transactions/$c4->[0]/activity" => 1;
+edge_equals_upstream(\@fork3, 'fork below an empty tip', @gone);
+
+# 7. the reverse: 840305 and 840306 recorded without activity, then
+# replaced by 840305e with activity and an empty 840306e; 840304d, the
+# newest block with a hash, is still upstream's
+my @grow2 = (@fork3, block(840306, 'd'));
+write_runes($root, [@grow2], \%balances, pages => \%bad61);
+($code, $out, $err) = mirror();
+is($code, 0, 'two empty blocks: exit 0') or diag($err);
+is(feed(), '840306 none', 'two empty blocks: at 840306');
+my $e5 = derived_tx('fork-e', $a130);
+my @fork4 = (@fork3[0 .. 4], block(840305, 'e', $e5), block(840306, 'e'));
+write_runes($root, [@fork4], \%balances, pages => \%bad61);
+($code, $out, $err) = mirror();
+is($code, 0, 'empty block gains activity: exit 0') or diag($err);
+like($err, qr/reorg: runes blocks above 840304\b/,
+     'empty block gains activity: rolled back to the fork point');
+is(feed(), '840306 none', 'empty block gains activity: at 840306 again');
+edge_equals_upstream(\@fork4, 'empty block gains activity', @gone);
+
+# 8. a fork below an empty block under a tip with activity: 840305e,
+# 840306 (empty) and 840307 replaced; the walk back does not stop at the
+# empty 840306, which answers "none" on both sides
+my $f7 = derived_tx('grow-f', $a1);
+my @grow3 = (@fork4, block(840307, '', $f7));
+write_runes($root, [@grow3], \%balances, pages => \%bad61);
+($code, $out, $err) = mirror();
+is($code, 0, 'tip with activity: exit 0') or diag($err);
+is(feed(), '840307 ' . btc_hash(840307), 'tip with activity: at 840307');
+my $g5 = derived_tx('fork-g', $a1);
+my @fork5 = (@fork4[0 .. 4], block(840305, 'g', $g5), block(840306, 'g'),
+             block(840307, 'g', $f7));
+write_runes($root, [@fork5], \%balances, pages => \%bad61);
+($code, $out, $err) = mirror();
+is($code, 0, 'fork below an empty block: exit 0') or diag($err);
+like($err, qr/reorg: runes blocks above 840304\b/,
+     'fork below an empty block: rolled back to the fork point');
+is(feed(), '840307 ' . btc_hash(840307, 'g'), 'fork below an empty block: at 840307g');
+push @gone, "/runes/v1/transactions/$e5->[0]/activity" => 1;
+edge_equals_upstream(\@fork5, 'fork below an empty block', @gone);
+is(http_get($port, "/runes/v1/addresses/$a130/balances?offset=0&limit=60")->{body},
+   runes_page($bal{$a130}, 0, 60),
+   'fork below an empty block: the orphaned block\'s balances are upstream\'s');
 
 $ng->stop;
 done_testing();

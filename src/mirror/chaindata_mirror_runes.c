@@ -20,7 +20,8 @@
  *
  * The Runes API serves no block without activity: such a block is
  * recorded with the hash "none" (lmdb-schema/feed.md), its parent is the
- * previous recorded block, its time that block's.
+ * previous recorded block, its time that block's.  Such a block cannot
+ * tell a reorg: the check walks down to a block with a hash.
  */
 
 
@@ -35,6 +36,7 @@
 #define CHAINDATA_RUNES             "runes"
 #define CHAINDATA_RUNES_PAGE        60
 #define CHAINDATA_RUNES_NO_HASH     "none"
+#define CHAINDATA_RUNES_EMPTY_DEPTH 6
 
 
 typedef struct {
@@ -537,24 +539,56 @@ chaindata_runes_rollback(chaindata_mirror_t *m, uint64_t height,
 }
 
 
+static int
+chaindata_runes_empty(const unsigned char *hash, size_t len)
+{
+    return len == sizeof(CHAINDATA_RUNES_NO_HASH) - 1
+           && memcmp(hash, CHAINDATA_RUNES_NO_HASH, len) == 0;
+}
+
+
+/* *same: upstream's block at height has the recorded hash */
+
+static int
+chaindata_runes_agrees(chaindata_mirror_t *m, uint64_t height,
+    const unsigned char *hash, size_t len, int *same)
+{
+    int                 rc;
+    chaindata_plist_t  *blk;
+
+    rc = chaindata_runes_block(m, height, &blk);
+    if (rc != CHAINDATA_MIRROR_OK) {
+        return rc;
+    }
+
+    *same = blk->hash_len == len && memcmp(blk->hash, hash, len) == 0;
+    chaindata_plist_free(blk);
+
+    return CHAINDATA_MIRROR_OK;
+}
+
+
 /*
- * The recorded block at the position is no longer upstream's: walk back
- * to the last height whose recorded hash upstream still serves, roll
- * back to it.
+ * Where the index leaves upstream's chain (lmdb-schema/feed.md, "Reorgs
+ * under blocks without activity"): the recorded blocks from the position
+ * down are compared with upstream's until one with a hash agrees, which
+ * vouches for every block below it.  A "none" that agrees proves nothing
+ * of the blocks below; one more than CHAINDATA_RUNES_EMPTY_DEPTH below
+ * the position is not asked for.  *fork: the height to roll back to, top
+ * when every block compared agrees.
  */
 
 static int
-chaindata_runes_reorg(chaindata_mirror_t *m, uint64_t top)
+chaindata_runes_fork(chaindata_mirror_t *m, uint64_t top, uint64_t *fork)
 {
-    int                 rc, same;
-    size_t              len;
-    uint64_t            height;
-    unsigned char       hash[CHAINDATA_FEED_HASH_MAX];
-    chaindata_plist_t  *blk;
+    int            rc, same, empty;
+    size_t         len;
+    uint64_t       height;
+    unsigned char  hash[CHAINDATA_FEED_HASH_MAX];
 
-    for (height = top; height > 0; /* void */ ) {
-        height--;
+    *fork = top;
 
+    for (height = top; /* void */; height--) {
         rc = chaindata_feed_block_hash(&m->ix, CHAINDATA_RUNES, height,
                                        hash, &len);
         if (rc < 0) {
@@ -562,27 +596,30 @@ chaindata_runes_reorg(chaindata_mirror_t *m, uint64_t top)
         }
 
         if (rc == 1) {
-            break;
+            /* below the first recorded block */
+            return CHAINDATA_MIRROR_OK;
         }
 
-        rc = chaindata_runes_block(m, height, &blk);
-        if (rc != CHAINDATA_MIRROR_OK) {
-            return rc;
+        empty = chaindata_runes_empty(hash, len);
+
+        if (!empty || top - height < CHAINDATA_RUNES_EMPTY_DEPTH) {
+            rc = chaindata_runes_agrees(m, height, hash, len, &same);
+            if (rc != CHAINDATA_MIRROR_OK) {
+                return rc;
+            }
+
+            if (!same) {
+                *fork = height ? height - 1 : 0;
+
+            } else if (!empty) {
+                return CHAINDATA_MIRROR_OK;
+            }
         }
 
-        same = blk->hash_len == len && memcmp(blk->hash, hash, len) == 0;
-        chaindata_plist_free(blk);
-
-        if (same) {
-            break;
+        if (height == 0) {
+            return CHAINDATA_MIRROR_OK;
         }
     }
-
-    chaindata_mirror_log(m, "warn", "reorg: runes blocks above %llu are "
-                         "no longer upstream's; rolling back to it",
-                         (unsigned long long) height);
-
-    return chaindata_runes_rollback(m, height, top);
 }
 
 
@@ -640,8 +677,8 @@ chaindata_runes_tip(chaindata_mirror_t *m, uint64_t *tip)
 int
 chaindata_runes_poll(chaindata_mirror_t *m, int *caught_up)
 {
-    int                  rc, have, same;
-    uint64_t             tip, h;
+    int                  rc, have;
+    uint64_t             tip, h, fork;
     unsigned char        posh[CHAINDATA_FEED_HASH_MAX];
     chaindata_plist_t   *blk;
     chaindata_feedpos_t  pos;
@@ -668,17 +705,17 @@ chaindata_runes_poll(chaindata_mirror_t *m, int *caught_up)
     }
 
     if (have) {
-        rc = chaindata_runes_block(m, pos.height, &blk);
+        rc = chaindata_runes_fork(m, pos.height, &fork);
         if (rc != CHAINDATA_MIRROR_OK) {
             return rc;
         }
 
-        same = blk->hash_len == pos.hash_len
-               && memcmp(blk->hash, pos.hash, pos.hash_len) == 0;
-        chaindata_plist_free(blk);
+        if (fork != pos.height) {
+            chaindata_mirror_log(m, "warn", "reorg: runes blocks above %llu "
+                                 "are no longer upstream's; rolling back "
+                                 "to it", (unsigned long long) fork);
 
-        if (!same) {
-            return chaindata_runes_reorg(m, pos.height);
+            return chaindata_runes_rollback(m, fork, pos.height);
         }
 
         h = pos.height + 1;
