@@ -19,6 +19,11 @@
 #include "chaindata_record.h"
 
 
+/* the map's first size and its ceiling, unless --map-size says */
+#define CHAINDATA_MAP_SIZE      ((size_t) 1 << 30)
+#define CHAINDATA_MAX_MAP_SIZE  ((size_t) 1 << 40)
+
+
 typedef struct {
     const char  *prog;            /* names the program in messages */
     const char  *path;
@@ -30,6 +35,9 @@ typedef struct {
     MDB_dbi      dbi[CHAINDATA_DBI_COUNT];
 } chaindata_index_t;
 
+
+/* a --map-size value: digits and K, M, G or T; 0, or -1 when invalid */
+int chaindata_index_parse_size(const char *s, size_t *out);
 
 /* 0, or -1 after a message on standard error */
 int chaindata_index_open(chaindata_index_t *ix);

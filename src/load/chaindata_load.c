@@ -101,38 +101,6 @@ chaindata_usage(FILE *out)
 }
 
 
-static int
-chaindata_parse_size(const char *s, size_t *out)
-{
-    char                *end;
-    unsigned long long   v, mult;
-
-    errno = 0;
-    v = strtoull(s, &end, 10);
-
-    if (errno || end == s || s[0] == '-') {
-        return -1;
-    }
-
-    switch (*end) {
-    case '\0': mult = 1; break;
-    case 'K': case 'k': mult = 1ULL << 10; end++; break;
-    case 'M': case 'm': mult = 1ULL << 20; end++; break;
-    case 'G': case 'g': mult = 1ULL << 30; end++; break;
-    case 'T': case 't': mult = 1ULL << 40; end++; break;
-    default: return -1;
-    }
-
-    if (*end != '\0' || v == 0 || v > SIZE_MAX / mult) {
-        return -1;
-    }
-
-    *out = (size_t) (v * mult);
-
-    return 0;
-}
-
-
 /* applies the collected writes in one transaction, growing the map */
 
 static int
@@ -544,7 +512,7 @@ chaindata_parse_args(chaindata_loader_t *ld, int argc,
 
         case 'm':
         case 'M':
-            if (chaindata_parse_size(optarg,
+            if (chaindata_index_parse_size(optarg,
                                      c == 'm' ? &ld->map_size
                                                        : &ld->max_map_size)
                 != 0)
@@ -628,8 +596,8 @@ main(int argc, char **argv)
 
     memset(&ld, 0, sizeof(ld));
     ld.batch = 1000;
-    ld.map_size = (size_t) 1 << 30;
-    ld.max_map_size = (size_t) 1 << 40;
+    ld.map_size = CHAINDATA_MAP_SIZE;
+    ld.max_map_size = CHAINDATA_MAX_MAP_SIZE;
     ld.max_readers = CHAINDATA_MAX_READERS;
 
     if (chaindata_parse_args(&ld, argc, argv) != 0) {

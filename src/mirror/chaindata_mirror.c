@@ -145,38 +145,6 @@ chaindata_mirror_signal(int signo)
 
 
 static int
-chaindata_mirror_size(const char *s, size_t *out)
-{
-    char                *end;
-    unsigned long long   v, mult;
-
-    errno = 0;
-    v = strtoull(s, &end, 10);
-
-    if (errno || end == s || s[0] == '-') {
-        return -1;
-    }
-
-    switch (*end) {
-    case '\0': mult = 1; break;
-    case 'K': case 'k': mult = 1ULL << 10; end++; break;
-    case 'M': case 'm': mult = 1ULL << 20; end++; break;
-    case 'G': case 'g': mult = 1ULL << 30; end++; break;
-    case 'T': case 't': mult = 1ULL << 40; end++; break;
-    default: return -1;
-    }
-
-    if (*end != '\0' || v == 0 || v > SIZE_MAX / mult) {
-        return -1;
-    }
-
-    *out = (size_t) (v * mult);
-
-    return 0;
-}
-
-
-static int
 chaindata_mirror_number(const char *opt, const char *s, double min,
     double max, double *out)
 {
@@ -366,7 +334,7 @@ chaindata_mirror_args(chaindata_mirror_t *m, int argc, char **argv)
 
         case 'm':
         case 'M':
-            if (chaindata_mirror_size(optarg, c == 'm' ? &m->ix.map_size
+            if (chaindata_index_parse_size(optarg, c == 'm' ? &m->ix.map_size
                                                        : &m->ix.max_map_size)
                 != 0)
             {
@@ -557,8 +525,8 @@ main(int argc, char **argv)
     m.http.retries = 8;
     m.http.timeout_ms = 30000;
     m.ix.prog = "chaindata-mirror";
-    m.ix.map_size = (size_t) 1 << 30;
-    m.ix.max_map_size = (size_t) 1 << 40;
+    m.ix.map_size = CHAINDATA_MAP_SIZE;
+    m.ix.max_map_size = CHAINDATA_MAX_MAP_SIZE;
     m.ix.max_readers = CHAINDATA_MAX_READERS;
 
     if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0) {
