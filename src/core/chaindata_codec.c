@@ -456,6 +456,30 @@ chaindata_json_escape(unsigned char *dst, const unsigned char *s,
 }
 
 
+/* the length of the ASCII run s starts with, read 8 bytes at a time */
+
+static size_t
+chaindata_ascii_len(const unsigned char *s, size_t len)
+{
+    size_t    i;
+    uint64_t  w;
+
+    for (i = 0; len - i >= sizeof(w); i += sizeof(w)) {
+        memcpy(&w, s + i, sizeof(w));
+
+        if (w & 0x8080808080808080ULL) {
+            break;
+        }
+    }
+
+    while (i < len && s[i] < 0x80) {
+        i++;
+    }
+
+    return i;
+}
+
+
 /*
  * The length of the longest prefix of s that is well-formed UTF-8
  * (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF);
@@ -474,7 +498,7 @@ chaindata_utf8_valid_len(const unsigned char *s, size_t len)
         c = s[i];
 
         if (c < 0x80) {
-            i++;
+            i += chaindata_ascii_len(s + i, len - i);
             continue;
         }
 

@@ -35,7 +35,7 @@ typedef enum {
 
 typedef struct {
     chaindata_arena_t  *arena;
-    chaindata_jv_t     *root;       /* the line peek() parsed */
+    chaindata_jv_t     *root;       /* the line peek() parsed, any JSON */
 
     int                 open;       /* inside a block */
     int                 skip;       /* the open block is committed already */
@@ -60,7 +60,11 @@ typedef struct {
 int chaindata_feed_init(chaindata_feed_t *f);
 void chaindata_feed_free(chaindata_feed_t *f);
 
-/* the frame kind of a line, or -1 when it is not a JSON object */
+/*
+ * Parses a line once for all: its frame kind (a data record, or any JSON
+ * but an object, is CHAINDATA_FRAME_NONE: chaindata_record_parse_root()
+ * takes f->root then), or -1 with f->err when it is not JSON.
+ */
 int chaindata_feed_peek(chaindata_feed_t *f, const unsigned char *line,
     size_t len);
 

@@ -50,9 +50,12 @@ chaindata_feed_peek(chaindata_feed_t *f, const unsigned char *line,
     f->root = chaindata_jdoc_parse(f->arena, line, len, f->err,
                                    sizeof(f->err));
 
-    if (f->root == NULL || f->root->type != CHAINDATA_JV_OBJECT) {
-        f->root = NULL;
+    if (f->root == NULL) {
         return -1;
+    }
+
+    if (f->root->type != CHAINDATA_JV_OBJECT) {
+        return CHAINDATA_FRAME_NONE;
     }
 
     kind = chaindata_jv_get(f->root, "kind");

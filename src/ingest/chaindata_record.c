@@ -33,6 +33,8 @@ static const chaindata_kind_t  *chaindata_kinds[] = {
 };
 
 
+static int chaindata_record_dispatch(chaindata_record_t *rec,
+    const chaindata_jv_t *root, chaindata_writeset_t *ws);
 static int chaindata_record_unknown(chaindata_record_t *rec,
     const chaindata_jv_t *kind);
 static int chaindata_record_kind(chaindata_record_t *rec,
@@ -80,10 +82,7 @@ int
 chaindata_record_parse(chaindata_record_t *rec,
     const unsigned char *line, size_t len, chaindata_writeset_t *ws)
 {
-    int                       rc;
-    size_t                    nwrites, used;
-    chaindata_jv_t           *root, *kind;
-    const chaindata_kind_t  **k;
+    chaindata_jv_t  *root;
 
     rec->err[0] = '\0';
     chaindata_arena_reset(rec->arena);
@@ -93,6 +92,32 @@ chaindata_record_parse(chaindata_record_t *rec,
     if (root == NULL) {
         return -1;
     }
+
+    return chaindata_record_dispatch(rec, root, ws);
+}
+
+
+int
+chaindata_record_parse_root(chaindata_record_t *rec,
+    const chaindata_jv_t *root, chaindata_writeset_t *ws)
+{
+    rec->err[0] = '\0';
+    chaindata_arena_reset(rec->arena);
+
+    return chaindata_record_dispatch(rec, root, ws);
+}
+
+
+/* a parsed record to the writes of its kind, found by its "kind" */
+
+static int
+chaindata_record_dispatch(chaindata_record_t *rec,
+    const chaindata_jv_t *root, chaindata_writeset_t *ws)
+{
+    int                       rc;
+    size_t                    nwrites, used;
+    const chaindata_jv_t     *kind;
+    const chaindata_kind_t  **k;
 
     if (root->type != CHAINDATA_JV_OBJECT) {
         return chaindata_record_fail(rec,

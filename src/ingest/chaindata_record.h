@@ -97,9 +97,16 @@ void chaindata_record_free(chaindata_record_t *rec);
 int chaindata_record_parse(chaindata_record_t *rec,
     const unsigned char *line, size_t len, chaindata_writeset_t *ws);
 
-/* for the record kinds */
-
 struct chaindata_jv_s;
+
+/*
+ * The same for a record parsed already (by a reader that looked at its
+ * "kind" first): root must not live in rec->arena, which this resets.
+ */
+int chaindata_record_parse_root(chaindata_record_t *rec,
+    const struct chaindata_jv_s *root, chaindata_writeset_t *ws);
+
+/* for the record kinds */
 
 int chaindata_record_fail(chaindata_record_t *rec,
     const char *fmt, ...)

@@ -92,16 +92,68 @@ chaindata_field_unknown(const chaindata_jv_t *obj,
 }
 
 
+/*
+ * The name of a member in messages, "data.vin.txid": its object's and its
+ * own, joined only when a message needs it (most records have none).
+ */
+
+typedef struct chaindata_path_s  chaindata_path_t;
+
+struct chaindata_path_s {
+    const chaindata_path_t  *up;        /* NULL: name is the caller's path */
+    const char              *name;
+};
+
+
+static int chaindata_fields(chaindata_record_t *rec,
+    const chaindata_jv_t *obj, const chaindata_field_t *fields,
+    const chaindata_path_t *path, const chaindata_rules_t *rules);
+
+
+static void
+chaindata_path_join(char *buf, size_t size, const chaindata_path_t *p)
+{
+    size_t  len;
+
+    if (p->up == NULL) {
+        snprintf(buf, size, "%s", p->name);
+        return;
+    }
+
+    chaindata_path_join(buf, size, p->up);
+
+    len = strlen(buf);
+    snprintf(buf + len, size - len, ".%s", p->name);
+}
+
+
+/* a member's path cut to CHAINDATA_PATH_LEN, the caller's one whole */
+
+static const char *
+chaindata_path_name(char *buf, const chaindata_path_t *p)
+{
+    if (p->up == NULL) {
+        return p->name;
+    }
+
+    chaindata_path_join(buf, CHAINDATA_PATH_LEN, p);
+
+    return buf;
+}
+
+
 static int
 chaindata_check_field(chaindata_record_t *rec,
     const chaindata_jv_t *obj, const chaindata_field_t *f,
-    const char *path, const chaindata_rules_t *rules)
+    const chaindata_path_t *path, const chaindata_rules_t *rules)
 {
-    char                   sub[CHAINDATA_PATH_LEN];
+    char                   buf[CHAINDATA_PATH_LEN];
     const char            *want;
+    chaindata_path_t       sub;
     const chaindata_jv_t  *v;
 
-    snprintf(sub, sizeof(sub), "%s.%s", path, f->name);
+    sub.up = path;
+    sub.name = f->name;
 
     v = chaindata_jv_get(obj, f->name);
 
@@ -113,7 +165,8 @@ chaindata_check_field(chaindata_record_t *rec,
 
     if (v == NULL) {
         if (f->required & rules->shape) {
-            return chaindata_record_fail(rec, "%s is missing%s", sub,
+            return chaindata_record_fail(rec, "%s is missing%s",
+                                         chaindata_path_name(buf, &sub),
                                          rules->note);
         }
 
@@ -121,18 +174,54 @@ chaindata_check_field(chaindata_record_t *rec,
     }
 
     if (f->types && !chaindata_has_type(v, f->types)) {
-        return chaindata_record_fail(rec, "%s must be %s", sub,
+        return chaindata_record_fail(rec, "%s must be %s",
+                                     chaindata_path_name(buf, &sub),
                                      chaindata_type_name(f->types));
     }
 
     if (f->members) {
-        return chaindata_record_fields(rec, v, f->members, sub, rules);
+        return chaindata_fields(rec, v, f->members, &sub, rules);
     }
 
     want = f->check ? f->check(v) : NULL;
 
     if (want) {
-        return chaindata_record_fail(rec, "%s must be %s", sub, want);
+        return chaindata_record_fail(rec, "%s must be %s",
+                                     chaindata_path_name(buf, &sub), want);
+    }
+
+    return 0;
+}
+
+
+static int
+chaindata_fields(chaindata_record_t *rec,
+    const chaindata_jv_t *obj, const chaindata_field_t *fields,
+    const chaindata_path_t *path, const chaindata_rules_t *rules)
+{
+    char                      buf[CHAINDATA_PATH_LEN];
+    const chaindata_jv_t     *m;
+    const chaindata_field_t  *f;
+
+    if (obj == NULL || obj->type != CHAINDATA_JV_OBJECT) {
+        return chaindata_record_fail(rec, "%s must be an object%s",
+                                     chaindata_path_name(buf, path),
+                                     rules->note);
+    }
+
+    m = rules->closed ? chaindata_field_unknown(obj, fields, rules->shape)
+                      : NULL;
+
+    if (m) {
+        return chaindata_record_fail(rec,
+                   "%s has an unexpected member \"%.64s\"%s",
+                   chaindata_path_name(buf, path), m->key, rules->note);
+    }
+
+    for (f = fields; f->name; f++) {
+        if (chaindata_check_field(rec, obj, f, path, rules) != 0) {
+            return -1;
+        }
     }
 
     return 0;
@@ -144,30 +233,12 @@ chaindata_record_fields(chaindata_record_t *rec,
     const chaindata_jv_t *obj, const chaindata_field_t *fields,
     const char *path, const chaindata_rules_t *rules)
 {
-    const chaindata_jv_t     *m;
-    const chaindata_field_t  *f;
+    chaindata_path_t  top;
 
-    if (obj == NULL || obj->type != CHAINDATA_JV_OBJECT) {
-        return chaindata_record_fail(rec, "%s must be an object%s", path,
-                                     rules->note);
-    }
+    top.up = NULL;
+    top.name = path;
 
-    m = rules->closed ? chaindata_field_unknown(obj, fields, rules->shape)
-                      : NULL;
-
-    if (m) {
-        return chaindata_record_fail(rec,
-                   "%s has an unexpected member \"%.64s\"%s", path, m->key,
-                   rules->note);
-    }
-
-    for (f = fields; f->name; f++) {
-        if (chaindata_check_field(rec, obj, f, path, rules) != 0) {
-            return -1;
-        }
-    }
-
-    return 0;
+    return chaindata_fields(rec, obj, fields, &top, rules);
 }
 
 

@@ -185,23 +185,35 @@ chaindata_is_blank(const char *s, size_t len)
 }
 
 
-/* a data record: validated into the batch (a replayed block's is not) */
+/*
+ * A data record, as chaindata_feed_peek() parsed it (f->root, or NULL with
+ * f->err when the line is not JSON): validated into the batch (a replayed
+ * block's is not).
+ */
 
 static void
-chaindata_load_record(chaindata_loader_t *ld, const char *line, size_t n,
-    size_t lineno)
+chaindata_load_record(chaindata_loader_t *ld, size_t lineno)
 {
-    size_t  nwrites, used;
+    size_t       nwrites, used;
+    const char  *err;
 
     nwrites = ld->ws.nwrites;
     used = ld->ws.len;
 
-    if (chaindata_record_parse(&ld->rec, (const unsigned char *) line, n,
-                               &ld->ws)
-        != 0)
+    err = NULL;
+
+    if (ld->feed.root == NULL) {
+        err = ld->feed.err;
+
+    } else if (chaindata_record_parse_root(&ld->rec, ld->feed.root, &ld->ws)
+               != 0)
     {
+        err = ld->rec.err;
+    }
+
+    if (err) {
         fprintf(stderr, "chaindata-load: %s:%zu: %s\n", ld->file, lineno,
-                ld->rec.err);
+                err);
 
         if (ld->skip_invalid) {
             ld->skipped++;
@@ -305,7 +317,7 @@ chaindata_load_line(chaindata_loader_t *ld, const char *line, size_t n,
         break;
     }
 
-    chaindata_load_record(ld, line, n, lineno);
+    chaindata_load_record(ld, lineno);
 
     if (!ld->feed.open
         && (++ld->records >= ld->batch || ld->follow

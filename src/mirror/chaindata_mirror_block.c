@@ -72,7 +72,8 @@ chaindata_block_record(chaindata_mirror_t *m, const unsigned char *line,
     used = m->ws.len;
 
     if (chaindata_feed_peek(&m->feed, line, len) != CHAINDATA_FRAME_NONE
-        || chaindata_record_parse(&m->rec, line, len, &m->ws) != 0)
+        || chaindata_record_parse_root(&m->rec, m->feed.root, &m->ws)
+           != 0)
     {
         chaindata_mirror_log(m, "error", "block %llu of %s: a record "
                              "upstream's answers make is refused: %s",

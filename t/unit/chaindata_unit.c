@@ -512,6 +512,15 @@ test_utf8(void)
         { "\xff", 1, 0, "utf8: FF" },
         { "x\xe2\x80", 3, 1, "utf8: truncated at the end" },
         { "\xe2\x80x", 3, 0, "utf8: ASCII inside a sequence" },
+        { "0123456789abcdef\xcf\x80", 18, 18,
+          "utf8: 2 bytes after two ASCII words" },
+        { "0123456\xe2\x80\xa2" "abcdefghij", 20, 20,
+          "utf8: a sequence across a word's end" },
+        { "01234567\x80" "abcdefgh", 17, 8,
+          "utf8: continuation byte after an ASCII word" },
+        { "0123456789abcde\xff", 16, 15, "utf8: FF ending a word" },
+        { "0123456789abcdefghi\xe2\x80", 21, 19,
+          "utf8: truncated after ASCII words" },
     };
 
     for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
