@@ -296,6 +296,38 @@ chaindata_status_metric(chaindata_sbuf_t *b, const char *name,
 }
 
 
+/* the feeds' times, in seconds: one metric each, a line per feed */
+
+static void
+chaindata_status_prom_feed_times(chaindata_sbuf_t *b,
+    const chaindata_status_t *st, uint64_t now)
+{
+    size_t                          i, t;
+    uint64_t                        v;
+    const chaindata_status_feed_t  *f;
+
+    static const char  *metrics[][2] = {
+        { "feed_block_time_seconds", "Time of the last committed block" },
+        { "feed_commit_time_seconds", "When the last block was committed" },
+        { "feed_lag_seconds", "Now minus the time of the last block" }
+    };
+
+    for (t = 0; t < sizeof(metrics) / sizeof(metrics[0]); t++) {
+        chaindata_status_metric(b, metrics[t][0], metrics[t][1]);
+
+        for (i = 0; i < st->nfeeds; i++) {
+            f = &st->feeds[i];
+            v = t == 0 ? f->time
+                : t == 1 ? f->committed : chaindata_status_lag(f, now);
+
+            chaindata_sbuf_printf(b, "chaindata_%s{source=\"%s\"} %llu\n",
+                                  metrics[t][0], f->source,
+                                  (unsigned long long) v);
+        }
+    }
+}
+
+
 static void
 chaindata_status_prom_feeds(chaindata_sbuf_t *b,
     const chaindata_status_t *st, uint64_t now)
@@ -312,33 +344,7 @@ chaindata_status_prom_feeds(chaindata_sbuf_t *b,
                               (unsigned long long) f->height);
     }
 
-    chaindata_status_metric(b, "feed_block_time_seconds",
-                            "Time of the last committed block");
-    for (i = 0; i < st->nfeeds; i++) {
-        f = &st->feeds[i];
-        chaindata_sbuf_printf(b, "chaindata_feed_block_time_seconds{"
-                              "source=\"%s\"} %llu\n", f->source,
-                              (unsigned long long) f->time);
-    }
-
-    chaindata_status_metric(b, "feed_commit_time_seconds",
-                            "When the last block was committed");
-    for (i = 0; i < st->nfeeds; i++) {
-        f = &st->feeds[i];
-        chaindata_sbuf_printf(b, "chaindata_feed_commit_time_seconds{"
-                              "source=\"%s\"} %llu\n", f->source,
-                              (unsigned long long) f->committed);
-    }
-
-    chaindata_status_metric(b, "feed_lag_seconds",
-                            "Now minus the time of the last block");
-    for (i = 0; i < st->nfeeds; i++) {
-        f = &st->feeds[i];
-        chaindata_sbuf_printf(b, "chaindata_feed_lag_seconds{source=\"%s\"}"
-                              " %llu\n", f->source,
-                              (unsigned long long)
-                                  chaindata_status_lag(f, now));
-    }
+    chaindata_status_prom_feed_times(b, st, now);
 }
 
 
