@@ -104,7 +104,6 @@ edge_equals_upstream($chain, 'first run');
 feed_is(1002, $chain->[-1]{hash}, 'first run');
 my $access = slurp($ng->prefix . '/access.log');
 like($access, qr/" 429 /, 'upstream answered 429s (retried after Retry-After)');
-like($access, qr/" 500 /, 'upstream answered 500s (retried)');
 
 # the edge tells how current it is, as --stats does
 {
@@ -190,6 +189,11 @@ is($code, 0, 'upstream behind: exit 0') or diag($err);
 unlike($err, qr/reorg/, 'upstream behind: no reorg');
 feed_is(1006, $next->[-1]{hash}, 'upstream behind');
 write_chain($root, $next);
+
+# a quarter of the block routes' answers were 500s, drawn at random: over
+# the runs' fifty-odd block requests (seven in the first) some surely were
+like(slurp($ng->prefix . '/access.log'), qr/" 500 /,
+     'upstream answered 500s (retried)');
 
 # 6. two mirrors on one index: the second refuses
 {
