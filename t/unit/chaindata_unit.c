@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <zlib.h>
+
 #include "chaindata_address.h"
 #include "chaindata_chainhook_path.h"
 #include "chaindata_codec.h"
@@ -18,6 +20,7 @@
 #include "chaindata_jsnum.h"
 #include "chaindata_migration_map.h"
 #include "chaindata_paths.h"
+#include "chaindata_piece.h"
 #include "chaindata_record.h"
 
 
@@ -849,6 +852,167 @@ test_migration_map(void)
 }
 
 
+/* a gzip member inflated with zlib (header, CRC and ISIZE checked) */
+
+static size_t
+gunzip(const unsigned char *z, size_t zlen, unsigned char *out, size_t cap)
+{
+    int       rc;
+    size_t    n;
+    z_stream  zs;
+
+    memset(&zs, 0, sizeof(z_stream));
+
+    if (inflateInit2(&zs, 16 + 15) != Z_OK) {
+        return (size_t) -1;
+    }
+
+    zs.next_in = (unsigned char *) z;
+    zs.avail_in = (uInt) zlen;
+    zs.next_out = out;
+    zs.avail_out = (uInt) cap;
+
+    rc = inflate(&zs, Z_FINISH);
+    n = zs.total_out;
+    inflateEnd(&zs);
+
+    return (rc == Z_STREAM_END && zs.avail_in == 0) ? n : (size_t) -1;
+}
+
+
+/* text that compresses like JSON, and some that does not */
+
+static void
+piece_text(unsigned char *p, size_t len, unsigned seed)
+{
+    size_t  i;
+
+    for (i = 0; i < len; i++) {
+        seed = seed * 1103515245 + 12345;
+        p[i] = (seed >> 16) % 7 ? "{\"event_index\":12,\"tx_id\":}"[i % 27]
+                                : (unsigned char) (seed >> 8);
+    }
+}
+
+
+/*
+ * A member of pieces (plain lengths 0, 1, small, 100 KiB) and stored
+ * bytes (empty, a comma, 70,000 bytes: two stored blocks) in turn, as a
+ * page is assembled; it must inflate to exactly their concatenation.
+ */
+
+static void
+test_pieces(void)
+{
+    int                    good;
+    size_t                 i, n, used, zlen, plen, got;
+    unsigned char         *plain, *enc, *z, *out, *q, *e;
+    chaindata_piece_t      p;
+    chaindata_deflater_t  *d;
+    chaindata_inflater_t  *in;
+    chaindata_gzip_sum_t   sum;
+    static const size_t    sizes[] = { 0, 1, 17, 300, 4096, 100000, 70000 };
+
+    d = chaindata_deflater_create(6);
+    in = chaindata_inflater_create();
+    plain = malloc(1 << 20);
+    enc = malloc(1 << 20);
+    z = malloc(1 << 20);
+    out = malloc(1 << 20);
+
+    if (d == NULL || in == NULL || !plain || !enc || !z || !out) {
+        ok(0, "pieces: memory");
+        return;
+    }
+
+    plen = 0;
+    chaindata_gzip_sum_init(&sum);
+    q = chaindata_gzip_header(z);
+    good = 1;
+
+    for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+        piece_text(plain + plen, sizes[i], (unsigned) i);
+
+        if (i % 2 == 0) {
+            n = chaindata_piece_make(d, plain + plen, sizes[i], enc);
+
+            if (n == 0 || n > chaindata_piece_bound(sizes[i])
+                || chaindata_piece_decode(&p, enc, n, &used) != 0
+                || used != n || p.plain_len != sizes[i]
+                || chaindata_piece_inflate(in, &p, out) != 0
+                || memcmp(out, plain + plen, sizes[i]) != 0)
+            {
+                good = 0;
+                continue;
+            }
+
+            chaindata_gzip_sum_piece(&sum, &p);
+            q = chaindata_gzip_piece(q, &p);
+
+        } else {
+            e = chaindata_gzip_stored(q, plain + plen, sizes[i]);
+            good &= (size_t) (e - q) == chaindata_gzip_stored_len(sizes[i]);
+            chaindata_gzip_sum_bytes(&sum, plain + plen, sizes[i]);
+            q = e;
+        }
+
+        plen += sizes[i];
+    }
+
+    q = chaindata_gzip_trailer(q, &sum);
+    zlen = q - z;
+
+    ok(good, "pieces: made, decoded, each inflates on its own");
+    got = gunzip(z, zlen, out, 1 << 20);
+    ok(got == plen && memcmp(out, plain, plen) == 0,
+       "pieces: the member inflates to exactly the plain concatenation");
+
+    /* an empty member: header and trailer */
+    chaindata_gzip_sum_init(&sum);
+    q = chaindata_gzip_trailer(chaindata_gzip_header(z), &sum);
+    ok(gunzip(z, q - z, out, 16) == 0, "pieces: an empty member");
+
+    /* hostile pieces: cut short, lengths that lie, a wrong CRC */
+    n = chaindata_piece_make(d, plain, 4096, enc);
+    good = 1;
+
+    for (i = 0; i < n; i++) {
+        good &= chaindata_piece_decode(&p, enc, i, &used) != 0;
+    }
+
+    ok(good && n > 0, "pieces: a cut piece never decodes");
+
+    chaindata_put_u32le(enc + 8, 0xfffffff0);
+    ok(chaindata_piece_decode(&p, enc, n, &used) != 0,
+       "pieces: a deflate length past the value");
+
+    n = chaindata_piece_make(d, plain, 4096, enc);
+    chaindata_put_u32le(enc + 4, 4095);
+    ok(chaindata_piece_decode(&p, enc, n, &used) == 0
+       && chaindata_piece_inflate(in, &p, out) != 0,
+       "pieces: a plain length that lies does not inflate");
+
+    n = chaindata_piece_make(d, plain, 4096, enc);
+    enc[0] ^= 1;
+    ok(chaindata_piece_decode(&p, enc, n, &used) == 0
+       && chaindata_piece_inflate(in, &p, out) != 0,
+       "pieces: a wrong CRC does not inflate");
+
+    n = chaindata_piece_make(d, plain, 4096, enc);
+    enc[CHAINDATA_PIECE_HEAD_SIZE + 5] ^= 0x55;
+    ok(chaindata_piece_decode(&p, enc, n, &used) == 0
+       && chaindata_piece_inflate(in, &p, out) != 0,
+       "pieces: damaged deflate bytes do not inflate");
+
+    chaindata_deflater_destroy(d);
+    chaindata_inflater_destroy(in);
+    free(plain);
+    free(enc);
+    free(z);
+    free(out);
+}
+
+
 int
 main(void)
 {
@@ -866,6 +1030,7 @@ main(void)
     test_chainhook_paths();
     test_redact_line();
     test_migration_map();
+    test_pieces();
 
     printf("1..%d\n", tests);
 

@@ -1,0 +1,307 @@
+
+/*
+ * chaindata: precompressed pieces and gzip members (see the header and
+ * lmdb-schema/pieces.md).  zlib compresses (libdeflate cannot end a
+ * stream byte-aligned without a final block) and combines CRCs;
+ * libdeflate computes CRCs and inflates a piece whole.
+ */
+
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <libdeflate.h>
+#include <zlib.h>
+
+#include "chaindata_codec.h"
+#include "chaindata_piece.h"
+
+
+struct chaindata_deflater_s {
+    z_stream              zs;
+};
+
+
+struct chaindata_inflater_s {
+    struct libdeflate_decompressor  *d;
+};
+
+
+/*
+ * Raw deflate (no zlib or gzip wrapper), a 32 KiB window, and a hash
+ * table of 2^(memLevel + 7) heads, which deflateReset() clears for every
+ * piece: memLevel 6 keeps that to 16 KiB, cheap next to a small piece.
+ */
+#define CHAINDATA_PIECE_WBITS         (-15)
+#define CHAINDATA_PIECE_MEMLEVEL      6
+
+
+chaindata_deflater_t *
+chaindata_deflater_create(int level)
+{
+    chaindata_deflater_t  *d;
+
+    d = calloc(1, sizeof(chaindata_deflater_t));
+    if (d == NULL) {
+        return NULL;
+    }
+
+    if (deflateInit2(&d->zs, level, Z_DEFLATED, CHAINDATA_PIECE_WBITS,
+                     CHAINDATA_PIECE_MEMLEVEL, Z_DEFAULT_STRATEGY)
+        != Z_OK)
+    {
+        free(d);
+        return NULL;
+    }
+
+    return d;
+}
+
+
+void
+chaindata_deflater_destroy(chaindata_deflater_t *d)
+{
+    if (d) {
+        deflateEnd(&d->zs);
+        free(d);
+    }
+}
+
+
+/*
+ * Deflate falls back to stored blocks of at least 4 KiB (memLevel 6), 5
+ * bytes of header each; the sync flush adds an empty stored block, and
+ * the piece its final block.  len / 128 + 64 covers all of it.
+ */
+
+size_t
+chaindata_piece_bound(size_t len)
+{
+    return CHAINDATA_PIECE_HEAD_SIZE + len + len / 128 + 64
+           + CHAINDATA_PIECE_FINAL_LEN;
+}
+
+
+size_t
+chaindata_piece_make(chaindata_deflater_t *d, const unsigned char *src,
+    size_t len, unsigned char *out)
+{
+    size_t          n;
+    unsigned char  *z;
+
+    if (len > CHAINDATA_PIECE_MAX || deflateReset(&d->zs) != Z_OK) {
+        return 0;
+    }
+
+    z = out + CHAINDATA_PIECE_HEAD_SIZE;
+
+    d->zs.next_in = (unsigned char *) src;
+    d->zs.avail_in = (uInt) len;
+    d->zs.next_out = z;
+    d->zs.avail_out = (uInt) (chaindata_piece_bound(len)
+                              - CHAINDATA_PIECE_HEAD_SIZE
+                              - CHAINDATA_PIECE_FINAL_LEN);
+
+    if (deflate(&d->zs, Z_SYNC_FLUSH) != Z_OK
+        || d->zs.avail_in != 0 || d->zs.avail_out == 0)
+    {
+        return 0;
+    }
+
+    n = d->zs.next_out - z;
+    memcpy(z + n, CHAINDATA_PIECE_FINAL, CHAINDATA_PIECE_FINAL_LEN);
+    n += CHAINDATA_PIECE_FINAL_LEN;
+
+    chaindata_put_u32le(out, (uint32_t) libdeflate_crc32(0, src, len));
+    chaindata_put_u32le(out + 4, (uint32_t) len);
+    chaindata_put_u32le(out + 8, (uint32_t) n);
+
+    return CHAINDATA_PIECE_HEAD_SIZE + n;
+}
+
+
+int
+chaindata_piece_decode(chaindata_piece_t *p, const unsigned char *v,
+    size_t len, size_t *used)
+{
+    size_t  n;
+
+    if (len < CHAINDATA_PIECE_HEAD_SIZE) {
+        return -1;
+    }
+
+    p->crc = chaindata_get_u32le(v);
+    p->plain_len = chaindata_get_u32le(v + 4);
+    n = chaindata_get_u32le(v + 8);
+
+    if (n < CHAINDATA_PIECE_FINAL_LEN
+        || n > len - CHAINDATA_PIECE_HEAD_SIZE
+        || p->plain_len > CHAINDATA_PIECE_MAX
+        || memcmp(v + CHAINDATA_PIECE_HEAD_SIZE + n
+                  - CHAINDATA_PIECE_FINAL_LEN,
+                  CHAINDATA_PIECE_FINAL, CHAINDATA_PIECE_FINAL_LEN)
+           != 0)
+    {
+        return -1;
+    }
+
+    p->deflate = v + CHAINDATA_PIECE_HEAD_SIZE;
+    p->deflate_len = n;
+    *used = CHAINDATA_PIECE_HEAD_SIZE + n;
+
+    return 0;
+}
+
+
+chaindata_inflater_t *
+chaindata_inflater_create(void)
+{
+    chaindata_inflater_t  *in;
+
+    in = calloc(1, sizeof(chaindata_inflater_t));
+    if (in == NULL) {
+        return NULL;
+    }
+
+    in->d = libdeflate_alloc_decompressor();
+    if (in->d == NULL) {
+        free(in);
+        return NULL;
+    }
+
+    return in;
+}
+
+
+void
+chaindata_inflater_destroy(chaindata_inflater_t *in)
+{
+    if (in) {
+        libdeflate_free_decompressor(in->d);
+        free(in);
+    }
+}
+
+
+/*
+ * libdeflate inflates the whole piece, its own final block included, into
+ * exactly plain_len bytes (anything else is an error), never reading or
+ * writing outside the two buffers.
+ */
+
+int
+chaindata_piece_inflate(chaindata_inflater_t *in, const chaindata_piece_t *p,
+    unsigned char *out)
+{
+    size_t  got;
+
+    if (libdeflate_deflate_decompress(in->d, p->deflate, p->deflate_len,
+                                      out, p->plain_len, &got)
+        != LIBDEFLATE_SUCCESS
+        || got != p->plain_len)
+    {
+        return -1;
+    }
+
+    if ((uint32_t) libdeflate_crc32(0, out, got) != p->crc) {
+        return -1;
+    }
+
+    return 0;
+}
+
+
+void
+chaindata_gzip_sum_init(chaindata_gzip_sum_t *s)
+{
+    s->crc = 0;
+    s->len = 0;
+}
+
+
+void
+chaindata_gzip_sum_piece(chaindata_gzip_sum_t *s, const chaindata_piece_t *p)
+{
+    s->crc = (uint32_t) crc32_combine(s->crc, p->crc, (z_off_t) p->plain_len);
+    s->len += p->plain_len;
+}
+
+
+void
+chaindata_gzip_sum_bytes(chaindata_gzip_sum_t *s, const unsigned char *data,
+    size_t len)
+{
+    s->crc = (uint32_t) libdeflate_crc32(s->crc, data, len);
+    s->len += len;
+}
+
+
+/* RFC 1952: magic, deflate, no flags, no time, no extra flags, OS unknown */
+
+unsigned char *
+chaindata_gzip_header(unsigned char *out)
+{
+    static const unsigned char  h[CHAINDATA_GZIP_HEADER_LEN] = {
+        0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff
+    };
+
+    memcpy(out, h, CHAINDATA_GZIP_HEADER_LEN);
+
+    return out + CHAINDATA_GZIP_HEADER_LEN;
+}
+
+
+unsigned char *
+chaindata_gzip_piece(unsigned char *out, const chaindata_piece_t *p)
+{
+    memcpy(out, p->deflate, chaindata_piece_member_len(p));
+
+    return out + chaindata_piece_member_len(p);
+}
+
+
+size_t
+chaindata_gzip_stored_len(size_t len)
+{
+    return len + 5 * ((len + CHAINDATA_GZIP_STORED_MAX - 1)
+                      / CHAINDATA_GZIP_STORED_MAX);
+}
+
+
+/* stored blocks, not final: a header byte, LEN and its complement (le) */
+
+unsigned char *
+chaindata_gzip_stored(unsigned char *out, const unsigned char *data,
+    size_t len)
+{
+    size_t  n;
+
+    while (len) {
+        n = len < CHAINDATA_GZIP_STORED_MAX ? len : CHAINDATA_GZIP_STORED_MAX;
+
+        out[0] = 0;
+        out[1] = (unsigned char) (n & 0xff);
+        out[2] = (unsigned char) (n >> 8);
+        out[3] = (unsigned char) (~n & 0xff);
+        out[4] = (unsigned char) ((~n >> 8) & 0xff);
+        memcpy(out + 5, data, n);
+
+        out += 5 + n;
+        data += n;
+        len -= n;
+    }
+
+    return out;
+}
+
+
+unsigned char *
+chaindata_gzip_trailer(unsigned char *out, const chaindata_gzip_sum_t *s)
+{
+    memcpy(out, CHAINDATA_PIECE_FINAL, CHAINDATA_PIECE_FINAL_LEN);
+    chaindata_put_u32le(out + CHAINDATA_PIECE_FINAL_LEN, s->crc);
+    chaindata_put_u32le(out + CHAINDATA_PIECE_FINAL_LEN + 4,
+                        (uint32_t) s->len);
+
+    return out + CHAINDATA_GZIP_TRAILER_LEN;
+}

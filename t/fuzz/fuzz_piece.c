@@ -1,0 +1,138 @@
+
+/*
+ * libFuzzer target: precompressed pieces (chaindata_piece.h).  The input
+ * read as a stored piece, hostile: decoding checks its lengths, inflating
+ * fails cleanly unless it is exactly its plain bytes with their CRC.  And
+ * the input as plain bytes: made into pieces around stored bytes, the
+ * gzip member inflates (zlib) to exactly the input.
+ */
+
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <zlib.h>
+
+#include "chaindata_piece.h"
+
+
+/* plain lengths a hostile piece may claim that are inflated here */
+#define FUZZ_PLAIN_MAX  (1 << 20)
+
+
+static chaindata_deflater_t  *deflater;
+static chaindata_inflater_t  *inflater;
+
+
+static void
+fuzz_hostile(const uint8_t *data, size_t size)
+{
+    size_t              used;
+    unsigned char      *out;
+    chaindata_piece_t   p;
+
+    if (chaindata_piece_decode(&p, data, size, &used) != 0) {
+        return;
+    }
+
+    if (used > size || p.deflate + p.deflate_len > data + size) {
+        abort();
+    }
+
+    if (p.plain_len > FUZZ_PLAIN_MAX) {
+        return;
+    }
+
+    out = malloc(p.plain_len + 1);
+    if (out) {
+        (void) chaindata_piece_inflate(inflater, &p, out);
+        free(out);
+    }
+}
+
+
+static void
+fuzz_member(const uint8_t *data, size_t size)
+{
+    size_t                 half, used, n1, zcap;
+    unsigned char         *enc, *z, *q, *out;
+    z_stream               zs;
+    chaindata_piece_t      p;
+    chaindata_gzip_sum_t   sum;
+
+    /* the first half a piece, the second stored bytes */
+    half = size / 2;
+    zcap = chaindata_piece_bound(half) + chaindata_gzip_stored_len(size)
+           + CHAINDATA_GZIP_HEADER_LEN + CHAINDATA_GZIP_TRAILER_LEN;
+
+    enc = malloc(chaindata_piece_bound(half));
+    z = malloc(zcap);
+    out = malloc(size + 1);
+
+    if (enc == NULL || z == NULL || out == NULL) {
+        goto done;
+    }
+
+    n1 = chaindata_piece_make(deflater, data, half, enc);
+
+    if (n1 == 0 || chaindata_piece_decode(&p, enc, n1, &used) != 0
+        || used != n1 || chaindata_piece_inflate(inflater, &p, out) != 0
+        || memcmp(out, data, half) != 0)
+    {
+        abort();
+    }
+
+    chaindata_gzip_sum_init(&sum);
+    q = chaindata_gzip_header(z);
+    q = chaindata_gzip_piece(q, &p);
+    chaindata_gzip_sum_piece(&sum, &p);
+    q = chaindata_gzip_stored(q, data + half, size - half);
+    chaindata_gzip_sum_bytes(&sum, data + half, size - half);
+    q = chaindata_gzip_trailer(q, &sum);
+
+    memset(&zs, 0, sizeof(z_stream));
+
+    if (inflateInit2(&zs, 16 + 15) != Z_OK) {
+        abort();
+    }
+
+    zs.next_in = z;
+    zs.avail_in = (uInt) (q - z);
+    zs.next_out = out;
+    zs.avail_out = (uInt) size + 1;
+
+    if (inflate(&zs, Z_FINISH) != Z_STREAM_END || zs.total_out != size
+        || memcmp(out, data, size) != 0)
+    {
+        abort();
+    }
+
+    inflateEnd(&zs);
+
+done:
+
+    free(enc);
+    free(z);
+    free(out);
+}
+
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (deflater == NULL) {
+        deflater = chaindata_deflater_create(6);
+        inflater = chaindata_inflater_create();
+
+        if (deflater == NULL || inflater == NULL) {
+            abort();
+        }
+    }
+
+    fuzz_hostile(data, size);
+    fuzz_member(data, size);
+
+    return 0;
+}
