@@ -103,18 +103,19 @@ config_ok($good, 'good index');
     }
 }
 
-# an index of another schema version (1, before the feed databases):
-# nginx -t and the loader refuse it
-{
+# an index of another schema version (1, before the feed databases; 2,
+# before transactions were stored as precompressed pieces): nginx -t and
+# the loader refuse it
+for my $v (1, 2) {
     my $db = new_index($fx);
     my ($code, $out, $err) = run_cmd(['mdb_load', '-T', '-s', 'meta', $db],
-                                     stdin => "schema_version\n1\n");
-    is($code, 0, 'schema version set to 1 with mdb_load') or diag($err);
-    config_fails($db, 'schema version 1',
-                 qr/another schema version than this module reads \(2\)/);
+                                     stdin => "schema_version\n$v\n");
+    is($code, 0, "schema version set to $v with mdb_load") or diag($err);
+    config_fails($db, "schema version $v",
+                 qr/another schema version than this module reads \(3\)/);
     ($code, $out, $err) = load_index($db, $fx);
     is($code, 3, 'the loader refuses it too');
-    like($err, qr/has schema version 1, this loader writes version 2/,
+    like($err, qr/has schema version $v, this loader writes version 3/,
          'and says why');
 }
 

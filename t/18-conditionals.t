@@ -1,7 +1,8 @@
 #!/usr/bin/perl
 # Conditional requests and redirects, configured as nginx.conf.example
 # configures them (gzip on, gzip_vary on): the ETag of a 304 is the one
-# the 200 carries (weak when gzip compresses it); If-None-Match without
+# the 200 carries (weak when nginx's gzip compresses it; a strong one of
+# its own for the gzip a transaction is stored as); If-None-Match without
 # quotes matches as upstream matches it; the conditional comes before the
 # redirect of a transaction id without "0x"; a redirect never leads to
 # another host (README.md, "chaindata_tx;" and "Errors").
@@ -50,7 +51,45 @@ my %GZ = ('Accept-Encoding' => 'gzip');
     like($example{http}, qr/^\s*gzip_vary on;/m,
          'nginx.conf.example: gzip_vary on beside gzip on');
 
-    for my $path ($TXP, $RUNEP) {
+    # a transaction: gzip made of its stored pieces, a strong ETag each
+    {
+        my $plain = get($TXP);
+        my $etag = $plain->{headers}{etag};
+        (my $getag = $etag) =~ s/"\z/-gz"/;
+        my $gz = get($TXP, %GZ);
+        is($gz->{headers}{'content-encoding'}, 'gzip', 'tx gzip: gzip');
+        is($gz->{headers}{etag}, $getag, 'tx gzip: a strong ETag of its own');
+        like($gz->{headers}{vary} // '', qr/^Accept-Encoding\z/,
+             'tx gzip: one Vary: Accept-Encoding (gzip_vary on)');
+        like($plain->{headers}{vary} // '', qr/^Accept-Encoding\z/,
+             'tx plain: Vary: Accept-Encoding');
+
+        for my $inm ($getag, "W/$getag", qq("x", $getag)) {
+            my $nm = get($TXP, %GZ, 'If-None-Match' => $inm);
+            is($nm->{status}, 304, "tx gzip, If-None-Match $inm: 304");
+            is($nm->{headers}{etag}, $getag, '... the gzip ETag, as its 200');
+            like($nm->{headers}{vary} // '', qr/^Accept-Encoding\z/,
+                 '... Vary');
+        }
+
+        # the plain copy is another representation
+        my $nm = get($TXP, %GZ, 'If-None-Match' => $etag);
+        is($nm->{status}, 200, 'tx gzip, If-None-Match of plain: 200');
+        is($nm->{headers}{'content-encoding'}, 'gzip', '... gzip');
+        $nm = get($TXP, 'If-None-Match' => $getag);
+        is($nm->{status}, 200, 'tx plain, If-None-Match of gzip: 200');
+        $nm = get($TXP, 'If-None-Match' => "W/$etag");
+        is($nm->{status}, 304, 'tx plain, If-None-Match W/: 304');
+        is($nm->{headers}{etag}, $etag, '... the strong ETag, as its 200');
+
+        my $h = http_request($port, 'HEAD', $TXP, %GZ);
+        for my $hd ('etag', 'content-encoding', 'vary', 'content-length') {
+            is($h->{headers}{$hd}, $gz->{headers}{$hd},
+               "tx gzip: HEAD has the $hd of GET");
+        }
+    }
+
+    for my $path ($RUNEP) {
         my $plain = get($path);
         my $etag = $plain->{headers}{etag};
         like($etag, qr/^"[^"]+"\z/, "$path: a strong ETag");
@@ -157,9 +196,12 @@ my %GZ = ('Accept-Encoding' => 'gzip');
                'public, no-cache, must-revalidate', '... its Cache-Control');
         }
     }
-    my $w = get($p, %GZ, 'If-None-Match' => "W/$e");
+    (my $eg = $e) =~ s/"\z/-gz"/;
+    my $w = get($p, %GZ, 'If-None-Match' => "W/$eg");
     is($w->{status}, 304, 'no 0x, gzip, weak: 304');
-    is($w->{headers}{etag}, "W/$e", '... the weak ETag, as the 200');
+    is($w->{headers}{etag}, $eg, '... the gzip ETag, as the 200');
+    is(get($p, %GZ, 'If-None-Match' => $e)->{status}, 302,
+       'no 0x, gzip, the plain ETag: the redirect');
 
     my @redirect = (
         ['', '"nope"', 'another tag'],

@@ -197,19 +197,43 @@ chaindata_txh_encode(unsigned char *out,
 }
 
 
+/* 1 when off is where a piece of h begins, or the document's end */
+
+static int
+chaindata_txh_cut(const chaindata_txh_t *h, size_t off)
+{
+    unsigned  i;
+
+    if (off == h->doc_len) {
+        return 1;
+    }
+
+    for (i = 0; i < h->npieces; i++) {
+        if (h->at[i] == off) {
+            return 1;
+        }
+    }
+
+    return 0;
+}
+
+
 /*
- * Decodes and checks a "tx" value: every offset must lie inside the
- * document, so a damaged record can never make the server read past it.
+ * Decodes and checks a "tx" value: its pieces must fill it exactly, and
+ * every offset must fall where a piece begins, so that a damaged record
+ * can never make the server read past it or cut a piece.
  */
 
 int
 chaindata_txh_decode(chaindata_txh_t *h,
     const unsigned char *v, size_t len)
 {
+    size_t  off, used;
+
     if (len < CHAINDATA_TXH_SIZE
         || v[0] != CHAINDATA_TXH_FORMAT
-        || (v[1] & ~(CHAINDATA_TXH_EVENTS
-                     | CHAINDATA_TXH_FARGS)))
+        || (v[1] & ~(CHAINDATA_TXH_EVENTS | CHAINDATA_TXH_FARGS
+                     | CHAINDATA_TXH_PENDING)))
     {
         return -1;
     }
@@ -220,20 +244,41 @@ chaindata_txh_decode(chaindata_txh_t *h,
     h->fargs_start = chaindata_get_u32le(v + 12);
     h->fargs_len = chaindata_get_u32le(v + 16);
     memcpy(h->digest, v + 20, CHAINDATA_DIGEST_LEN);
-    h->doc = v + CHAINDATA_TXH_SIZE;
-    h->doc_len = len - CHAINDATA_TXH_SIZE;
 
-    if (h->events_at > h->doc_len) {
+    h->doc_len = 0;
+    h->npieces = 0;
+
+    for (off = CHAINDATA_TXH_SIZE; off < len; off += used) {
+        if (h->npieces == CHAINDATA_TXH_PIECES_MAX
+            || chaindata_piece_decode(&h->piece[h->npieces], v + off,
+                                      len - off, &used)
+               != 0)
+        {
+            return -1;
+        }
+
+        h->at[h->npieces++] = (uint32_t) h->doc_len;
+        h->doc_len += h->piece[h->npieces - 1].plain_len;
+    }
+
+    if (h->doc_len > UINT32_MAX) {
         return -1;
     }
 
-    if (!(h->flags & CHAINDATA_TXH_EVENTS) && h->event_count) {
+    if (h->flags & CHAINDATA_TXH_EVENTS) {
+        if (!chaindata_txh_cut(h, h->events_at)) {
+            return -1;
+        }
+
+    } else if (h->event_count) {
         return -1;
     }
 
     if ((h->flags & CHAINDATA_TXH_FARGS)
         && (h->fargs_start > h->doc_len
             || h->fargs_len > h->doc_len - h->fargs_start
+            || !chaindata_txh_cut(h, h->fargs_start)
+            || !chaindata_txh_cut(h, h->fargs_start + h->fargs_len)
             || (h->flags & CHAINDATA_TXH_EVENTS
                 && h->events_at > h->fargs_start
                 && h->events_at < h->fargs_start + h->fargs_len)))

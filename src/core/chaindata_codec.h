@@ -16,9 +16,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "chaindata_piece.h"
+
 
 /* bump when any key or value layout changes; the module refuses others */
-#define CHAINDATA_SCHEMA_VERSION      "2"
+#define CHAINDATA_SCHEMA_VERSION      "3"
 
 #define CHAINDATA_MAX_DBS             16
 
@@ -51,11 +53,17 @@
 
 #define CHAINDATA_DIGEST_LEN          16
 
-/* the value of a "tx" record: a fixed header, then the document */
-#define CHAINDATA_TXH_FORMAT          1
+/*
+ * The value of a "tx" record: a fixed header, then the document as
+ * pieces (chaindata_piece.h) cut where function_args begins and ends and
+ * where the events go, so at most four.
+ */
+#define CHAINDATA_TXH_FORMAT          2
 #define CHAINDATA_TXH_SIZE            36
 #define CHAINDATA_TXH_EVENTS          0x01
 #define CHAINDATA_TXH_FARGS           0x02
+#define CHAINDATA_TXH_PENDING         0x04
+#define CHAINDATA_TXH_PIECES_MAX      4
 
 /* chainhooks: a UUID names one, its API key is kept only as a digest */
 #define CHAINDATA_UUID_LEN            16
@@ -129,8 +137,10 @@ typedef struct {
     uint32_t        fargs_start;
     uint32_t        fargs_len;
     unsigned char   digest[CHAINDATA_DIGEST_LEN];
-    const unsigned char  *doc;
-    size_t          doc_len;
+    size_t          doc_len;       /* of the plain document */
+    unsigned        npieces;
+    chaindata_piece_t     piece[CHAINDATA_TXH_PIECES_MAX];
+    uint32_t        at[CHAINDATA_TXH_PIECES_MAX];  /* where each begins */
 } chaindata_txh_t;
 
 

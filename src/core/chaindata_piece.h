@@ -25,6 +25,12 @@
 /* an encoded piece: CRC-32 (le), plain length (le), deflate length (le) */
 #define CHAINDATA_PIECE_HEAD_SIZE     12
 
+/*
+ * The loader's zlib level: on the benchmark's documents (mostly hex and
+ * numbers) level 9 makes pieces 1 % smaller than level 1 (bench/RESULTS.md)
+ */
+#define CHAINDATA_PIECE_LEVEL         1
+
 /* the largest plain piece: its length must fit the deflate length too */
 #define CHAINDATA_PIECE_MAX           (64 * 1024 * 1024)
 
@@ -109,6 +115,15 @@ unsigned char *chaindata_gzip_stored(unsigned char *out,
     const unsigned char *data, size_t len);
 unsigned char *chaindata_gzip_trailer(unsigned char *out,
     const chaindata_gzip_sum_t *s);
+
+
+/*
+ * 1 when an Accept-Encoding value takes gzip (RFC 9110, 12.5.3): "gzip"
+ * or "x-gzip" with a weight above 0, or else "*" with one; "gzip;q=0"
+ * refuses it whatever "*" says.  A member whose weight is not a qvalue
+ * counts as absent.
+ */
+int chaindata_gzip_accepted(const unsigned char *s, size_t len);
 
 
 #endif /* _CHAINDATA_PIECE_H_INCLUDED_ */

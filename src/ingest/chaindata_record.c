@@ -56,11 +56,26 @@ chaindata_record_init(chaindata_record_t *rec)
 }
 
 
+/* made on first use: only the kinds that store pieces need one */
+
+chaindata_deflater_t *
+chaindata_record_deflater(chaindata_record_t *rec)
+{
+    if (rec->deflater == NULL) {
+        rec->deflater = chaindata_deflater_create(CHAINDATA_PIECE_LEVEL);
+    }
+
+    return rec->deflater;
+}
+
+
 void
 chaindata_record_free(chaindata_record_t *rec)
 {
     chaindata_arena_destroy(rec->arena);
     rec->arena = NULL;
+    chaindata_deflater_destroy(rec->deflater);
+    rec->deflater = NULL;
 }
 
 
@@ -313,6 +328,46 @@ chaindata_writeset_add(chaindata_writeset_t *ws,
     ws->len += key_len + val_len;
 
     return ws->buf + w->val_off;
+}
+
+
+void
+chaindata_writeset_trim(chaindata_writeset_t *ws, size_t val_len)
+{
+    chaindata_write_t  *w;
+
+    w = &ws->writes[ws->nwrites - 1];
+
+    if (val_len < w->val_len) {
+        ws->len -= w->val_len - val_len;
+        w->val_len = val_len;
+    }
+}
+
+
+int
+chaindata_writeset_piece(chaindata_record_t *rec, chaindata_writeset_t *ws,
+    chaindata_dbi_e db, const unsigned char *key, size_t key_len,
+    const unsigned char *src, size_t len)
+{
+    size_t          n;
+    unsigned char  *value;
+
+    value = chaindata_writeset_add(ws, CHAINDATA_WRITE_PUT, db, key, key_len,
+                                   chaindata_piece_bound(len));
+    if (value == NULL) {
+        return chaindata_record_fail(rec, "out of memory");
+    }
+
+    n = chaindata_record_deflater(rec) == NULL
+        ? 0 : chaindata_piece_make(rec->deflater, src, len, value);
+    if (n == 0) {
+        return chaindata_record_fail(rec, "internal error: deflate");
+    }
+
+    chaindata_writeset_trim(ws, n);
+
+    return 0;
 }
 
 

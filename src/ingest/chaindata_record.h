@@ -81,7 +81,8 @@ typedef struct chaindata_arena_s  chaindata_arena_t;
 
 
 typedef struct {
-    chaindata_arena_t  *arena;
+    chaindata_arena_t     *arena;
+    chaindata_deflater_t  *deflater;   /* the pieces of stored documents */
     chaindata_rec_e     kind;
     char                err[CHAINDATA_ERR_LEN];
 } chaindata_record_t;
@@ -196,6 +197,17 @@ unsigned char *chaindata_writeset_add(
     chaindata_writeset_t *ws, chaindata_write_e action,
     chaindata_dbi_e db, const unsigned char *key, size_t key_len,
     size_t val_len);
+/* the record's deflater (made on first use), NULL when out of memory */
+chaindata_deflater_t *chaindata_record_deflater(chaindata_record_t *rec);
+/* the value of the last write shortened to val_len (made at most that) */
+void chaindata_writeset_trim(chaindata_writeset_t *ws, size_t val_len);
+/*
+ * Appends a PUT of src[0, len) compressed into one piece
+ * (lmdb-schema/pieces.md): 0, or -1 with the reason in rec.
+ */
+int chaindata_writeset_piece(chaindata_record_t *rec,
+    chaindata_writeset_t *ws, chaindata_dbi_e db, const unsigned char *key,
+    size_t key_len, const unsigned char *src, size_t len);
 int chaindata_record_delete(chaindata_record_t *rec,
     chaindata_writeset_t *ws, chaindata_write_e action, chaindata_dbi_e db,
     const unsigned char *key, size_t key_len);

@@ -490,14 +490,78 @@ chaindata_write_doc(unsigned char *doc,
 }
 
 
+/*
+ * The document's pieces into value (room for chaindata_piece_bound() of
+ * the whole document and CHAINDATA_TXH_PIECES_MAX pieces more): cut
+ * where function_args begins and ends and where the events go
+ * (lmdb-schema/README.md, "tx").  Returns the end, NULL on failure.
+ */
+
+static unsigned char *
+chaindata_tx_pieces(chaindata_record_t *rec, unsigned char *value,
+    const unsigned char *doc, size_t doc_len, const chaindata_txh_t *h)
+{
+    size_t                 cut[CHAINDATA_TXH_PIECES_MAX + 1], c, n, from, t;
+    unsigned               i, j, ncut;
+    chaindata_deflater_t  *d;
+
+    d = chaindata_record_deflater(rec);
+    if (d == NULL) {
+        return NULL;
+    }
+
+    ncut = 0;
+
+    if (h->flags & CHAINDATA_TXH_EVENTS) {
+        cut[ncut++] = h->events_at;
+    }
+
+    if (h->flags & CHAINDATA_TXH_FARGS) {
+        cut[ncut++] = h->fargs_start;
+        cut[ncut++] = h->fargs_start + h->fargs_len;
+    }
+
+    cut[ncut++] = doc_len;
+
+    /* sorted; a repeated cut makes no empty piece */
+    for (i = 1; i < ncut; i++) {
+        for (j = i; j > 0 && cut[j - 1] > cut[j]; j--) {
+            t = cut[j];
+            cut[j] = cut[j - 1];
+            cut[j - 1] = t;
+        }
+    }
+
+    from = 0;
+
+    for (i = 0; i < ncut; i++) {
+        c = cut[i];
+
+        if (c == from) {
+            continue;
+        }
+
+        n = chaindata_piece_make(d, doc + from, c - from, value);
+        if (n == 0) {
+            return NULL;
+        }
+
+        value += n;
+        from = c;
+    }
+
+    return value;
+}
+
+
 static int
 chaindata_tx_put(chaindata_record_t *rec,
     const chaindata_jv_t *envelope, chaindata_writeset_t *ws)
 {
-    int                    is_call;
-    size_t                 doc_size, i, n;
+    int                    is_call, rc;
+    size_t                 doc_size, i, n, scratch_len;
     unsigned               shape;
-    unsigned char         *value, *end, *ev_value;
+    unsigned char         *value, *end, *scratch;
     unsigned char          txid[CHAINDATA_TXID_LEN];
     unsigned char          key[CHAINDATA_EVENT_KEY_LEN];
     unsigned char          sha256[CHAINDATA_SHA256_LEN];
@@ -548,13 +612,18 @@ chaindata_tx_put(chaindata_record_t *rec,
         return -1;
     }
 
-    value = chaindata_writeset_add(ws, CHAINDATA_WRITE_PUT,
-                                   CHAINDATA_DBI_TX,
-                                   txid, sizeof(txid),
-                                   CHAINDATA_TXH_SIZE
-                                   + doc_size);
-    if (value == NULL) {
-        goto nomem;
+    /* the plain document and each event are written here first */
+    scratch_len = doc_size;
+
+    for (i = 0; i < n; i++) {
+        if (sorted[i].size > scratch_len) {
+            scratch_len = sorted[i].size;
+        }
+    }
+
+    scratch = malloc(scratch_len ? scratch_len : 1);
+    if (scratch == NULL) {
+        return chaindata_record_fail(rec, "out of memory");
     }
 
     memset(&h, 0, sizeof(h));
@@ -563,33 +632,59 @@ chaindata_tx_put(chaindata_record_t *rec,
                                                "tx_type"),
                               "contract_call");
 
-    end = chaindata_write_doc(value + CHAINDATA_TXH_SIZE,
-                              data, is_call, &h);
+    end = chaindata_write_doc(scratch, data, is_call, &h);
 
-    if ((size_t) (end - value) != CHAINDATA_TXH_SIZE + doc_size) {
+    if ((size_t) (end - scratch) != doc_size) {
+        free(scratch);
         return chaindata_record_fail(rec,
                                      "internal error: size mismatch");
     }
 
+    if (chaindata_jv_is(chaindata_jv_get(data, "tx_status"), "pending")) {
+        h.flags |= CHAINDATA_TXH_PENDING;
+    }
+
     chaindata_digest_init(&digest);
-    chaindata_digest_add(&digest, value + CHAINDATA_TXH_SIZE, doc_size);
+    chaindata_digest_add(&digest, scratch, doc_size);
+
+    value = chaindata_writeset_add(ws, CHAINDATA_WRITE_PUT, CHAINDATA_DBI_TX,
+                                   txid, sizeof(txid),
+                                   CHAINDATA_TXH_SIZE
+                                   + chaindata_piece_bound(doc_size)
+                                   + CHAINDATA_TXH_PIECES_MAX
+                                     * chaindata_piece_bound(0));
+    if (value == NULL) {
+        free(scratch);
+        goto nomem;
+    }
+
+    end = chaindata_tx_pieces(rec, value + CHAINDATA_TXH_SIZE, scratch,
+                              doc_size, &h);
+    if (end == NULL) {
+        free(scratch);
+        return chaindata_record_fail(rec, "internal error: deflate");
+    }
+
+    chaindata_writeset_trim(ws, end - value);
 
     /* the header's value stays valid until the first event is added */
     value = NULL;
+    rc = 0;
 
-    for (i = 0; i < n; i++) {
+    for (i = 0; i < n && rc == 0; i++) {
         chaindata_event_key(key, txid, (uint32_t) i);
+        (void) chaindata_jv_write(scratch, sorted[i].event);
+        chaindata_digest_add(&digest, scratch, sorted[i].size);
 
-        ev_value = chaindata_writeset_add(ws,
-                       CHAINDATA_WRITE_PUT,
-                       CHAINDATA_DBI_TX_EVENT, key, sizeof(key),
-                       sorted[i].size);
-        if (ev_value == NULL) {
-            goto nomem;
-        }
+        rc = chaindata_writeset_piece(rec, ws, CHAINDATA_DBI_TX_EVENT,
+                                      key, sizeof(key), scratch,
+                                      sorted[i].size);
+    }
 
-        (void) chaindata_jv_write(ev_value, sorted[i].event);
-        chaindata_digest_add(&digest, ev_value, sorted[i].size);
+    free(scratch);
+
+    if (rc != 0) {
+        return -1;
     }
 
     chaindata_digest_final(&digest, sha256);

@@ -29,7 +29,6 @@
 
 
 #define CHAINDATA_MEMPOOL_PAGE   50
-#define CHAINDATA_PENDING        "\"tx_status\":\"pending\""
 
 
 static int
@@ -74,14 +73,8 @@ chaindata_stored_pending(const MDB_val *v)
 {
     chaindata_txh_t  h;
 
-    if (chaindata_txh_decode(&h, v->mv_data, v->mv_size) != 0
-        || (h.flags & CHAINDATA_TXH_EVENTS))
-    {
-        return 0;
-    }
-
-    return memmem(h.doc, h.doc_len, CHAINDATA_PENDING,
-                  sizeof(CHAINDATA_PENDING) - 1) != NULL;
+    return chaindata_txh_decode(&h, v->mv_data, v->mv_size) == 0
+           && (h.flags & CHAINDATA_TXH_PENDING);
 }
 
 

@@ -58,7 +58,8 @@ static ngx_http_chaindata_route_t  ngx_http_chaindata_chh_route = {
     NGX_HTTP_CHAINDATA_ROUTE_SHAPE,
     "chainhook not found",
     "the chainhook could not be read from the index",
-    NGX_HTTP_CHAINDATA_CACHE_NONE
+    NGX_HTTP_CHAINDATA_CACHE_NONE,
+    0
 };
 
 

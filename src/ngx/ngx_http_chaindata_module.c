@@ -12,6 +12,7 @@
 
 #include "ngx_http_chaindata_module.h"
 #include "ngx_http_chaindata_store.h"
+#include "ngx_http_chaindata_reply.h"
 
 
 static ngx_int_t ngx_http_chaindata_preconfiguration(ngx_conf_t *cf);
@@ -492,6 +493,10 @@ ngx_http_chaindata_init_process(ngx_cycle_t *cycle)
         return NGX_ERROR;
     }
 
+    if (ngx_http_chaindata_gzip_init(cycle->log) != NGX_OK) {
+        return NGX_ERROR;
+    }
+
     if (mcf->db.len == 0) {
         return NGX_OK;
     }
@@ -505,4 +510,5 @@ static void
 ngx_http_chaindata_exit_process(ngx_cycle_t *cycle)
 {
     ngx_http_chaindata_store_close();
+    ngx_http_chaindata_gzip_done();
 }

@@ -450,6 +450,13 @@ ngx_http_chaindata_reply_body(ngx_http_request_t *r,
 
     p = route->write(ctx, reply->body.data);
 
+    if (p == NULL) {
+        ngx_log_error(NGX_LOG_ALERT, r->connection->log, 0,
+                      "chaindata: a stored piece does not inflate to its "
+                      "length and CRC-32 (damaged)");
+        return NGX_ERROR;
+    }
+
     if ((size_t) (p - reply->body.data) != reply->body.len) {
         ngx_log_error(NGX_LOG_ALERT, r->connection->log, 0,
                       "chaindata: a body of %uz bytes was written in %uz",
@@ -526,10 +533,26 @@ ngx_http_chaindata_read_and_reply(ngx_http_request_t *r,
     }
 
     ngx_memzero(&reply, sizeof(ngx_http_chaindata_reply_t));
+    reply.gzip = route->pieces && ngx_http_chaindata_accepts_gzip(r);
 
     rc = ngx_http_chaindata_read_reply(r, route, ctx, &reply);
 
     ngx_http_chaindata_store_end();
+
+    if (rc == NGX_OK && route->pieces
+        && (reply.status == NGX_HTTP_OK
+            || reply.status == NGX_HTTP_NOT_MODIFIED))
+    {
+        /* each encoding has its ETag: nginx's gzip weakens none of them */
+        reply.match = NGX_HTTP_CHAINDATA_MATCH;
+
+        if (ngx_http_chaindata_set_encoding(r, reply.status == NGX_HTTP_OK
+                                               && reply.gzip)
+            != NGX_OK)
+        {
+            return NGX_HTTP_INTERNAL_SERVER_ERROR;
+        }
+    }
 
     if (rc == NGX_OK) {
         switch (reply.status) {
@@ -583,6 +606,7 @@ ngx_http_chaindata_not_modified_as(ngx_http_request_t *r,
     }
 
     ngx_memzero(&reply, sizeof(ngx_http_chaindata_reply_t));
+    reply.gzip = route->pieces && ngx_http_chaindata_accepts_gzip(r);
 
     rc = route->lookup(r, ctx, &reply);
 
@@ -596,6 +620,14 @@ ngx_http_chaindata_not_modified_as(ngx_http_request_t *r,
 
     if (reply.match == NGX_HTTP_CHAINDATA_NO_MATCH) {
         return NGX_DECLINED;
+    }
+
+    if (route->pieces) {
+        reply.match = NGX_HTTP_CHAINDATA_MATCH;
+
+        if (ngx_http_chaindata_set_encoding(r, 0) != NGX_OK) {
+            return NGX_HTTP_INTERNAL_SERVER_ERROR;
+        }
     }
 
     return ngx_http_chaindata_send_not_modified(r, &reply.etag, reply.match,

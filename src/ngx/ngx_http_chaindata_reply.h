@@ -18,6 +18,7 @@
 
 #include "chaindata_codec.h"
 #include "chaindata_paths.h"
+#include "chaindata_piece.h"
 #include "ngx_http_chaindata_json.h"
 
 
@@ -115,7 +116,16 @@ typedef struct {
     ngx_str_t                    body;
     ngx_str_t                    etag;
     ngx_http_chaindata_match_e   match;
+    unsigned                     gzip:1;    /* of a route with pieces */
 } ngx_http_chaindata_reply_t;
+
+/*
+ * A route whose bodies are made of pieces (lmdb-schema/pieces.md) answers
+ * gzip to a request that accepts it, decided before lookup
+ * (reply->gzip): lookup gives each encoding its own ETag, size and write
+ * make that encoding, with ngx_http_chaindata_gz_* below.  A write that
+ * returns NULL found a damaged piece (a 500, logged).
+ */
 
 typedef ngx_int_t (*ngx_http_chaindata_read_pt)(ngx_http_request_t *r,
     void *ctx, ngx_http_chaindata_reply_t *reply);
@@ -131,6 +141,7 @@ typedef struct {
     const char                   *not_found;      /* 404: nothing stored */
     const char                   *unreadable;     /* 500 */
     const char                   *cache_control;  /* of 200 and 304 */
+    ngx_uint_t                    pieces;         /* gzip or plain */
 } ngx_http_chaindata_route_t;
 
 ngx_int_t ngx_http_chaindata_send_bad_target(ngx_http_request_t *r,
@@ -170,6 +181,34 @@ ngx_int_t ngx_http_chaindata_request_query(ngx_http_request_t *r,
     chaindata_query_t  *q);
 const char *ngx_http_chaindata_query_message(ngx_http_request_t *r,
     chaindata_query_t  *q);
+
+
+/* answers made of pieces, gzip or plain (ngx_http_chaindata_gzip.c) */
+typedef struct {
+    chaindata_gzip_sum_t          sum;
+    unsigned                      gzip:1;
+    unsigned                      failed:1;
+} ngx_http_chaindata_gz_t;
+
+ngx_int_t ngx_http_chaindata_gzip_init(ngx_log_t *log);
+void ngx_http_chaindata_gzip_done(void);
+ngx_uint_t ngx_http_chaindata_accepts_gzip(ngx_http_request_t *r);
+ngx_int_t ngx_http_chaindata_set_encoding(ngx_http_request_t *r,
+    ngx_uint_t gzip);
+
+void ngx_http_chaindata_gz_init(ngx_http_chaindata_gz_t *gz,
+    ngx_uint_t gzip);
+size_t ngx_http_chaindata_gz_frame_len(ngx_http_chaindata_gz_t *gz);
+size_t ngx_http_chaindata_gz_piece_len(ngx_http_chaindata_gz_t *gz,
+    const chaindata_piece_t *piece);
+size_t ngx_http_chaindata_gz_bytes_len(ngx_http_chaindata_gz_t *gz,
+    size_t len);
+u_char *ngx_http_chaindata_gz_begin(ngx_http_chaindata_gz_t *gz, u_char *p);
+u_char *ngx_http_chaindata_gz_piece(ngx_http_chaindata_gz_t *gz, u_char *p,
+    const chaindata_piece_t *piece);
+u_char *ngx_http_chaindata_gz_bytes(ngx_http_chaindata_gz_t *gz, u_char *p,
+    const u_char *data, size_t len);
+u_char *ngx_http_chaindata_gz_end(ngx_http_chaindata_gz_t *gz, u_char *p);
 
 
 #endif /* _NGX_HTTP_CHAINDATA_REPLY_H_INCLUDED_ */

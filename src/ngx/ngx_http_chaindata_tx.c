@@ -17,17 +17,19 @@
 
 
 /*
- * What the read callbacks share: the page of events read and the bytes
- * [hs, he) of the document left out (function_args), in the map.
+ * What the read callbacks share: the document's pieces, the page of
+ * events read, one piece each, all in the map, and the bytes [hs, he) of
+ * the document left out (function_args, whole pieces).
  */
 typedef struct {
-    chaindata_tx_params_t  q;
-    chaindata_txh_t        h;
-    MDB_val                events[CHAINDATA_EVENT_LIMIT_MAX];
-    ngx_uint_t             n;
-    size_t                 at;
-    size_t                 hs;
-    size_t                 he;
+    chaindata_tx_params_t    q;
+    chaindata_txh_t          h;
+    MDB_val                  events[CHAINDATA_EVENT_LIMIT_MAX];
+    chaindata_piece_t        ev[CHAINDATA_EVENT_LIMIT_MAX];
+    ngx_uint_t               n;
+    size_t                   hs;
+    size_t                   he;
+    ngx_http_chaindata_gz_t  gz;
 } ngx_http_chaindata_tx_t;
 
 
@@ -47,7 +49,8 @@ static ngx_http_chaindata_route_t  ngx_http_chaindata_tx_route = {
     NULL,
     "could not find transaction by ID",
     "the transaction could not be read from the index",
-    NGX_HTTP_CHAINDATA_CACHE_PUBLIC
+    NGX_HTTP_CHAINDATA_CACHE_PUBLIC,
+    1
 };
 
 
@@ -87,18 +90,20 @@ ngx_http_chaindata_tx_add_prefix(ngx_http_request_t *r,
 
 /*
  * The ETag names the stored document (its digest) and everything of the
- * request that shapes the body, so it changes whenever the body would.
+ * request that shapes the body, so it changes whenever the body would:
+ * the encoding too ("-gz"), each has its own strong ETag.
  */
 
 static ngx_int_t
 ngx_http_chaindata_tx_etag(ngx_http_request_t *r,
-    chaindata_txh_t *h, chaindata_tx_params_t *q,
+    chaindata_txh_t *h, chaindata_tx_params_t *q, ngx_uint_t gzip,
     ngx_str_t *etag)
 {
     u_char  *p;
 
     etag->data = ngx_pnalloc(r->pool, 2 + 2 * CHAINDATA_DIGEST_LEN
-                                      + 2 * (1 + NGX_INT64_LEN) + 2);
+                                      + 2 * (1 + NGX_INT64_LEN) + 2
+                                      + sizeof("-gz") - 1);
     if (etag->data == NULL) {
         return NGX_ERROR;
     }
@@ -117,32 +122,14 @@ ngx_http_chaindata_tx_etag(ngx_http_request_t *r,
         *p++ = 'x';
     }
 
+    if (gzip) {
+        p = ngx_cpymem(p, "-gz", sizeof("-gz") - 1);
+    }
+
     *p++ = '"';
     etag->len = p - etag->data;
 
     return NGX_OK;
-}
-
-
-/* the bytes of doc[from, to) without those of the hole [hs, he) */
-
-static u_char *
-ngx_http_chaindata_copy_except(u_char *p, const u_char *doc, size_t from,
-    size_t to, size_t hs, size_t he)
-{
-    if (hs >= he || he <= from || hs >= to) {
-        return ngx_cpymem(p, doc + from, to - from);
-    }
-
-    if (hs > from) {
-        p = ngx_cpymem(p, doc + from, hs - from);
-    }
-
-    if (he < to) {
-        p = ngx_cpymem(p, doc + he, to - he);
-    }
-
-    return p;
 }
 
 
@@ -175,11 +162,36 @@ ngx_http_chaindata_tx_lookup(ngx_http_request_t *r, void *ctx,
 
     reply->status = NGX_HTTP_OK;
 
-    return ngx_http_chaindata_tx_etag(r, &tx->h, &tx->q, &reply->etag);
+    ngx_http_chaindata_gz_init(&tx->gz, reply->gzip);
+
+    return ngx_http_chaindata_tx_etag(r, &tx->h, &tx->q, reply->gzip,
+                                      &reply->etag);
 }
 
 
-/* the page of events, and the length of the document served with it */
+/* 1 when the piece i of the document is left out */
+
+static ngx_uint_t
+ngx_http_chaindata_tx_hole(ngx_http_chaindata_tx_t *tx, ngx_uint_t i)
+{
+    return tx->h.at[i] >= tx->hs
+           && tx->h.at[i] + tx->h.piece[i].plain_len <= tx->he
+           && tx->hs < tx->he;
+}
+
+
+/* 1 when the events go after the piece i */
+
+static ngx_uint_t
+ngx_http_chaindata_tx_events_after(ngx_http_chaindata_tx_t *tx,
+    ngx_uint_t i)
+{
+    return (tx->h.flags & CHAINDATA_TXH_EVENTS)
+           && tx->h.at[i] + tx->h.piece[i].plain_len == tx->h.events_at;
+}
+
+
+/* the page of events, and the length of the answer made of them */
 
 static ngx_int_t
 ngx_http_chaindata_tx_size(ngx_http_request_t *r, void *ctx,
@@ -187,6 +199,8 @@ ngx_http_chaindata_tx_size(ngx_http_request_t *r, void *ctx,
 {
     ngx_http_chaindata_tx_t  *tx = ctx;
 
+    size_t                  len, used;
+    ngx_uint_t              i;
     chaindata_txh_t        *h;
     chaindata_tx_params_t  *q;
 
@@ -210,31 +224,77 @@ ngx_http_chaindata_tx_size(ngx_http_request_t *r, void *ctx,
         tx->he = h->fargs_start + h->fargs_len;
     }
 
-    tx->at = (h->flags & CHAINDATA_TXH_EVENTS) ? h->events_at : h->doc_len;
+    len = ngx_http_chaindata_gz_frame_len(&tx->gz);
 
-    reply->body.len = h->doc_len - (tx->he - tx->hs)
-                      + ngx_http_chaindata_entries_len(tx->events, tx->n);
+    for (i = 0; i < h->npieces; i++) {
+        if (!ngx_http_chaindata_tx_hole(tx, i)) {
+            len += ngx_http_chaindata_gz_piece_len(&tx->gz, &h->piece[i]);
+        }
+    }
+
+    for (i = 0; i < tx->n; i++) {
+        if (chaindata_piece_decode(&tx->ev[i], tx->events[i].mv_data,
+                                   tx->events[i].mv_size, &used)
+            != 0
+            || used != tx->events[i].mv_size)
+        {
+            ngx_http_chaindata_log_damaged(r->connection->log,
+                                           CHAINDATA_DBI_TX_EVENT,
+                                           tx->events[i].mv_data,
+                                           tx->events[i].mv_size);
+            return NGX_ERROR;
+        }
+
+        len += ngx_http_chaindata_gz_piece_len(&tx->gz, &tx->ev[i])
+               + (i ? ngx_http_chaindata_gz_bytes_len(&tx->gz, 1) : 0);
+    }
+
+    reply->body.len = len;
 
     return NGX_OK;
 }
 
 
-/* the document with the page of events put in, copied out of the map */
+/*
+ * The document with the page of events put in, in the reply's encoding,
+ * out of the map: gzip copies the pieces, plain inflates them.
+ */
 
 static u_char *
 ngx_http_chaindata_tx_write(void *ctx, u_char *p)
 {
     ngx_http_chaindata_tx_t  *tx = ctx;
 
-    chaindata_txh_t  *h;
+    ngx_uint_t                i, j;
+    chaindata_txh_t          *h;
+    ngx_http_chaindata_gz_t  *gz;
 
     h = &tx->h;
+    gz = &tx->gz;
 
-    p = ngx_http_chaindata_copy_except(p, h->doc, 0, tx->at, tx->hs, tx->he);
-    p = ngx_http_chaindata_join_entries(p, tx->events, tx->n);
+    p = ngx_http_chaindata_gz_begin(gz, p);
 
-    return ngx_http_chaindata_copy_except(p, h->doc, tx->at, h->doc_len,
-                                          tx->hs, tx->he);
+    for (i = 0; i < h->npieces; i++) {
+        if (!ngx_http_chaindata_tx_hole(tx, i)) {
+            p = ngx_http_chaindata_gz_piece(gz, p, &h->piece[i]);
+        }
+
+        if (!ngx_http_chaindata_tx_events_after(tx, i)) {
+            continue;
+        }
+
+        for (j = 0; j < tx->n; j++) {
+            if (j) {
+                p = ngx_http_chaindata_gz_bytes(gz, p, (u_char *) ",", 1);
+            }
+
+            p = ngx_http_chaindata_gz_piece(gz, p, &tx->ev[j]);
+        }
+    }
+
+    p = ngx_http_chaindata_gz_end(gz, p);
+
+    return gz->failed ? NULL : p;
 }
 
 

@@ -218,11 +218,40 @@ test_json_escape(void)
 }
 
 
+/* a tx value of pieces of "0123456789" cut at the offsets given */
+
+static size_t
+make_txh(unsigned char *buf, chaindata_txh_t *h, const size_t *cuts,
+    size_t ncuts)
+{
+    size_t                 i, from, n;
+    chaindata_deflater_t  *d;
+
+    d = chaindata_deflater_create(1);
+    chaindata_txh_encode(buf, h);
+    n = CHAINDATA_TXH_SIZE;
+    from = 0;
+
+    for (i = 0; i < ncuts; i++) {
+        n += chaindata_piece_make(d, (const unsigned char *) "0123456789"
+                                     + from, cuts[i] - from, buf + n);
+        from = cuts[i];
+    }
+
+    chaindata_deflater_destroy(d);
+
+    return n;
+}
+
+
 static void
 test_txh(void)
 {
-    unsigned char    buf[CHAINDATA_TXH_SIZE + 10];
+    size_t           n;
+    unsigned char    buf[CHAINDATA_TXH_SIZE + 4 * 100];
     chaindata_txh_t  h, d;
+    static const size_t  cuts[] = { 5, 6, 10 };
+    static const size_t  cut7[] = { 5, 6, 7, 10 };
 
     memset(&h, 0, sizeof(h));
     h.flags = CHAINDATA_TXH_EVENTS | CHAINDATA_TXH_FARGS;
@@ -232,31 +261,44 @@ test_txh(void)
     h.fargs_len = 4;
     memset(h.digest, 0xab, sizeof(h.digest));
 
-    chaindata_txh_encode(buf, &h);
-    memcpy(buf + CHAINDATA_TXH_SIZE, "0123456789", 10);
+    n = make_txh(buf, &h, cuts, 3);
 
-    ok(chaindata_txh_decode(&d, buf, sizeof(buf)) == 0
+    ok(chaindata_txh_decode(&d, buf, n) == 0
        && d.event_count == 3 && d.events_at == 5 && d.fargs_start == 6
-       && d.fargs_len == 4 && d.doc_len == 10
+       && d.fargs_len == 4 && d.doc_len == 10 && d.npieces == 3
+       && d.at[1] == 5 && d.at[2] == 6 && d.piece[2].plain_len == 4
        && memcmp(d.digest, h.digest, sizeof(h.digest)) == 0,
-       "tx header round trip");
+       "tx header round trip, three pieces");
 
-    chaindata_put_u32le(buf + 16, 5);
-    ok(chaindata_txh_decode(&d, buf, sizeof(buf)) != 0,
+    h.fargs_len = 5;
+    n = make_txh(buf, &h, cuts, 3);
+    ok(chaindata_txh_decode(&d, buf, n) != 0,
        "function_args span past the document refused");
 
-    chaindata_put_u32le(buf + 16, 4);
-    chaindata_put_u32le(buf + 8, 11);
-    ok(chaindata_txh_decode(&d, buf, sizeof(buf)) != 0,
+    h.fargs_len = 3;
+    n = make_txh(buf, &h, cuts, 3);
+    ok(chaindata_txh_decode(&d, buf, n) != 0,
+       "function_args span that cuts a piece refused");
+
+    h.fargs_len = 4;
+    h.events_at = 11;
+    n = make_txh(buf, &h, cuts, 3);
+    ok(chaindata_txh_decode(&d, buf, n) != 0,
        "events offset past the document refused");
 
-    chaindata_put_u32le(buf + 8, 7);
-    ok(chaindata_txh_decode(&d, buf, sizeof(buf)) != 0,
+    h.events_at = 7;
+    n = make_txh(buf, &h, cut7, 4);
+    ok(chaindata_txh_decode(&d, buf, n) != 0,
        "events offset inside function_args refused");
 
-    buf[0] = 2;
-    ok(chaindata_txh_decode(&d, buf, sizeof(buf)) != 0,
-       "unknown format refused");
+    h.events_at = 5;
+    n = make_txh(buf, &h, cuts, 3);
+    ok(chaindata_txh_decode(&d, buf, n - 1) != 0,
+       "a cut piece refused");
+
+    buf[0] = 1;
+    ok(chaindata_txh_decode(&d, buf, n) != 0,
+       "unknown format (schema 2's) refused");
     ok(chaindata_txh_decode(&d, buf, 10) != 0, "short value");
 }
 
@@ -418,10 +460,14 @@ test_record_tx(void)
 {
     char                 *doc;
     size_t                nwrites;
+    size_t                used;
     chaindata_txh_t       h;
+    chaindata_piece_t     ep;
     chaindata_record_t    rec;
     chaindata_write_t    *w;
     chaindata_writeset_t  ws;
+    chaindata_inflater_t *in;
+    char                  plain[4096];
     const char  *id = "00112233445566778899aabbccddeeff"
                       "00112233445566778899aabbccddeeff";
     char         ev[512];
@@ -442,7 +488,18 @@ test_record_tx(void)
     ok(chaindata_txh_decode(&h, ws.buf + w->val_off, w->val_len)
        == 0 && h.event_count == 2, "header decodes");
 
-    doc = (char *) h.doc;
+    /* the document's pieces inflated one after the other */
+    in = chaindata_inflater_create();
+    doc = plain;
+    used = 0;
+
+    for (nwrites = 0; nwrites < h.npieces; nwrites++) {
+        used |= chaindata_piece_inflate(in, &h.piece[nwrites],
+                                        (unsigned char *) doc
+                                        + h.at[nwrites]);
+    }
+
+    ok(used == 0 && h.npieces == 4, "the document: four pieces");
     ok(h.events_at && memcmp(doc + h.events_at - 10, "\"events\":[]", 10) == 0,
        "events spliced at the emptied array");
     ok((h.flags & CHAINDATA_TXH_FARGS)
@@ -450,8 +507,12 @@ test_record_tx(void)
           == 0, "function_args span with its comma");
 
     w = &ws.writes[2];
-    ok(memcmp(ws.buf + w->val_off, "{\"event_index\":0", 16) == 0,
-       "events sorted by event_index");
+    ok(chaindata_piece_decode(&ep, ws.buf + w->val_off, w->val_len, &used)
+       == 0 && used == w->val_len
+       && chaindata_piece_inflate(in, &ep, (unsigned char *) plain) == 0
+       && memcmp(plain, "{\"event_index\":0", 16) == 0,
+       "events sorted by event_index, one piece each");
+    chaindata_inflater_destroy(in);
 
     nwrites = ws.nwrites;
 
@@ -1003,6 +1064,16 @@ test_pieces(void)
     ok(chaindata_piece_decode(&p, enc, n, &used) == 0
        && chaindata_piece_inflate(in, &p, out) != 0,
        "pieces: damaged deflate bytes do not inflate");
+
+    ok(chaindata_gzip_accepted((const unsigned char *) "br, GZip;Q=0.5", 14)
+       && chaindata_gzip_accepted((const unsigned char *) "*", 1)
+       && !chaindata_gzip_accepted((const unsigned char *) "gzip;q=0, *", 11)
+       && !chaindata_gzip_accepted((const unsigned char *) "gzip;q=1.5", 10)
+       && !chaindata_gzip_accepted((const unsigned char *) "gzip;q=", 7)
+       && !chaindata_gzip_accepted((const unsigned char *) "gzip;", 5)
+       && !chaindata_gzip_accepted((const unsigned char *) ",,", 2)
+       && chaindata_gzip_accepted((const unsigned char *) ", x-gzip ,", 10),
+       "Accept-Encoding: q-values, *, refusals, hostile lists");
 
     chaindata_deflater_destroy(d);
     chaindata_inflater_destroy(in);

@@ -1,0 +1,201 @@
+
+/*
+ * chaindata: answers made of precompressed pieces (lmdb-schema/pieces.md,
+ * README "chaindata_tx;"): which encoding a request gets, the headers that
+ * say so, and a body written either way.  Nothing here compresses; the
+ * plain body is each piece inflated whole into the request's buffer.
+ */
+
+
+#include <ngx_config.h>
+#include <ngx_core.h>
+#include <ngx_http.h>
+
+#include "chaindata_piece.h"
+#include "ngx_http_chaindata_reply.h"
+
+
+/* made once per worker process: inflating allocates nothing */
+static chaindata_inflater_t  *ngx_http_chaindata_inflater;
+
+
+ngx_int_t
+ngx_http_chaindata_gzip_init(ngx_log_t *log)
+{
+    if (ngx_http_chaindata_inflater == NULL) {
+        ngx_http_chaindata_inflater = chaindata_inflater_create();
+
+        if (ngx_http_chaindata_inflater == NULL) {
+            ngx_log_error(NGX_LOG_EMERG, log, 0,
+                          "chaindata: no memory for an inflater");
+            return NGX_ERROR;
+        }
+    }
+
+    return NGX_OK;
+}
+
+
+void
+ngx_http_chaindata_gzip_done(void)
+{
+    chaindata_inflater_destroy(ngx_http_chaindata_inflater);
+    ngx_http_chaindata_inflater = NULL;
+}
+
+
+/* whether the request's Accept-Encoding takes gzip (RFC 9110, 12.5.3) */
+
+ngx_uint_t
+ngx_http_chaindata_accepts_gzip(ngx_http_request_t *r)
+{
+#if (NGX_HTTP_GZIP || NGX_HTTP_HEADERS)
+    ngx_table_elt_t  *h;
+
+    h = r->headers_in.accept_encoding;
+
+    if (h == NULL || ngx_http_chaindata_inflater == NULL) {
+        return 0;
+    }
+
+    return chaindata_gzip_accepted(h->value.data, h->value.len);
+#else
+    return 0;
+#endif
+}
+
+
+/*
+ * The headers of an answer that varies with Accept-Encoding: one Vary,
+ * Content-Encoding when it is gzip, and nginx's gzip filter told to leave
+ * the body alone (it skips a body with a Content-Encoding; a plain one it
+ * is told it may not compress).  The core's header filter writes Vary
+ * when gzip_vary is on and a filter asked for it: then it is asked for,
+ * else added here, so that there is one either way.
+ */
+
+ngx_int_t
+ngx_http_chaindata_set_encoding(ngx_http_request_t *r, ngx_uint_t gzip)
+{
+    ngx_str_t                  vary = ngx_string("Accept-Encoding");
+    ngx_table_elt_t           *h;
+#if (NGX_HTTP_GZIP)
+    ngx_http_core_loc_conf_t  *clcf;
+
+    r->gzip_tested = 1;
+    r->gzip_ok = 0;
+
+    clcf = ngx_http_get_module_loc_conf(r, ngx_http_core_module);
+
+    if (clcf->gzip_vary) {
+        r->gzip_vary = 1;
+
+    } else
+#endif
+    if (ngx_http_chaindata_add_header(r, "Vary", &vary) != NGX_OK) {
+        return NGX_ERROR;
+    }
+
+    if (!gzip) {
+        return NGX_OK;
+    }
+
+    h = ngx_list_push(&r->headers_out.headers);
+    if (h == NULL) {
+        return NGX_ERROR;
+    }
+
+    h->hash = 1;
+    ngx_str_set(&h->key, "Content-Encoding");
+    ngx_str_set(&h->value, "gzip");
+#if (nginx_version >= 1023000)
+    h->next = NULL;
+#endif
+    r->headers_out.content_encoding = h;
+
+    return NGX_OK;
+}
+
+
+/*
+ * A body of pieces and bytes made per request, in order: its length
+ * with ngx_http_chaindata_gz_*_len, then written with the others.
+ */
+
+void
+ngx_http_chaindata_gz_init(ngx_http_chaindata_gz_t *gz, ngx_uint_t gzip)
+{
+    gz->gzip = gzip;
+    gz->failed = 0;
+    chaindata_gzip_sum_init(&gz->sum);
+}
+
+
+size_t
+ngx_http_chaindata_gz_frame_len(ngx_http_chaindata_gz_t *gz)
+{
+    return gz->gzip ? CHAINDATA_GZIP_HEADER_LEN + CHAINDATA_GZIP_TRAILER_LEN
+                    : 0;
+}
+
+
+size_t
+ngx_http_chaindata_gz_piece_len(ngx_http_chaindata_gz_t *gz,
+    const chaindata_piece_t *piece)
+{
+    return gz->gzip ? chaindata_piece_member_len(piece) : piece->plain_len;
+}
+
+
+size_t
+ngx_http_chaindata_gz_bytes_len(ngx_http_chaindata_gz_t *gz, size_t len)
+{
+    return gz->gzip ? chaindata_gzip_stored_len(len) : len;
+}
+
+
+u_char *
+ngx_http_chaindata_gz_begin(ngx_http_chaindata_gz_t *gz, u_char *p)
+{
+    return gz->gzip ? chaindata_gzip_header(p) : p;
+}
+
+
+/* a piece that does not inflate is damaged: gz->failed, nothing written */
+
+u_char *
+ngx_http_chaindata_gz_piece(ngx_http_chaindata_gz_t *gz, u_char *p,
+    const chaindata_piece_t *piece)
+{
+    if (gz->gzip) {
+        chaindata_gzip_sum_piece(&gz->sum, piece);
+        return chaindata_gzip_piece(p, piece);
+    }
+
+    if (chaindata_piece_inflate(ngx_http_chaindata_inflater, piece, p) != 0) {
+        gz->failed = 1;
+        return p;
+    }
+
+    return p + piece->plain_len;
+}
+
+
+u_char *
+ngx_http_chaindata_gz_bytes(ngx_http_chaindata_gz_t *gz, u_char *p,
+    const u_char *data, size_t len)
+{
+    if (gz->gzip) {
+        chaindata_gzip_sum_bytes(&gz->sum, data, len);
+        return chaindata_gzip_stored(p, data, len);
+    }
+
+    return ngx_cpymem(p, data, len);
+}
+
+
+u_char *
+ngx_http_chaindata_gz_end(ngx_http_chaindata_gz_t *gz, u_char *p)
+{
+    return gz->gzip ? chaindata_gzip_trailer(p, &gz->sum) : p;
+}
