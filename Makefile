@@ -43,7 +43,7 @@ PROGRAMS    := $(patsubst src/%/,chaindata-%,$(dir $(wildcard \
                    $(d:/=)).c))))
 
 .PHONY: all deps deps-test deps-fuzz module loader mirror unit test \
-        check-layout run bench bench-mirror clean
+        check-layout run bench bench-mirror bench-gzip clean
 
 all: module loader mirror
 
@@ -163,6 +163,10 @@ bench: all
 # (bench/mirror; BENCH_* variables make it longer or larger)
 bench-mirror: all
 	bench/mirror
+
+bench-gzip: all
+	@sh tools/deps.sh bench
+	bench/gzip
 
 clean:
 	rm -rf $(BUILD)

@@ -1,9 +1,10 @@
 
 /*
  * chaindata: precompressed pieces and gzip members (see the header and
- * lmdb-schema/pieces.md).  zlib compresses (libdeflate cannot end a
- * stream byte-aligned without a final block) and combines CRCs;
- * libdeflate computes CRCs and inflates a piece whole.
+ * lmdb-schema/pieces.md).  libdeflate compresses a piece (below: how its
+ * whole-buffer output is made to end byte-aligned, not final), computes
+ * CRCs and inflates a piece whole; zlib compresses what libdeflate
+ * cannot (a sync flush) and combines CRCs.
  */
 
 
@@ -18,7 +19,13 @@
 
 
 struct chaindata_deflater_s {
-    z_stream              zs;
+    struct libdeflate_compressor    *c;
+    struct libdeflate_decompressor  *d;
+    unsigned char                   *check;     /* a piece inflated back */
+    size_t                           check_cap;
+    int                              level;
+    int                              zs_ready;
+    z_stream                         zs;
 };
 
 
@@ -46,11 +53,12 @@ chaindata_deflater_create(int level)
         return NULL;
     }
 
-    if (deflateInit2(&d->zs, level, Z_DEFLATED, CHAINDATA_PIECE_WBITS,
-                     CHAINDATA_PIECE_MEMLEVEL, Z_DEFAULT_STRATEGY)
-        != Z_OK)
-    {
-        free(d);
+    d->level = level;
+    d->c = libdeflate_alloc_compressor(level);
+    d->d = libdeflate_alloc_decompressor();
+
+    if (d->c == NULL || d->d == NULL) {
+        chaindata_deflater_destroy(d);
         return NULL;
     }
 
@@ -61,10 +69,18 @@ chaindata_deflater_create(int level)
 void
 chaindata_deflater_destroy(chaindata_deflater_t *d)
 {
-    if (d) {
-        deflateEnd(&d->zs);
-        free(d);
+    if (d == NULL) {
+        return;
     }
+
+    if (d->zs_ready) {
+        deflateEnd(&d->zs);
+    }
+
+    libdeflate_free_compressor(d->c);
+    libdeflate_free_decompressor(d->d);
+    free(d->check);
+    free(d);
 }
 
 
@@ -82,25 +98,31 @@ chaindata_piece_bound(size_t len)
 }
 
 
-size_t
-chaindata_piece_make(chaindata_deflater_t *d, const unsigned char *src,
-    size_t len, unsigned char *out)
-{
-    size_t          n;
-    unsigned char  *z;
+/* zlib: a sync flush ends the stream byte-aligned; 0 on failure */
 
-    if (len > CHAINDATA_PIECE_MAX || deflateReset(&d->zs) != Z_OK) {
+static size_t
+chaindata_piece_zlib(chaindata_deflater_t *d, const unsigned char *src,
+    size_t len, unsigned char *z, size_t cap)
+{
+    if (!d->zs_ready) {
+        if (deflateInit2(&d->zs, d->level > 9 ? 9 : d->level, Z_DEFLATED,
+                         CHAINDATA_PIECE_WBITS, CHAINDATA_PIECE_MEMLEVEL,
+                         Z_DEFAULT_STRATEGY)
+            != Z_OK)
+        {
+            return 0;
+        }
+
+        d->zs_ready = 1;
+
+    } else if (deflateReset(&d->zs) != Z_OK) {
         return 0;
     }
-
-    z = out + CHAINDATA_PIECE_HEAD_SIZE;
 
     d->zs.next_in = (unsigned char *) src;
     d->zs.avail_in = (uInt) len;
     d->zs.next_out = z;
-    d->zs.avail_out = (uInt) (chaindata_piece_bound(len)
-                              - CHAINDATA_PIECE_HEAD_SIZE
-                              - CHAINDATA_PIECE_FINAL_LEN);
+    d->zs.avail_out = (uInt) (cap - CHAINDATA_PIECE_FINAL_LEN);
 
     if (deflate(&d->zs, Z_SYNC_FLUSH) != Z_OK
         || d->zs.avail_in != 0 || d->zs.avail_out == 0)
@@ -108,9 +130,95 @@ chaindata_piece_make(chaindata_deflater_t *d, const unsigned char *src,
         return 0;
     }
 
-    n = d->zs.next_out - z;
-    memcpy(z + n, CHAINDATA_PIECE_FINAL, CHAINDATA_PIECE_FINAL_LEN);
-    n += CHAINDATA_PIECE_FINAL_LEN;
+    memcpy(d->zs.next_out, CHAINDATA_PIECE_FINAL, CHAINDATA_PIECE_FINAL_LEN);
+
+    return d->zs.next_out + CHAINDATA_PIECE_FINAL_LEN - z;
+}
+
+
+/*
+ * libdeflate, five times faster than zlib on a small piece (zlib builds
+ * its trees whatever the input's size), writes a whole stream: its one
+ * block final, then zero bits to the byte.  Its first bit cleared makes
+ * the block not final; what follows the block's end makes the empty
+ * stored block of a sync flush: the zero bits are its 3-bit header when
+ * there are 3 or more of them (then LEN and NLEN, 00 00 ff ff), else a
+ * zero byte completes them.  Which of the two is found by inflating the
+ * piece back: only the right one inflates, whole, to src.  A stream of
+ * more than one block never does (its last block is final): 0, and zlib
+ * makes that piece.
+ */
+
+static size_t
+chaindata_piece_libdeflate(chaindata_deflater_t *d, const unsigned char *src,
+    size_t len, unsigned char *z, size_t cap)
+{
+    size_t                      n, m, k, in, out;
+    unsigned char              *check;
+    static const unsigned char  tail[] = { 0, 0, 0, 0xff, 0xff, 3, 0 };
+
+    if (cap < sizeof(tail)) {
+        return 0;
+    }
+
+    n = libdeflate_deflate_compress(d->c, src, len, z, cap - sizeof(tail));
+    if (n == 0) {
+        return 0;
+    }
+
+    if (len > d->check_cap) {
+        check = realloc(d->check, len);
+        if (check == NULL) {
+            return 0;
+        }
+
+        d->check = check;
+        d->check_cap = len;
+    }
+
+    z[0] &= ~1;
+
+    for (k = 0; k < 2; k++) {
+        m = n + sizeof(tail) - 1 + k;
+        memcpy(z + n, tail + 1 - k, sizeof(tail) - 1 + k);
+
+        if (libdeflate_deflate_decompress_ex(d->d, z, m, d->check, len,
+                                             &in, &out)
+            == LIBDEFLATE_SUCCESS
+            && in == m && out == len
+            && (len == 0 || memcmp(d->check, src, len) == 0))
+        {
+            return m;
+        }
+    }
+
+    return 0;
+}
+
+
+size_t
+chaindata_piece_make(chaindata_deflater_t *d, const unsigned char *src,
+    size_t len, unsigned char *out)
+{
+    size_t          n, cap;
+    unsigned char  *z;
+
+    if (len > CHAINDATA_PIECE_MAX) {
+        return 0;
+    }
+
+    z = out + CHAINDATA_PIECE_HEAD_SIZE;
+    cap = chaindata_piece_bound(len) - CHAINDATA_PIECE_HEAD_SIZE;
+
+    n = chaindata_piece_libdeflate(d, src, len, z, cap);
+
+    if (n == 0) {
+        n = chaindata_piece_zlib(d, src, len, z, cap);
+
+        if (n == 0) {
+            return 0;
+        }
+    }
 
     chaindata_put_u32le(out, (uint32_t) libdeflate_crc32(0, src, len));
     chaindata_put_u32le(out + 4, (uint32_t) len);

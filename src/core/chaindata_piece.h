@@ -64,7 +64,8 @@ typedef struct chaindata_deflater_s  chaindata_deflater_t;
 typedef struct chaindata_inflater_s  chaindata_inflater_t;
 
 
-/* level 1 … 9 (zlib's); NULL when out of memory */
+/* libdeflate's level, 1 … 12 (zlib's 1 … 9 for what libdeflate cannot
+ * make); NULL when out of memory */
 chaindata_deflater_t *chaindata_deflater_create(int level);
 void chaindata_deflater_destroy(chaindata_deflater_t *d);
 
