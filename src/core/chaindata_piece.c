@@ -245,10 +245,8 @@ chaindata_piece_decode(chaindata_piece_t *p, const unsigned char *v,
     if (n < CHAINDATA_PIECE_FINAL_LEN
         || n > len - CHAINDATA_PIECE_HEAD_SIZE
         || p->plain_len > CHAINDATA_PIECE_MAX
-        || memcmp(v + CHAINDATA_PIECE_HEAD_SIZE + n
-                  - CHAINDATA_PIECE_FINAL_LEN,
-                  CHAINDATA_PIECE_FINAL, CHAINDATA_PIECE_FINAL_LEN)
-           != 0)
+        || v[CHAINDATA_PIECE_HEAD_SIZE + n - 2] != CHAINDATA_PIECE_FINAL[0]
+        || v[CHAINDATA_PIECE_HEAD_SIZE + n - 1] != CHAINDATA_PIECE_FINAL[1])
     {
         return -1;
     }
@@ -327,10 +325,38 @@ chaindata_gzip_sum_init(chaindata_gzip_sum_t *s)
 }
 
 
+/*
+ * crc32_combine() finds x^(8 len) mod P, log2(len) products, before the
+ * one product that combines; that operator depends on len alone, so the
+ * operators of lengths below 64 KiB are kept once found (a process's
+ * own, 256 KiB of static memory; an operator is never 0, so 0 is none).
+ */
+
+#define CHAINDATA_CRC_OPS  65536
+
+static uint32_t  chaindata_crc_ops[CHAINDATA_CRC_OPS];
+
+
 void
 chaindata_gzip_sum_piece(chaindata_gzip_sum_t *s, const chaindata_piece_t *p)
 {
-    s->crc = (uint32_t) crc32_combine(s->crc, p->crc, (z_off_t) p->plain_len);
+    uint32_t  op;
+
+    if (p->plain_len < CHAINDATA_CRC_OPS) {
+        op = chaindata_crc_ops[p->plain_len];
+
+        if (op == 0) {
+            op = (uint32_t) crc32_combine_gen((z_off_t) p->plain_len);
+            chaindata_crc_ops[p->plain_len] = op;
+        }
+
+        s->crc = (uint32_t) crc32_combine_op(s->crc, p->crc, op);
+
+    } else {
+        s->crc = (uint32_t) crc32_combine(s->crc, p->crc,
+                                          (z_off_t) p->plain_len);
+    }
+
     s->len += p->plain_len;
 }
 
