@@ -261,7 +261,7 @@ chaindata_txh_decode(chaindata_txh_t *h,
         h->doc_len += h->piece[h->npieces - 1].plain_len;
     }
 
-    if (h->doc_len > UINT32_MAX) {
+    if (h->doc_len > UINT32_MAX || h->events_at > h->doc_len) {
         return -1;
     }
 

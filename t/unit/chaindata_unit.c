@@ -286,6 +286,14 @@ test_txh(void)
     ok(chaindata_txh_decode(&d, buf, n) != 0,
        "events offset past the document refused");
 
+    h.flags = CHAINDATA_TXH_FARGS;
+    h.event_count = 0;
+    n = make_txh(buf, &h, cuts, 3);
+    ok(chaindata_txh_decode(&d, buf, n) != 0,
+       "events offset past the document refused without events too");
+
+    h.flags = CHAINDATA_TXH_EVENTS | CHAINDATA_TXH_FARGS;
+    h.event_count = 3;
     h.events_at = 7;
     n = make_txh(buf, &h, cut7, 4);
     ok(chaindata_txh_decode(&d, buf, n) != 0,
