@@ -25,6 +25,7 @@
 #include "chaindata_codec.h"
 #include "chaindata_feed.h"
 #include "chaindata_index.h"
+#include "chaindata_load_nats.h"
 #include "chaindata_record.h"
 #include "chaindata_status.h"
 
@@ -47,6 +48,8 @@ typedef struct {
     int                             quiet;
     int                             follow;
     int                             stats;
+    int                             once;
+    chaindata_nats_t                nats;     /* --nats: the follower */
 
     chaindata_index_t               ix;
     chaindata_feed_t                feed;
@@ -94,6 +97,11 @@ chaindata_usage(FILE *out)
         "                       soon as it is read (a producer's pipe)\n"
         "  --stats              print the index's status as JSON (what\n"
         "                       chaindata_status serves) and exit\n"
+        "\n"
+        "Following a fan-out stream (README \"Scaling out\"), no FILE:\n"
+        CHAINDATA_NATS_HELP
+        "  --once               up to the stream's last message, then exit\n"
+        "\n"
         "  --help, --version    this text; the version\n"
         "\n"
         "exit status: 0 loaded, 1 input rejected, 2 usage, "
@@ -481,6 +489,8 @@ chaindata_parse_args(chaindata_loader_t *ld, int argc,
         { "quiet", no_argument, NULL, 'q' },
         { "follow", no_argument, NULL, 'f' },
         { "stats", no_argument, NULL, 'S' },
+        { "once", no_argument, NULL, CHAINDATA_NATS_OPT + 'o' },
+        CHAINDATA_NATS_OPTIONS,
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 }
@@ -555,8 +565,14 @@ chaindata_parse_args(chaindata_loader_t *ld, int argc,
             printf("chaindata-load %s\n", CHAINDATA_VERSION);
             exit(CHAINDATA_EXIT_OK);
 
+        case CHAINDATA_NATS_OPT + 'o':
+            ld->once = 1;
+            break;
+
         default:
-            return -1;
+            if (chaindata_nats_option(&ld->nats, c, optarg) != 1) {
+                return -1;
+            }
         }
     }
 
@@ -567,6 +583,17 @@ chaindata_parse_args(chaindata_loader_t *ld, int argc,
 
     if (ld->map_size > ld->max_map_size) {
         ld->max_map_size = ld->map_size;
+    }
+
+    ld->nats.prog = "chaindata-load";
+
+    if (ld->nats.url
+        ? chaindata_nats_check(&ld->nats) != 0 || optind != argc
+        : ld->nats.stream != NULL || ld->once)
+    {
+        fprintf(stderr, "chaindata-load: --nats URL and --stream NAME go "
+                "together, with no FILE\n");
+        return -1;
     }
 
     return 0;
@@ -637,7 +664,11 @@ main(int argc, char **argv)
     rc = chaindata_index_open(&ld.ix) == 0 ? CHAINDATA_EXIT_OK
                                            : CHAINDATA_EXIT_SYSTEM;
 
-    if (rc == CHAINDATA_EXIT_OK) {
+    if (rc == CHAINDATA_EXIT_OK && ld.nats.url) {
+        rc = chaindata_load_nats(&ld.nats, &ld.ix, &ld.feed, &ld.rec,
+                                 &ld.ws, ld.once);
+
+    } else if (rc == CHAINDATA_EXIT_OK) {
         rc = chaindata_load_files(&ld, argc - optind, argv + optind);
         chaindata_summary(&ld);
     }
