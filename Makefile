@@ -43,7 +43,7 @@ PROGRAMS    := $(patsubst src/%/,chaindata-%,$(dir $(wildcard \
                    $(d:/=)).c))))
 
 .PHONY: all deps deps-test deps-fuzz module loader mirror unit test \
-        check-layout run bench bench-mirror clean
+        check-layout run bench bench-mirror bench-fanout clean
 
 all: module loader mirror
 
@@ -163,6 +163,11 @@ bench: all
 # (bench/mirror; BENCH_* variables make it longer or larger)
 bench-mirror: all
 	bench/mirror
+
+# the NATS fan-out: a block's time from the mirror to two followers' edges
+bench-fanout: all
+	@sh tools/deps.sh bench
+	bench/fanout
 
 clean:
 	rm -rf $(BUILD)
