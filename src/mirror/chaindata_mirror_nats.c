@@ -34,7 +34,7 @@ struct chaindata_pub_s {
     size_t          chunk;          /* bytes of lines a part carries */
     char            epoch[20];      /* this run's, names its units */
     uint64_t        count;          /* units this run published */
-    uint64_t        seq;            /* the last part's sequence */
+    uint64_t        seq;            /* the stream's last, this run's */
 };
 
 
@@ -125,7 +125,9 @@ chaindata_pub_part(chaindata_mirror_t *m, size_t off, size_t n,
 
 /*
  * One part, tried again until stored: the same Nats-Msg-Id each time, so
- * that a part stored whose acknowledgement was lost is stored once.
+ * that a part stored whose acknowledgement was lost is stored once.  It
+ * must follow the last message this mirror knows of: a second publisher
+ * on the stream is refused, never interleaved with this one.
  */
 
 static int
@@ -144,6 +146,7 @@ chaindata_pub_send(chaindata_mirror_t *m, natsMsg *msg, unsigned part)
     jsPubOptions_Init(&po);
     po.MsgId = id;
     po.ExpectStream = m->nats.stream;
+    po.ExpectLastSeq = m->pub->seq;
 
     for (tries = 0; !chaindata_mirror_stop; ) {
         ack = NULL;
@@ -154,6 +157,13 @@ chaindata_pub_send(chaindata_mirror_t *m, natsMsg *msg, unsigned part)
             m->pub->seq = ack->Sequence;
             jsPubAck_Destroy(ack);
             return 0;
+        }
+
+        if (jerr == JSStreamWrongLastSequenceErr) {
+            chaindata_mirror_log(m, "error", "the stream %s has messages "
+                                 "this mirror did not publish: one "
+                                 "publisher a stream", m->nats.stream);
+            return -1;
         }
 
         if (jerr != 0) {
@@ -234,6 +244,7 @@ chaindata_pub_start(chaindata_mirror_t *m)
 {
     int                  rc;
     int64_t              max;
+    uint64_t             first;
     chaindata_stream_t   s;
 
     m->nats.prog = "chaindata-mirror";
@@ -272,6 +283,11 @@ chaindata_pub_start(chaindata_mirror_t *m)
     if (rc != CHAINDATA_STREAM_OK) {
         return rc == CHAINDATA_STREAM_INPUT ? CHAINDATA_MIRROR_UPSTREAM
                                             : CHAINDATA_MIRROR_SYSTEM;
+    }
+
+    /* what follows the last message, a part of an unfinished unit too */
+    if (chaindata_nats_state(&m->nats, &first, &m->pub->seq) != 0) {
+        return chaindata_mirror_stop ? -1 : CHAINDATA_MIRROR_SYSTEM;
     }
 
     return chaindata_mirror_stop ? -1 : CHAINDATA_MIRROR_OK;
