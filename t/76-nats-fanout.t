@@ -172,13 +172,25 @@ sub publish_with_faults {
 }
 
 is(publish_with_faults(0), 0, 'first chain published');
+
+# a copy of edge A's index taken while its follower runs (a snapshot, as
+# chaindata-load --snapshot makes with LMDB's compacting copy) carries
+# its stream position: a follower on the copy continues from there
+sub has_position {
+    my ($c, $o) = run_cmd(['mdb_dump', '-s', 'feed', $_[0]]);
+    return $o =~ /^ \Q${\ unpack('H*', "stream:$STREAM")}\E$/m;
+}
+for (1 .. 200) { last if has_position($edge{A}{db}); sleep(0.05) }
+mkdir "$root/copy" or die "mkdir: $!";
+my ($c, $o, $e) = run_cmd(['mdb_copy', '-c', $edge{A}{db}, "$root/copy"]);
+is($c, 0, 'a compacting copy of edge A taken while it follows') or diag($e);
 ($a) = run_cmd([$MIRROR, '--db', $edge{ref}{db}, source_args()], timeout => 120);
 is($a, 0, 'the direct mirror: first chain');
 
 write_chain($root, $chain2, mempool => [$pending]);
 write_runes($root, \@rblocks, \%bal);
 is(publish_with_faults(1), 0, 'grown chain with a reorg published');
-my ($c, $o, $e) = run_cmd([$MIRROR, '--db', $edge{ref}{db}, source_args()], timeout => 120);
+($c, $o, $e) = run_cmd([$MIRROR, '--db', $edge{ref}{db}, source_args()], timeout => 120);
 is($c, 0, 'the direct mirror: the reorg') or diag($e);
 like($e, qr/reorg: stacks blocks above 507/, 'the direct mirror rolled back to 507');
 like(slurp("$root/pub.log"), qr/reorg: stacks blocks above 507/, 'so did the publisher');
@@ -218,8 +230,13 @@ sub feed_dump {
     return $out;
 }
 
-for my $dir ("$root/pub", $edge{A}{db}, $edge{B}{db}) {
-    my $who = $dir =~ /edge-(\w)/ ? "edge $1" : 'the publisher';
+($c, $o, $e) = run_cmd([follow_args("$root/copy", '--once')], timeout => 120);
+is($c, 0, 'a follower on the copy: exit 0') or diag($e);
+unlike($e, qr/from sequence 1 /, 'it started after the copied sequence');
+
+for my $dir ("$root/pub", $edge{A}{db}, $edge{B}{db}, "$root/copy") {
+    my $who = $dir =~ /edge-(\w)/ ? "edge $1"
+            : $dir =~ /copy/ ? 'the copy of edge A' : 'the publisher';
     for my $name (qw(meta tx tx_event rune_activity rune_activity_entry
                      rune_balances rune_balance_entry chainhook block)) {
         ok(dump_db($dir, $name) eq dump_db($edge{ref}{db}, $name),

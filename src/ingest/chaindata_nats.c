@@ -487,8 +487,8 @@ chaindata_nats_get(chaindata_nats_t *n, uint64_t seq, natsMsg **msg)
             return 0;
         }
 
-        if (jerr == JSNoMessageFoundErr
-            || (s == NATS_NOT_FOUND && jerr != JSStreamNotFoundErr))
+        if (s == NATS_NOT_FOUND || jerr == JSNoMessageFoundErr
+            || jerr == JSStreamNotFoundErr)
         {
             chaindata_nats_up(n, tries);
             return 1;

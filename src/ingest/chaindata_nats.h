@@ -101,7 +101,10 @@ int chaindata_nats_create(chaindata_nats_t *n);
 int chaindata_nats_state(chaindata_nats_t *n, uint64_t *first,
     uint64_t *last);
 
-/* the message at seq: 0; 1 there is none; -1 stopped by a signal */
+/*
+ * The message at seq: 0; 1 there is none (or no stream: ask state());
+ * -1 stopped by a signal
+ */
 int chaindata_nats_get(chaindata_nats_t *n, uint64_t seq, natsMsg **msg);
 
 /* waits up to secs for a message on the subject (subscribing first) */

@@ -410,8 +410,20 @@ chaindata_stream_follow(chaindata_stream_t *s, int once)
             continue;
         }
 
-        if (rc == -1 || chaindata_nats_state(s->nats, &first, &last) != 0) {
+        if (rc == -1) {
             rc = CHAINDATA_STREAM_OK;
+            break;
+        }
+
+        rc = chaindata_nats_state(s->nats, &first, &last);
+
+        if (rc != 0) {
+            if (rc == 1) {
+                chaindata_nats_log(s->nats, "error", "the stream %s is "
+                                   "gone", s->nats->stream);
+            }
+
+            rc = rc == 1 ? CHAINDATA_STREAM_INPUT : CHAINDATA_STREAM_OK;
             break;
         }
 
