@@ -110,22 +110,18 @@ chaindata_nats_name_ok(const char *s)
 int
 chaindata_nats_check(chaindata_nats_t *n)
 {
-    const char  *at, *colon;
-
     if (n->stream == NULL || !chaindata_nats_name_ok(n->stream)) {
         fprintf(stderr, "%s: --nats wants --stream NAME (letters, digits, "
                 "- and _)\n", n->prog);
         return -1;
     }
 
-    /* no secret on the command line: ps shows it to everyone */
-    at = strchr(n->url, '@');
-    colon = strchr(n->url, ':');
-    colon = colon ? strchr(colon + 1, ':') : NULL;
-
-    if (at && colon && colon < at) {
-        fprintf(stderr, "%s: no password in the --nats URL: put it in "
-                "NATS_PASSWORD or a --creds file\n", n->prog);
+    /* no secret on the command line (ps shows it): a user, a password
+     * or a token in a URL is refused */
+    if (strchr(n->url, '@')) {
+        fprintf(stderr, "%s: no credentials in the --nats URL: --user "
+                "with NATS_PASSWORD, NATS_TOKEN, or a --creds file\n",
+                n->prog);
         return -1;
     }
 

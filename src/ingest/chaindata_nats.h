@@ -29,7 +29,10 @@
     { "user", required_argument, NULL, CHAINDATA_NATS_OPT + 'u' },           \
     { "tlscert", required_argument, NULL, CHAINDATA_NATS_OPT + 'C' },        \
     { "tlskey", required_argument, NULL, CHAINDATA_NATS_OPT + 'K' },         \
-    { "tlsca", required_argument, NULL, CHAINDATA_NATS_OPT + 'A' },          \
+    { "tlsca", required_argument, NULL, CHAINDATA_NATS_OPT + 'A' }
+
+/* the publisher's only: a limit of the stream it creates */
+#define CHAINDATA_NATS_OPTION_MAX_MSGS                                       \
     { "max-msgs", required_argument, NULL, CHAINDATA_NATS_OPT + 'm' }
 
 /* the options' --help lines, the same for both programs */

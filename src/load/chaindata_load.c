@@ -587,12 +587,13 @@ chaindata_parse_args(chaindata_loader_t *ld, int argc,
 
     ld->nats.prog = "chaindata-load";
 
-    if (ld->nats.url
-        ? chaindata_nats_check(&ld->nats) != 0 || optind != argc
-        : ld->nats.stream != NULL || ld->once)
-    {
-        fprintf(stderr, "chaindata-load: --nats URL and --stream NAME go "
-                "together, with no FILE\n");
+    if (ld->nats.url && chaindata_nats_check(&ld->nats) != 0) {
+        return -1;
+    }
+
+    if (ld->nats.url ? optind != argc : ld->nats.stream || ld->once) {
+        fprintf(stderr, "chaindata-load: --stream and --once go with "
+                "--nats URL, which reads no FILE\n");
         return -1;
     }
 

@@ -226,6 +226,7 @@ chaindata_mirror_args(chaindata_mirror_t *m, int argc, char **argv)
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
         CHAINDATA_NATS_OPTIONS,
+        CHAINDATA_NATS_OPTION_MAX_MSGS,
         { NULL, 0, NULL, 0 }
     };
 
