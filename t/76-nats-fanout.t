@@ -285,6 +285,13 @@ is($bad, 0, "both edges answer as the direct mirror for $n requests");
 is($c, 2, 'a password in the URL: exit 2');
 like($e, qr/NATS_PASSWORD/, 'it names the environment instead');
 
+# the processes started in the background: no sanitizer report (make
+# test-asan) in their logs
+my $logs = join '', map { -e $_ ? slurp($_) : '' }
+    "$root/pub.log", map { $_->{log} } values %edge;
+unlike($logs, $ChainData::Test::SANITIZER_REPORT,
+       'no sanitizer report from the publisher and the followers');
+
 $_->{ng}->stop for values %edge;
 $up->stop;
 $ns->stop;
