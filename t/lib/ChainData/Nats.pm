@@ -86,6 +86,45 @@ sub port { return $_[0]{port} }
 sub dir  { return $_[0]{dir} }
 sub log  { return -e "$_[0]{dir}/nats.log" ? ChainData::Test::slurp("$_[0]{dir}/nats.log") : '' }
 
+# A few words of the NATS protocol, enough for a test to write to a stream
+# by hand: $ns->request($subject, $payload, \%headers) publishes with a
+# reply subject and returns the reply's payload (a JetStream API call, or
+# a JetStream publish whose reply is its acknowledgement).
+sub request {
+    my ($self, $subject, $payload, $headers) = @_;
+    my $s = IO::Socket::INET->new(PeerAddr => '127.0.0.1',
+        PeerPort => $self->{port}, Proto => 'tcp', Timeout => 5)
+        or die "connect to nats-server: $!";
+    binmode $s;
+    my $line = <$s>;
+    die "nats-server: no INFO" unless defined $line && $line =~ /^INFO /;
+    print $s qq{CONNECT {"verbose":false,"headers":true,"no_responders":true,"protocol":1}\r\n}
+        . "SUB _INBOX.t 1\r\n";
+    if ($headers) {
+        my $h = "NATS/1.0\r\n" . join('', map { "$_: $headers->{$_}\r\n" }
+            sort keys %$headers) . "\r\n";
+        print $s "HPUB $subject _INBOX.t " . length($h) . ' '
+            . (length($h) + length $payload) . "\r\n$h$payload\r\n";
+    } else {
+        print $s "PUB $subject _INBOX.t " . length($payload) . "\r\n$payload\r\n";
+    }
+    local $SIG{ALRM} = sub { die "nats-server: no reply to $subject\n" };
+    alarm 10;
+    while (defined($line = <$s>)) {
+        if ($line =~ /^PING/) { print $s "PONG\r\n"; next }
+        die "nats-server: $line" if $line =~ /^-ERR/;
+        # (the server writes an empty reply-to field: two spaces)
+        next unless $line =~ /^H?MSG\s+\S+\s+\S+\s+(?:(\d+)\s+)?(\d+)\r\n$/;
+        my $n = $2;
+        read($s, my $body, $n + 2) == $n + 2 or die "nats-server: short read";
+        alarm 0;
+        close $s;
+        $body = substr($body, $1) if defined $1;    # headers of the reply
+        return substr($body, 0, -2);
+    }
+    die "nats-server: connection closed";
+}
+
 sub _end {
     my ($self, $sig) = @_;
     my $pid = delete $self->{pid} or return;
