@@ -12,9 +12,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "chaindata_codec.h"
 #include "chaindata_stream.h"
+
+
+#define CHAINDATA_STREAM_REPORT  30     /* seconds between progress lines */
 
 
 static size_t
@@ -217,6 +221,15 @@ chaindata_stream_apply(chaindata_stream_t *s, uint64_t seq)
     s->applied = seq;
     s->units++;
 
+    if (time(NULL) - s->reported >= CHAINDATA_STREAM_REPORT) {
+        s->reported = time(NULL);
+        chaindata_nats_log(s->nats, "info", "applied %llu units (%llu "
+                           "blocks); at sequence %llu of %s",
+                           (unsigned long long) s->units,
+                           (unsigned long long) s->blocks,
+                           (unsigned long long) seq, s->nats->stream);
+    }
+
     return CHAINDATA_STREAM_OK;
 }
 
@@ -393,6 +406,7 @@ chaindata_stream_follow(chaindata_stream_t *s, int once)
 
     rc = CHAINDATA_STREAM_OK;
     missing = 0;
+    s->reported = time(NULL);
 
     while (rc == CHAINDATA_STREAM_OK && !*s->nats->stop) {
 

@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "chaindata_feed.h"
 #include "chaindata_index.h"
@@ -50,6 +51,7 @@ typedef struct {
 
     uint64_t               units;
     uint64_t               blocks;
+    time_t                 reported;   /* the last progress line */
 } chaindata_stream_t;
 
 
