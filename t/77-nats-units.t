@@ -4,7 +4,7 @@
 # a unit only at its last part, drops the parts of a unit a crashed
 # publisher left unfinished, resumes after the last unit it committed
 # (the sequence kept in the index), and refuses a message that is not a
-# part of a unit.
+# part of a unit, and a stream that ends before the index's position.
 
 use strict;
 use warnings;
@@ -101,6 +101,17 @@ is($c, 1, 'a message without the unit headers: exit 1');
 like($e, qr/sequence ${\ ($s4 + 2)} is not a part of a chaindata unit/,
      'it names the message');
 is(position(), $s4 + 1, 'the position stays before it');
+
+# the stream deleted and made anew: the index is beyond its end
+like($ns->request('$JS.API.STREAM.DELETE.UNITS', ''), qr/"success":true/,
+     'stream deleted');
+$ns->request('$JS.API.STREAM.CREATE.UNITS',
+    '{"name":"UNITS","subjects":["chaindata.UNITS"],"storage":"file"}');
+publish_unit('r3.1', [$tx[0]], 1);
+($c, $o, $e) = follow();
+is($c, 1, 'a stream made anew: exit 1');
+like($e, qr/the index is at sequence ${\ ($s4 + 1)} of the stream UNITS, which ends at 1: was the stream made anew/,
+     'it says why, and skips nothing');
 
 $ns->stop;
 done_testing();

@@ -332,6 +332,18 @@ chaindata_stream_gap(chaindata_stream_t *s, uint64_t first)
 }
 
 
+static int
+chaindata_stream_anew(chaindata_stream_t *s, uint64_t last)
+{
+    chaindata_nats_log(s->nats, "error", "the index is at sequence %llu "
+                       "of the stream %s, which ends at %llu: was the "
+                       "stream made anew?", (unsigned long long) s->applied,
+                       s->nats->stream, (unsigned long long) last);
+
+    return CHAINDATA_STREAM_INPUT;
+}
+
+
 /* where to start: 0, or a CHAINDATA_STREAM_ code; *until for --once */
 
 static int
@@ -369,12 +381,7 @@ chaindata_stream_start(chaindata_stream_t *s, int once, uint64_t *until)
     }
 
     if (s->applied > last) {
-        chaindata_nats_log(s->nats, "error", "the index is at sequence "
-                           "%llu of the stream %s, which ends at %llu: "
-                           "was the stream made anew?",
-                           (unsigned long long) s->applied, s->nats->stream,
-                           (unsigned long long) last);
-        return CHAINDATA_STREAM_INPUT;
+        return chaindata_stream_anew(s, last);
     }
 
     if (first > s->next) {
@@ -446,6 +453,10 @@ chaindata_stream_follow(chaindata_stream_t *s, int once)
         /* a message stored between the two requests is read again */
         if (s->next < first || (s->next <= last && missing++)) {
             return chaindata_stream_gap(s, first);
+        }
+
+        if (s->applied > last) {
+            return chaindata_stream_anew(s, last);
         }
 
         if (s->next > last) {
