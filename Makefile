@@ -208,7 +208,8 @@ test-valgrind: deps-test all unit
 	    exit 1; }
 	$(VALGRIND) $(UNIT) > /dev/null
 	CHAINDATA_LOADER_WRAPPER="$(VALGRIND)" \
-	    $(PROVE) -I t/lib t/12-loader.t t/11-tx-live-update.t
+	    $(PROVE) -I t/lib t/12-loader.t t/11-tx-live-update.t \
+	    t/77-nats-units.t
 
 # libFuzzer targets (clang) for every parser that takes outside input:
 # ingest records and NDJSON streams, the codecs and query lookup, and the

@@ -375,6 +375,9 @@ chaindata_nats_close(chaindata_nats_t *n)
         natsConnection_Destroy(n->nc);
         n->nc = NULL;
     }
+
+    /* the library's threads and memory: one connection a program */
+    (void) nats_CloseAndWait(5000);
 }
 
 
