@@ -25,6 +25,7 @@
 
 
 #define CHAINDATA_PUB_HEADROOM  1024    /* headers of a part */
+#define CHAINDATA_PUB_REFUSALS  30      /* tries when JetStream refuses */
 
 
 struct chaindata_pub_s {
@@ -166,7 +167,8 @@ chaindata_pub_send(chaindata_mirror_t *m, natsMsg *msg, unsigned part)
             return -1;
         }
 
-        if (jerr != 0) {
+        /* a server restarting refuses for a while (stream offline) */
+        if (jerr != 0 && tries >= CHAINDATA_PUB_REFUSALS) {
             chaindata_mirror_log(m, "error", "the stream %s refuses a "
                                  "part: %s (%d)", m->nats.stream,
                                  nats_GetLastError(NULL), (int) jerr);
