@@ -31,7 +31,7 @@ MIRROR_SRCS := $(wildcard src/mirror/*.c)
 MODULE_SRCS := $(wildcard src/ngx/*.c)
 HEADERS     := $(wildcard src/*/*.h)
 INCS        := -Isrc/core -Isrc/ingest -Isrc/mirror
-LIBS        := -llmdb -lyajl -lcrypto
+LIBS        := -llmdb -lyajl -lcrypto -lpthread
 
 # The version is debian/changelog's, the programs' --version prints it.
 VERSION     := $(shell sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' debian/changelog)

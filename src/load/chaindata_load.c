@@ -25,14 +25,10 @@
 #include "chaindata_codec.h"
 #include "chaindata_feed.h"
 #include "chaindata_index.h"
+#include "chaindata_load.h"
 #include "chaindata_record.h"
 #include "chaindata_status.h"
 
-
-#define CHAINDATA_EXIT_OK        0
-#define CHAINDATA_EXIT_INPUT     1
-#define CHAINDATA_EXIT_USAGE     2
-#define CHAINDATA_EXIT_SYSTEM    3
 
 #define CHAINDATA_BATCH_BYTES    ((size_t) 256 * 1024 * 1024)
 
@@ -47,6 +43,8 @@ typedef struct {
     int                             quiet;
     int                             follow;
     int                             stats;
+    int                             bulk;
+    const char                     *snapshot;
 
     chaindata_index_t               ix;
     chaindata_feed_t                feed;
@@ -94,10 +92,20 @@ chaindata_usage(FILE *out)
         "                       soon as it is read (a producer's pipe)\n"
         "  --stats              print the index's status as JSON (what\n"
         "                       chaindata_status serves) and exit\n"
+        "  --snapshot OUT       write a compact copy of the index, taken\n"
+        "                       while it is served and written, to the new\n"
+        "                       directory OUT (data.mdb) and exit\n"
+        "  --bulk               a fast first fill: records parsed on every\n"
+        "                       core, larger batches (default %d) of\n"
+        "                       upserts in key order, the index synced\n"
+        "                       once at the end; a run cut short leaves\n"
+        "                       DIR/bulk-load.unfinished and is rerun\n"
+        "                       into a new DIR; no block framing\n"
         "  --help, --version    this text; the version\n"
         "\n"
         "exit status: 0 loaded, 1 input rejected, 2 usage, "
-        "3 index or system error\n", CHAINDATA_MAX_READERS);
+        "3 index or system error\n", CHAINDATA_MAX_READERS,
+        CHAINDATA_BULK_BATCH);
 }
 
 
@@ -386,6 +394,32 @@ chaindata_load_stream(chaindata_loader_t *ld, FILE *in,
 }
 
 
+/* --bulk: chaindata_load_bulk.c, its totals into the summary's */
+
+static int
+chaindata_load_bulk(chaindata_loader_t *ld, int nfiles, char **files)
+{
+    int               rc;
+    size_t            i;
+    chaindata_bulk_t  bk;
+
+    memset(&bk, 0, sizeof(chaindata_bulk_t));
+    bk.batch = ld->batch;
+    bk.skip_invalid = ld->skip_invalid;
+
+    rc = chaindata_bulk_load(&ld->ix, &bk, nfiles, files);
+
+    for (i = 0; i < CHAINDATA_REC_KINDS; i++) {
+        ld->applied[i] += bk.applied[i];
+    }
+
+    ld->batches += bk.batches;
+    ld->skipped += bk.skipped;
+
+    return rc;
+}
+
+
 static int
 chaindata_load_files(chaindata_loader_t *ld, int nfiles,
     char **files)
@@ -400,6 +434,10 @@ chaindata_load_files(chaindata_loader_t *ld, int nfiles,
                     strerror(errno));
             return CHAINDATA_EXIT_SYSTEM;
         }
+    }
+
+    if (ld->bulk) {
+        return chaindata_load_bulk(ld, nfiles, files);
     }
 
     if (nfiles == 0) {
@@ -481,6 +519,8 @@ chaindata_parse_args(chaindata_loader_t *ld, int argc,
         { "quiet", no_argument, NULL, 'q' },
         { "follow", no_argument, NULL, 'f' },
         { "stats", no_argument, NULL, 'S' },
+        { "snapshot", required_argument, NULL, 'O' },
+        { "bulk", no_argument, NULL, 'B' },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 }
@@ -546,6 +586,14 @@ chaindata_parse_args(chaindata_loader_t *ld, int argc,
             ld->stats = 1;
             break;
 
+        case 'O':
+            ld->snapshot = optarg;
+            break;
+
+        case 'B':
+            ld->bulk = 1;
+            break;
+
         case 'h':
             chaindata_usage(stdout);
             exit(CHAINDATA_EXIT_OK);
@@ -563,6 +611,21 @@ chaindata_parse_args(chaindata_loader_t *ld, int argc,
     if (ld->db_path == NULL) {
         fprintf(stderr, "chaindata-load: --db DIR is required\n");
         return -1;
+    }
+
+    if (ld->bulk && ld->follow) {
+        fprintf(stderr, "chaindata-load: --bulk and --follow exclude each "
+                "other\n");
+        return -1;
+    }
+
+    if (ld->snapshot && optind < argc) {
+        fprintf(stderr, "chaindata-load: --snapshot takes no FILE\n");
+        return -1;
+    }
+
+    if (ld->batch == 0) {
+        ld->batch = ld->bulk ? CHAINDATA_BULK_BATCH : 1000;
     }
 
     if (ld->map_size > ld->max_map_size) {
@@ -607,7 +670,6 @@ main(int argc, char **argv)
     chaindata_loader_t  ld;
 
     memset(&ld, 0, sizeof(ld));
-    ld.batch = 1000;
     ld.map_size = CHAINDATA_MAP_SIZE;
     ld.max_map_size = CHAINDATA_MAX_MAP_SIZE;
     ld.max_readers = CHAINDATA_MAX_READERS;
@@ -617,8 +679,18 @@ main(int argc, char **argv)
         return CHAINDATA_EXIT_USAGE;
     }
 
+    /* an unfinished bulk load: --stats warns, the others refuse */
+    if (chaindata_bulk_check(ld.db_path) != 0 && !ld.stats) {
+        return CHAINDATA_EXIT_SYSTEM;
+    }
+
     if (ld.stats) {
         return chaindata_print_stats(&ld);
+    }
+
+    if (ld.snapshot) {
+        return chaindata_load_snapshot(ld.db_path, ld.snapshot,
+                                       ld.max_readers, ld.quiet);
     }
 
     if (chaindata_record_init(&ld.rec) != 0
