@@ -43,7 +43,7 @@ PROGRAMS    := $(patsubst src/%/,chaindata-%,$(dir $(wildcard \
                    $(d:/=)).c))))
 
 .PHONY: all deps deps-test deps-fuzz module loader mirror unit test \
-        check-layout run bench bench-mirror clean
+        check-layout run bench bench-mirror bench-bulk clean
 
 all: module loader mirror
 
@@ -163,6 +163,11 @@ bench: all
 # (bench/mirror; BENCH_* variables make it longer or larger)
 bench-mirror: all
 	bench/mirror
+
+# the first fill: chaindata-load --bulk against the normal loader on a
+# 1,000,000-transaction NDJSON (bench/bulk; BENCH_BULK_* variables)
+bench-bulk: loader
+	bench/bulk
 
 clean:
 	rm -rf $(BUILD)
