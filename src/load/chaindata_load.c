@@ -702,6 +702,11 @@ main(int argc, char **argv)
 
     ld.ix.prog = "chaindata-load";
     ld.ix.path = ld.db_path;
+    if (ld.bulk) {
+        ld.map_size = chaindata_bulk_map_size(ld.map_size, ld.max_map_size,
+                                              argc - optind, argv + optind);
+    }
+
     ld.ix.map_size = ld.map_size;
     ld.ix.max_map_size = ld.max_map_size;
     ld.ix.max_readers = ld.max_readers;

@@ -51,6 +51,13 @@ int chaindata_load_snapshot(const char *db, const char *out,
 int chaindata_bulk_check(const char *db);
 int chaindata_bulk_mark(const char *db);
 int chaindata_bulk_unmark(chaindata_index_t *ix);
+/*
+ * The map a bulk load starts with: twice its input files, so that it is
+ * not grown (a batch begun again) as the index fills; map_size when that
+ * is more, max_map_size at most.
+ */
+size_t chaindata_bulk_map_size(size_t map_size, size_t max_map_size,
+    int nfiles, char **files);
 int chaindata_bulk_load(chaindata_index_t *ix, chaindata_bulk_t *bk,
     int nfiles, char **files);
 

@@ -637,6 +637,28 @@ chaindata_bulk_free(chaindata_bulk_run_t *run, chaindata_bulk_parser_t *p,
 }
 
 
+size_t
+chaindata_bulk_map_size(size_t map_size, size_t max_map_size, int nfiles,
+    char **files)
+{
+    int          i;
+    size_t       input;
+    struct stat  st;
+
+    input = 0;
+
+    for (i = 0; i < nfiles; i++) {
+        if (stat(files[i], &st) == 0 && S_ISREG(st.st_mode)) {
+            input += (size_t) st.st_size;
+        }
+    }
+
+    input = input > max_map_size / 2 ? max_map_size : input * 2;
+
+    return input > map_size ? input : map_size;
+}
+
+
 int
 chaindata_bulk_load(chaindata_index_t *ix, chaindata_bulk_t *bk, int nfiles,
     char **files)

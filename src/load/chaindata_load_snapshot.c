@@ -151,7 +151,7 @@ static int
 chaindata_snapshot_copy(MDB_env *env, const char *tmp)
 {
     int   rc;
-    char  data[PATH_MAX + sizeof("/data.mdb")];
+    char  data[PATH_MAX + 64];
 
     (void) snprintf(data, sizeof(data), "%s/data.mdb", tmp);
 
@@ -177,7 +177,7 @@ chaindata_snapshot_copy(MDB_env *env, const char *tmp)
 static void
 chaindata_snapshot_remove(const char *tmp)
 {
-    char  data[PATH_MAX + sizeof("/data.mdb")];
+    char  data[PATH_MAX + 64];
 
     (void) snprintf(data, sizeof(data), "%s/data.mdb", tmp);
     (void) unlink(data);
@@ -190,24 +190,37 @@ chaindata_load_snapshot(const char *db, const char *out,
     unsigned max_readers, int quiet)
 {
     int           rc;
-    char          tmp[PATH_MAX], parent[PATH_MAX];
+    char          name[PATH_MAX], parent[PATH_MAX];
+    char          tmp[PATH_MAX + sizeof(".tmp-/data.mdb") + 20];
+    size_t        len;
     MDB_env      *env;
     struct stat   st;
 
-    if (lstat(out, &st) == 0 || errno != ENOENT) {
-        fprintf(stderr, "chaindata-load: --snapshot %s: %s; a snapshot "
-                "goes to a new name\n", out,
-                errno == ENOENT || errno == 0 ? "it exists already"
-                                              : strerror(errno));
+    /* "OUT/" is OUT: the temporary copy goes beside it, not into it */
+    len = strlen(out);
+    while (len > 1 && out[len - 1] == '/') {
+        len--;
+    }
+
+    if (len >= sizeof(name) - sizeof(".tmp-/data.mdb") - 20) {
+        return chaindata_snapshot_fail("cannot write", out, ENAMETOOLONG);
+    }
+
+    memcpy(name, out, len);
+    name[len] = '\0';
+    out = name;
+
+    if (lstat(out, &st) == 0) {
+        fprintf(stderr, "chaindata-load: --snapshot %s: it exists already; "
+                "a snapshot goes to a new name\n", out);
         return CHAINDATA_EXIT_SYSTEM;
     }
 
-    if ((size_t) snprintf(tmp, sizeof(tmp), "%s.tmp-%ld", out,
-                          (long) getpid())
-        >= sizeof(tmp) - sizeof("/data.mdb"))
-    {
-        return chaindata_snapshot_fail("cannot write", out, ENAMETOOLONG);
+    if (errno != ENOENT) {
+        return chaindata_snapshot_fail("--snapshot", out, errno);
     }
+
+    (void) snprintf(tmp, sizeof(tmp), "%s.tmp-%ld", out, (long) getpid());
 
     env = NULL;
 
