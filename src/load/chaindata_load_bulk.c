@@ -382,6 +382,10 @@ chaindata_bulk_sort(chaindata_writeset_t *ws)
 {
     size_t  i;
 
+    if (ws->nwrites < 2) {
+        return;
+    }
+
     for (i = 0; i < ws->nwrites; i++) {
         if (ws->writes[i].action != CHAINDATA_WRITE_PUT) {
             return;
