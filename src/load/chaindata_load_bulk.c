@@ -1,11 +1,12 @@
 
 /*
  * chaindata-load --bulk: the first fill of an index from large NDJSON
- * (README "Bulk load").  A parser thread reads and validates the records
- * into batches (write sets) while the main thread commits the batch
- * before, each in one write transaction as without --bulk; a few batches
- * wait between the two at most.  Commits are not synced (MDB_NOSYNC):
- * the index is synced once at the end, and a mark file in the index
+ * (README "Bulk load").  Parser threads, one a core, take batches of the
+ * input in turn and validate their records into write sets (upserts put
+ * in key order), while the main thread commits the batches in the order
+ * of the input, each in one write transaction as without --bulk, and
+ * prints their messages then.  Commits are not synced (MDB_NOSYNC): the
+ * index is synced once at the end, and a mark file in the index
  * directory says a bulk run is under way until then, so that a run cut
  * short is seen and rerun (chaindata_load_mark.c).
  */
@@ -14,8 +15,6 @@
 #define _GNU_SOURCE
 
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
