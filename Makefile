@@ -31,7 +31,7 @@ MIRROR_SRCS := $(wildcard src/mirror/*.c)
 MODULE_SRCS := $(wildcard src/ngx/*.c)
 HEADERS     := $(wildcard src/*/*.h)
 INCS        := -Isrc/core -Isrc/ingest -Isrc/mirror
-LIBS        := -llmdb -lyajl -lcrypto -lnats
+LIBS        := -llmdb -lyajl -lcrypto -lnats -lpthread
 
 # The version is debian/changelog's, the programs' --version prints it.
 VERSION     := $(shell sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' debian/changelog)
@@ -43,7 +43,7 @@ PROGRAMS    := $(patsubst src/%/,chaindata-%,$(dir $(wildcard \
                    $(d:/=)).c))))
 
 .PHONY: all deps deps-test deps-fuzz module loader mirror unit test \
-        check-layout run bench bench-mirror bench-fanout clean
+        check-layout run bench bench-mirror bench-fanout bench-bulk clean
 
 all: module loader mirror
 
@@ -168,6 +168,11 @@ bench-mirror: all
 bench-fanout: all
 	@sh tools/deps.sh bench
 	bench/fanout
+
+# the first fill: chaindata-load --bulk against the normal loader on a
+# 1,000,000-transaction NDJSON (bench/bulk; BENCH_BULK_* variables)
+bench-bulk: loader
+	bench/bulk
 
 clean:
 	rm -rf $(BUILD)

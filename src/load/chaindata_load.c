@@ -25,15 +25,11 @@
 #include "chaindata_codec.h"
 #include "chaindata_feed.h"
 #include "chaindata_index.h"
+#include "chaindata_load.h"
 #include "chaindata_load_nats.h"
 #include "chaindata_record.h"
 #include "chaindata_status.h"
 
-
-#define CHAINDATA_EXIT_OK        0
-#define CHAINDATA_EXIT_INPUT     1
-#define CHAINDATA_EXIT_USAGE     2
-#define CHAINDATA_EXIT_SYSTEM    3
 
 #define CHAINDATA_BATCH_BYTES    ((size_t) 256 * 1024 * 1024)
 
@@ -50,6 +46,8 @@ typedef struct {
     int                             stats;
     int                             once;
     chaindata_nats_t                nats;     /* --nats: the follower */
+    int                             bulk;
+    const char                     *snapshot;
 
     chaindata_index_t               ix;
     chaindata_feed_t                feed;
@@ -97,6 +95,15 @@ chaindata_usage(FILE *out)
         "                       soon as it is read (a producer's pipe)\n"
         "  --stats              print the index's status as JSON (what\n"
         "                       chaindata_status serves) and exit\n"
+        "  --snapshot OUT       write a compact copy of the index, taken\n"
+        "                       while it is served and written, to the new\n"
+        "                       directory OUT (data.mdb) and exit\n"
+        "  --bulk               a fast first fill: records parsed on every\n"
+        "                       core, larger batches (default %d) of\n"
+        "                       upserts in key order, the index synced\n"
+        "                       once at the end; a run cut short leaves\n"
+        "                       DIR/bulk-load.unfinished and is rerun\n"
+        "                       into a new DIR; no block framing\n"
         "\n"
         "Following a fan-out stream (README \"Scaling out\"), no FILE:\n"
         CHAINDATA_NATS_HELP
@@ -105,7 +112,8 @@ chaindata_usage(FILE *out)
         "  --help, --version    this text; the version\n"
         "\n"
         "exit status: 0 loaded, 1 input rejected, 2 usage, "
-        "3 index or system error\n", CHAINDATA_MAX_READERS);
+        "3 index or system error\n", CHAINDATA_MAX_READERS,
+        CHAINDATA_BULK_BATCH);
 }
 
 
@@ -394,6 +402,32 @@ chaindata_load_stream(chaindata_loader_t *ld, FILE *in,
 }
 
 
+/* --bulk: chaindata_load_bulk.c, its totals into the summary's */
+
+static int
+chaindata_load_bulk(chaindata_loader_t *ld, int nfiles, char **files)
+{
+    int               rc;
+    size_t            i;
+    chaindata_bulk_t  bk;
+
+    memset(&bk, 0, sizeof(chaindata_bulk_t));
+    bk.batch = ld->batch;
+    bk.skip_invalid = ld->skip_invalid;
+
+    rc = chaindata_bulk_load(&ld->ix, &bk, nfiles, files);
+
+    for (i = 0; i < CHAINDATA_REC_KINDS; i++) {
+        ld->applied[i] += bk.applied[i];
+    }
+
+    ld->batches += bk.batches;
+    ld->skipped += bk.skipped;
+
+    return rc;
+}
+
+
 static int
 chaindata_load_files(chaindata_loader_t *ld, int nfiles,
     char **files)
@@ -408,6 +442,10 @@ chaindata_load_files(chaindata_loader_t *ld, int nfiles,
                     strerror(errno));
             return CHAINDATA_EXIT_SYSTEM;
         }
+    }
+
+    if (ld->bulk) {
+        return chaindata_load_bulk(ld, nfiles, files);
     }
 
     if (nfiles == 0) {
@@ -491,6 +529,8 @@ chaindata_parse_args(chaindata_loader_t *ld, int argc,
         { "stats", no_argument, NULL, 'S' },
         { "once", no_argument, NULL, CHAINDATA_NATS_OPT + 'o' },
         CHAINDATA_NATS_OPTIONS,
+        { "snapshot", required_argument, NULL, 'O' },
+        { "bulk", no_argument, NULL, 'B' },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 }
@@ -556,6 +596,14 @@ chaindata_parse_args(chaindata_loader_t *ld, int argc,
             ld->stats = 1;
             break;
 
+        case 'O':
+            ld->snapshot = optarg;
+            break;
+
+        case 'B':
+            ld->bulk = 1;
+            break;
+
         case 'h':
             chaindata_usage(stdout);
             exit(CHAINDATA_EXIT_OK);
@@ -581,6 +629,21 @@ chaindata_parse_args(chaindata_loader_t *ld, int argc,
         return -1;
     }
 
+    if (ld->bulk && ld->follow) {
+        fprintf(stderr, "chaindata-load: --bulk and --follow exclude each "
+                "other\n");
+        return -1;
+    }
+
+    if (ld->snapshot && optind < argc) {
+        fprintf(stderr, "chaindata-load: --snapshot takes no FILE\n");
+        return -1;
+    }
+
+    if (ld->batch == 0) {
+        ld->batch = ld->bulk ? CHAINDATA_BULK_BATCH : 1000;
+    }
+
     if (ld->map_size > ld->max_map_size) {
         ld->max_map_size = ld->map_size;
     }
@@ -591,6 +654,11 @@ chaindata_parse_args(chaindata_loader_t *ld, int argc,
         return -1;
     }
 
+    if (ld->nats.url && (ld->bulk || ld->follow || ld->snapshot)) {
+        fprintf(stderr, "chaindata-load: --nats follows a stream: not with "
+                "--bulk, --follow or --snapshot\n");
+        return -1;
+    }
     if (ld->nats.url ? optind != argc : ld->nats.stream || ld->once) {
         fprintf(stderr, "chaindata-load: --stream and --once go with "
                 "--nats URL, which reads no FILE\n");
@@ -635,7 +703,6 @@ main(int argc, char **argv)
     chaindata_loader_t  ld;
 
     memset(&ld, 0, sizeof(ld));
-    ld.batch = 1000;
     ld.map_size = CHAINDATA_MAP_SIZE;
     ld.max_map_size = CHAINDATA_MAX_MAP_SIZE;
     ld.max_readers = CHAINDATA_MAX_READERS;
@@ -645,8 +712,18 @@ main(int argc, char **argv)
         return CHAINDATA_EXIT_USAGE;
     }
 
+    /* an unfinished bulk load: --stats warns, the others refuse */
+    if (chaindata_bulk_check(ld.db_path) != 0 && !ld.stats) {
+        return CHAINDATA_EXIT_SYSTEM;
+    }
+
     if (ld.stats) {
         return chaindata_print_stats(&ld);
+    }
+
+    if (ld.snapshot) {
+        return chaindata_load_snapshot(ld.db_path, ld.snapshot,
+                                       ld.max_readers, ld.quiet);
     }
 
     if (chaindata_record_init(&ld.rec) != 0
@@ -658,6 +735,11 @@ main(int argc, char **argv)
 
     ld.ix.prog = "chaindata-load";
     ld.ix.path = ld.db_path;
+    if (ld.bulk) {
+        ld.map_size = chaindata_bulk_map_size(ld.map_size, ld.max_map_size,
+                                              argc - optind, argv + optind);
+    }
+
     ld.ix.map_size = ld.map_size;
     ld.ix.max_map_size = ld.max_map_size;
     ld.ix.max_readers = ld.max_readers;
