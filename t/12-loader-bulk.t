@@ -31,13 +31,6 @@ spew("$dir/a.ndjson", join '', @gen[0 .. 1499]);
 spew("$dir/b.ndjson", join '', @gen[1500 .. $#gen]);
 my @input = (@fixtures, "$dir/a.ndjson", "$dir/b.ndjson");
 
-sub dump_of {
-    my ($db) = @_;
-    my ($code, $out, $err) = run_cmd(['mdb_dump', '-a', $db]);
-    die "mdb_dump $db: $err" if $code;
-    return $out;
-}
-
 sub load_ok {
     my ($db, $name, @args) = @_;
     my ($code, $out, $err) = load_index($db, '--quiet', @args);
@@ -53,14 +46,14 @@ for my $batch (undef, 1, 97, 1000) {
     my @b = defined $batch ? ('--batch', $batch) : ();
     my $name = '--bulk' . (defined $batch ? " --batch $batch" : '');
     load_ok($db, $name, '--bulk', @b, @input);
-    ok(dump_of($db) eq dump_of($normal), "$name: the same index (mdb_dump)");
+    ok(mdb_dump_of($db) eq mdb_dump_of($normal), "$name: the same index (mdb_dump)");
     ok(!-e "$db/bulk-load.unfinished", "$name: no mark left");
 }
 
 my $db = "$dir/stdin";
 load_ok($db, '--bulk from standard input', '--bulk', '--batch', 250,
         @fixtures, '-', { stdin => slurp("$dir/a.ndjson") . slurp("$dir/b.ndjson") });
-ok(dump_of($db) eq dump_of($normal), '--bulk from standard input: the same index');
+ok(mdb_dump_of($db) eq mdb_dump_of($normal), '--bulk from standard input: the same index');
 
 
 # --- a bad line ------------------------------------------------------------
@@ -84,7 +77,7 @@ ok(!-e "$db/bulk-load.unfinished", 'a bad line: the index is synced and unmarked
 
 spew("$dir/first400.ndjson", join '', @gen[0 .. 399]);
 load_ok("$dir/first400", 'the first 400 lines alone', "$dir/first400.ndjson");
-ok(dump_of($db) eq dump_of("$dir/first400"),
+ok(mdb_dump_of($db) eq mdb_dump_of("$dir/first400"),
    'a bad line: the index holds exactly the batches before it');
 
 $db = "$dir/skip";
@@ -92,7 +85,7 @@ load_ok($db, '--bulk --skip-invalid', '--bulk', '--batch', 100, '--skip-invalid'
         "$dir/bad.ndjson");
 load_ok("$dir/skip-normal", 'a normal --skip-invalid', '--skip-invalid',
         "$dir/bad.ndjson");
-ok(dump_of($db) eq dump_of("$dir/skip-normal"),
+ok(mdb_dump_of($db) eq mdb_dump_of("$dir/skip-normal"),
    '--bulk --skip-invalid: the same index as without --bulk');
 
 ($code, $out, $err) = load_index("$dir/framed", '--bulk', '-', { stdin =>

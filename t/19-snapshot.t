@@ -56,26 +56,9 @@ sub tx_ids {
     return { map { ("0x$_" => 1) } $out =~ /^ ([0-9a-f]{64})$/mg };
 }
 
-sub tx_dump {
-    my ($db) = @_;
-    my ($code, $out) = run_cmd(['mdb_dump', '-s', 'tx', $db]);
-    $out =~ s/^(?:mapsize|maxreaders)=.*\n//mg;
-    return $out;
-}
-
 sub status_of {
     my ($ng, $id) = @_;
     return http_get($ng->port, "$P$id")->{status};
-}
-
-sub eventually {
-    my ($seconds, $cond) = @_;
-    my $deadline = time + $seconds;
-    while (time < $deadline) {
-        return 1 if $cond->();
-        sleep 0.1;
-    }
-    return $cond->();
 }
 
 my $dir = temp_dir();
@@ -168,7 +151,7 @@ my $direct = "$dir/direct";
 ($code, $out, $err) = load_index($direct, '--follow', '-',
                                  { stdin => blocks(1, $tip + 5) });
 is($code, 0, 'a direct load of the same blocks') or diag($err);
-is(tx_dump($db), tx_dump($direct), 'the followed snapshot equals it (mdb_dump)');
+is(mdb_dump_of($db, 'tx'), mdb_dump_of($direct, 'tx'), 'the followed snapshot equals it (mdb_dump)');
 
 $ng->stop;
 done_testing();

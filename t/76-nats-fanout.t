@@ -25,10 +25,8 @@ use POSIX qw(:sys_wait_h);
 use Time::HiRes qw(sleep time);
 use ChainData::Test qw(:all);
 use ChainData::Nats qw(require_nats);
-use Digest::SHA qw(sha256_hex);
-use ChainData::Runes qw(rune_lists);
 use ChainData::Upstream qw(confirmed_docs derive_doc grow_events make_chain
-    write_chain nginx_locations write_runes btc_hash);
+    write_chain nginx_locations write_runes rune_chain);
 
 require_build();
 require_nats();
@@ -58,20 +56,8 @@ isnt($chain2->[8]{hash}, $chain1->[8]{hash}, 'the second chain forks at 508');
 
 my $root = temp_dir();
 write_chain($root, $chain1, mempool => [$pending]);
-my $L = rune_lists(fixture_path('runes.ndjson'));
-my @acts = map { $L->{activity}{$_} } sort grep { @{ $L->{activity}{$_} } } keys %{ $L->{activity} };
-my %bal = map { $L->{address}{$_} => $L->{balances}{$_} } keys %{ $L->{balances} };
-my @rblocks = map {
-    my $h = 840500 + $_;
-    my @txs = map {
-        my $list = $acts[($h + $_) % @acts];
-        my ($old) = $list->[0] =~ /"tx_id":"([0-9a-f]{64})"/;
-        my $id = sha256_hex("f/$h/$_");
-        [$id, [map { s/\Q$old\E/$id/gr } @$list]];
-    } 0 .. 1;
-    { height => $h, hash => btc_hash($h), txs => \@txs };
-} 0 .. 5;
-write_runes($root, \@rblocks, \%bal);
+my ($rblocks, $bal) = rune_chain('f', 6);
+write_runes($root, $rblocks, $bal);
 my $up = ChainData::Test::Nginx->start(locations => nginx_locations($root));
 my $api = 'http://127.0.0.1:' . $up->port . '/up';
 
@@ -187,7 +173,7 @@ is($c, 0, 'a snapshot of edge A taken while it follows') or diag($e);
 is($a, 0, 'the direct mirror: first chain');
 
 write_chain($root, $chain2, mempool => [$pending]);
-write_runes($root, \@rblocks, \%bal);
+write_runes($root, $rblocks, $bal);
 is(publish_with_faults(1), 0, 'grown chain with a reorg published');
 ($c, $o, $e) = run_cmd([$MIRROR, '--db', $edge{ref}{db}, source_args()], timeout => 120);
 is($c, 0, 'the direct mirror: the reorg') or diag($e);
@@ -211,18 +197,10 @@ my ($units, $seq) = (slurp($edge{B}{log})
     =~ /applied (\d+) units .* sequence (\d+) /g)[-2, -1];
 ok($units && $seq > $units, "follower B: $units units in $seq messages");
 
-sub dump_db {
-    my ($dir, $name) = @_;
-    my ($c, $o, $e) = run_cmd(['mdb_dump', '-s', $name, $dir]);
-    die "mdb_dump $name: $e" if $c;
-    $o =~ s/\A.*?HEADER=END\n//s;    # the header holds the map size
-    return $o;
-}
-
 # the feed without the stream position and the commit times (bytes 24-31
 # of a position, lmdb-schema/feed.md)
 sub feed_dump {
-    my @l = split /\n/, dump_db($_[0], 'feed');
+    my @l = split /\n/, mdb_dump_of($_[0], 'feed') =~ s/\A.*?HEADER=END\n//sr;
     my $out = '';
     my $prefix = unpack('H*', 'stream:');
     for (my $i = 0; $i + 1 < @l; $i += 2) {
@@ -243,12 +221,12 @@ for my $dir ("$root/pub", $edge{A}{db}, $edge{B}{db}, "$root/copy") {
             : $dir =~ /copy/ ? 'the copy of edge A' : 'the publisher';
     for my $name (qw(meta tx tx_event rune_activity rune_activity_entry
                      rune_balances rune_balance_entry chainhook block)) {
-        ok(dump_db($dir, $name) eq dump_db($edge{ref}{db}, $name),
+        ok(mdb_dump_of($dir, $name) eq mdb_dump_of($edge{ref}{db}, $name),
            "$who: $name is the direct mirror's");
     }
     is(feed_dump($dir), feed_dump($edge{ref}{db}),
        "$who: feed positions are the direct mirror's (commit times aside)");
-    like(dump_db($dir, 'feed'), qr/^ \Q${\ unpack('H*', "stream:$STREAM")}\E$/m,
+    like(mdb_dump_of($dir, 'feed'), qr/^ \Q${\ unpack('H*', "stream:$STREAM")}\E$/m,
          "$who: the stream position is in the index");
 }
 

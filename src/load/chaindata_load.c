@@ -186,8 +186,8 @@ chaindata_end_batch(chaindata_loader_t *ld, size_t line)
 }
 
 
-static int
-chaindata_is_blank(const char *s, size_t len)
+int
+chaindata_load_is_blank(const char *s, size_t len)
 {
     while (len--) {
         if (*s != ' ' && *s != '\t' && *s != '\r' && *s != '\n') {
@@ -366,7 +366,7 @@ chaindata_load_stream(chaindata_loader_t *ld, FILE *in,
     while ((n = getline(&line, &cap, in)) != -1) {
         lineno++;
 
-        if (chaindata_is_blank(line, n)) {
+        if (chaindata_load_is_blank(line, n)) {
             continue;
         }
 

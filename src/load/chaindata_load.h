@@ -36,6 +36,9 @@ typedef struct {
 } chaindata_bulk_t;
 
 
+/* a line of nothing but blanks, which the loader passes over */
+int chaindata_load_is_blank(const char *s, size_t len);
+
 /*
  * --snapshot OUT: a compacting copy of the index at db into the new
  * directory OUT; an exit status.

@@ -167,21 +167,6 @@ chaindata_bulk_say(chaindata_bulk_batch_t *b, const char *fmt, ...)
 }
 
 
-static int
-chaindata_bulk_is_blank(const char *s, size_t len)
-{
-    while (len--) {
-        if (*s != ' ' && *s != '\t' && *s != '\r' && *s != '\n') {
-            return 0;
-        }
-
-        s++;
-    }
-
-    return 1;
-}
-
-
 /* the next input, opened; -1 at the end of the input or on a failure */
 
 static int
@@ -243,7 +228,7 @@ chaindata_bulk_read(chaindata_bulk_run_t *run, chaindata_bulk_batch_t *b)
 
         run->lineno++;
 
-        if (chaindata_bulk_is_blank(run->line, n)) {
+        if (chaindata_load_is_blank(run->line, n)) {
             continue;
         }
 
