@@ -83,7 +83,8 @@ for my $name (qw(A B ref)) {
     fixup_index_perms($db);
     $edge{$name} = { db => $db, log => "$root/follow-$name.log",
         ng => ChainData::Test::Nginx->start(db => $db,
-            locations => "        location /extended/v1/tx/ { chaindata_tx; }\n") };
+            locations => "        location /extended/v1/tx/ { chaindata_tx; }\n"
+                . "        location = /chaindata/status { chaindata_status; }\n") };
 }
 
 sub spawn {
@@ -243,6 +244,23 @@ for my $id (@ids) {
     }
 }
 is($bad, 0, "both edges answer as the direct mirror for $n requests");
+
+# each edge tells its stream position, the publisher's own; the direct
+# mirror's edge follows no stream
+my ($pst) = grep { $_->{stream} eq $STREAM }
+    @{ json_decode((load_index("$root/pub", '--stats'))[1])->{streams} };
+ok($pst && $pst->{sequence} >= $seq,
+   "--stats: the publisher's index at sequence $pst->{sequence}");
+for my $name (qw(A B ref)) {
+    my $want = $name eq 'ref' ? [] : [{ stream => $STREAM, sequence => $pst->{sequence} }];
+    my $r = http_get($edge{$name}{ng}->port, '/chaindata/status');
+    is_deeply(json_decode($r->{body})->{streams}, $want,
+              "edge $name: chaindata_status tells its stream position");
+    next if $name eq 'ref';
+    $r = http_get($edge{$name}{ng}->port, '/chaindata/status?format=prometheus');
+    like($r->{body}, qr/^chaindata_stream_sequence\{stream="$STREAM"\} $pst->{sequence}$/m,
+         "edge $name: and in the Prometheus text");
+}
 
 # a follower behind what a stream still holds: a clear error, exit 1
 {

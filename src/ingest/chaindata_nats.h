@@ -17,6 +17,8 @@
 
 #include <nats/nats.h>
 
+#include "chaindata_codec.h"
+
 
 /* getopt codes of the options below, out of the way of letters */
 #define CHAINDATA_NATS_OPT       0x4e00
@@ -47,7 +49,8 @@
     "                      certificate, its key, the CA (or NATS_CERT,\n"    \
     "                      NATS_KEY, NATS_CA)\n"
 
-#define CHAINDATA_NATS_NAME_MAX  200
+/* a stream's name and a subject: as long as a position's key allows */
+#define CHAINDATA_NATS_NAME_MAX  CHAINDATA_STREAM_NAME_MAX
 
 /* the message headers of the stream (lmdb-schema/feed.md "The stream") */
 #define CHAINDATA_NATS_HDR_UNIT   "Chaindata-Unit"

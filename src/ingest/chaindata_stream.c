@@ -55,15 +55,8 @@ chaindata_stream_position(chaindata_index_t *ix, const char *stream,
     rc = mdb_get(txn, ix->dbi[CHAINDATA_DBI_FEED], &key, &val);
 
     if (rc == 0) {
-        if (val.mv_size != CHAINDATA_STREAM_SIZE
-            || ((unsigned char *) val.mv_data)[0] != CHAINDATA_STREAM_FORMAT)
-        {
-            rc = -1;
-
-        } else {
-            *seq = chaindata_get_u64le((unsigned char *) val.mv_data + 8);
-            rc = 1;
-        }
+        rc = chaindata_streampos_decode(seq, val.mv_data, val.mv_size) == 0
+             ? 1 : -1;
 
     } else {
         rc = rc == MDB_NOTFOUND ? 0 : -1;
@@ -90,9 +83,7 @@ chaindata_stream_put_position(chaindata_writeset_t *ws, const char *stream,
         return -1;
     }
 
-    memset(v, 0, CHAINDATA_STREAM_SIZE);
-    v[0] = CHAINDATA_STREAM_FORMAT;
-    chaindata_put_u64le(v + 8, seq);
+    chaindata_streampos_encode(v, seq);
 
     return 0;
 }

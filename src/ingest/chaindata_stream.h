@@ -25,10 +25,6 @@
 #define CHAINDATA_STREAM_INPUT    1    /* a gap, or a unit refused */
 #define CHAINDATA_STREAM_SYSTEM   3
 
-/* the feed key of a stream's position: this prefix, then the name */
-#define CHAINDATA_STREAM_KEY      "stream:"
-#define CHAINDATA_STREAM_FORMAT   2
-#define CHAINDATA_STREAM_SIZE     16
 
 
 typedef struct {
