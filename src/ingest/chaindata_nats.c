@@ -260,6 +260,17 @@ chaindata_nats_options(chaindata_nats_t *n, natsOptions *o)
         s = natsOptions_SetMaxPingsOut(o, 2);
     }
 
+    /*
+     * A request waits on an inbox of its own: the shared reply
+     * subscription of the new style runs a detached thread that may still
+     * be exiting when the program ends (valgrind calls its stack
+     * "possibly lost"); every thread of ours is then joined on close.
+     */
+
+    if (s == NATS_OK) {
+        s = natsOptions_UseOldRequestStyle(o, true);
+    }
+
     return s == NATS_OK ? chaindata_nats_auth(n, o) : s;
 }
 
