@@ -31,7 +31,7 @@ MIRROR_SRCS := $(wildcard src/mirror/*.c)
 MODULE_SRCS := $(wildcard src/ngx/*.c)
 HEADERS     := $(wildcard src/*/*.h)
 INCS        := -Isrc/core -Isrc/ingest -Isrc/mirror
-LIBS        := -llmdb -lyajl -lcrypto -lz -ldeflate
+LIBS        := -llmdb -lyajl -lcrypto -lz -ldeflate -lnats -lpthread
 
 # The version is debian/changelog's, the programs' --version prints it.
 VERSION     := $(shell sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' debian/changelog)
@@ -43,7 +43,8 @@ PROGRAMS    := $(patsubst src/%/,chaindata-%,$(dir $(wildcard \
                    $(d:/=)).c))))
 
 .PHONY: all deps deps-test deps-fuzz module loader mirror unit test \
-        check-layout run bench bench-mirror bench-gzip clean
+        check-layout run bench bench-mirror bench-gzip bench-fanout bench-bulk \
+        clean
 
 all: module loader mirror
 
@@ -168,6 +169,16 @@ bench-gzip: all
 	@sh tools/deps.sh bench
 	bench/gzip
 
+# the NATS fan-out: a block's time from the mirror to two followers' edges
+bench-fanout: all
+	@sh tools/deps.sh bench
+	bench/fanout
+
+# the first fill: chaindata-load --bulk against the normal loader on a
+# 1,000,000-transaction NDJSON (bench/bulk; BENCH_BULK_* variables)
+bench-bulk: loader
+	bench/bulk
+
 clean:
 	rm -rf $(BUILD)
 
@@ -207,7 +218,8 @@ test-valgrind: deps-test all unit
 	    exit 1; }
 	$(VALGRIND) $(UNIT) > /dev/null
 	CHAINDATA_LOADER_WRAPPER="$(VALGRIND)" \
-	    $(PROVE) -I t/lib t/12-loader.t t/11-tx-live-update.t
+	    $(PROVE) -I t/lib t/12-loader.t t/11-tx-live-update.t \
+	    t/77-nats-units.t
 
 # libFuzzer targets (clang) for every parser that takes outside input:
 # ingest records and NDJSON streams, the codecs and query lookup, and the

@@ -20,11 +20,7 @@ my $id = $tx->{tx_id};
 
 my $db = new_index(fixture_path('tx.ndjson'));
 
-sub dump_index {
-    my ($code, $out, $err) = run_cmd(['mdb_dump', '-a', $db]);
-    die "mdb_dump: $err" if $code;
-    return $out;
-}
+sub dump_index { return mdb_dump_of($db) }
 
 my $before = dump_index();
 

@@ -27,11 +27,7 @@ my $ng = ChainData::Test::Nginx->start(
 );
 my $port = $ng->port;
 
-sub dump_index {
-    my ($code, $out, $err) = run_cmd(['mdb_dump', '-a', $db]);
-    die "mdb_dump: $err" if $code;
-    return $out;
-}
+sub dump_index { return mdb_dump_of($db) }
 
 # the loader on stdin, with a deadline (the valgrind wrapper of
 # `make test-valgrind` gets ten times as long)

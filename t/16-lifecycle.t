@@ -45,17 +45,6 @@ sub build_index {
     return $dir;
 }
 
-# polls $cond (a sub) for up to $seconds; true when it held
-sub eventually {
-    my ($seconds, $cond) = @_;
-    my $deadline = time + $seconds;
-    while (time < $deadline) {
-        return 1 if $cond->();
-        sleep 0.1;
-    }
-    return $cond->();
-}
-
 sub status_of {
     my ($ng, $id) = @_;
     return http_get($ng->port, "$P$id")->{status};

@@ -26,9 +26,11 @@ need="gcc make nginx $(build_depends | tr '\n' ' ')"
 
 case "${1:-build}" in
     build) ;;
-    test)  need="$need perl lmdb-utils python3-jsonschema valgrind wrk" ;;
+    # nats-server: a test and bench dependency only (the fan-out tests)
+    test)  need="$need perl lmdb-utils python3-jsonschema valgrind wrk
+                 nats-server" ;;
     fuzz)  need="$need clang libclang-rt-14-dev" ;;
-    bench) need="$need perl lmdb-utils wrk nodejs" ;;
+    bench) need="$need perl lmdb-utils wrk nodejs nats-server" ;;
     deb)   need="$need build-essential dpkg-dev debhelper lintian" ;;
     *)     echo "usage: $0 [build|test|fuzz|bench|deb]" >&2; exit 2 ;;
 esac

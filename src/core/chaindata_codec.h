@@ -98,6 +98,17 @@
 #define CHAINDATA_FEED_HASH_MAX       128
 
 
+/*
+ * A fan-out stream's position in "feed" (lmdb-schema/feed.md "The
+ * stream"): the key is CHAINDATA_STREAM_KEY then the stream's name, a
+ * key no source can have; the value its format, then the sequence.
+ */
+#define CHAINDATA_STREAM_KEY          "stream:"
+#define CHAINDATA_STREAM_NAME_MAX     200
+#define CHAINDATA_STREAM_FORMAT       2
+#define CHAINDATA_STREAM_SIZE         16
+
+
 typedef struct {
     uint64_t              height;
     uint64_t              time;        /* the block's time, Unix seconds */
@@ -202,6 +213,10 @@ void chaindata_feedpos_encode(unsigned char *out,
     const chaindata_feedpos_t *pos);
 int chaindata_feedpos_decode(chaindata_feedpos_t *pos,
     const unsigned char *v, size_t len);
+/* out holds CHAINDATA_STREAM_SIZE bytes; decode: 0, or -1 when not one */
+void chaindata_streampos_encode(unsigned char *out, uint64_t seq);
+int chaindata_streampos_decode(uint64_t *seq, const unsigned char *v,
+    size_t len);
 
 size_t chaindata_json_escape_len(const unsigned char *s, size_t len);
 unsigned char *chaindata_json_escape(unsigned char *dst,

@@ -1,7 +1,7 @@
 
 /*
- * chaindata: the value of a "feed" record, a source's position
- * (lmdb-schema/feed.md).
+ * chaindata: the values of "feed" records, a source's position and a
+ * fan-out stream's (lmdb-schema/feed.md).
  */
 
 
@@ -76,6 +76,30 @@ chaindata_feedpos_decode(chaindata_feedpos_t *pos, const unsigned char *v,
     pos->committed = chaindata_get_u64le(v + 24);
     pos->hash = v + CHAINDATA_FEED_SIZE;
     pos->hash_len = hash_len;
+
+    return 0;
+}
+
+
+void
+chaindata_streampos_encode(unsigned char *out, uint64_t seq)
+{
+    memset(out, 0, CHAINDATA_STREAM_SIZE);
+
+    out[0] = CHAINDATA_STREAM_FORMAT;
+    chaindata_put_u64le(out + 8, seq);
+}
+
+
+int
+chaindata_streampos_decode(uint64_t *seq, const unsigned char *v,
+    size_t len)
+{
+    if (len != CHAINDATA_STREAM_SIZE || v[0] != CHAINDATA_STREAM_FORMAT) {
+        return -1;
+    }
+
+    *seq = chaindata_get_u64le(v + 8);
 
     return 0;
 }

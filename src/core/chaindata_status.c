@@ -35,14 +35,86 @@ chaindata_status_reader(const char *msg, void *ctx)
 }
 
 
+/*
+ * A stream's position (key CHAINDATA_STREAM_KEY then the name): 1 when
+ * the record is one, listed while there is room.  A name that JSON or a
+ * Prometheus label would need to escape is left out: the follower's names
+ * have no backslash, blank or control character, and a '"' in one is absurd.
+ */
+
+static int
+chaindata_status_stream(const MDB_val *key, const MDB_val *val,
+    chaindata_status_t *st)
+{
+    size_t                      i, n;
+    uint64_t                    seq;
+    const char                 *name;
+    chaindata_status_stream_t  *s;
+
+    n = sizeof(CHAINDATA_STREAM_KEY) - 1;
+
+    if (key->mv_size <= n || key->mv_size - n > CHAINDATA_STREAM_NAME_MAX
+        || memcmp(key->mv_data, CHAINDATA_STREAM_KEY, n) != 0
+        || chaindata_streampos_decode(&seq, val->mv_data, val->mv_size) != 0)
+    {
+        return 0;
+    }
+
+    name = (const char *) key->mv_data + n;
+    n = key->mv_size - n;
+
+    for (i = 0; i < n; i++) {
+        if (name[i] <= ' ' || name[i] > '~' || name[i] == '"'
+            || name[i] == '\\')
+        {
+            return 1;
+        }
+    }
+
+    if (st->nstreams < CHAINDATA_STATUS_STREAMS) {
+        s = &st->streams[st->nstreams++];
+        memcpy(s->name, name, n);
+        s->name[n] = '\0';
+        s->sequence = seq;
+    }
+
+    return 1;
+}
+
+
+/* a source's position: listed while there is room */
+
+static void
+chaindata_status_feed(const MDB_val *key, const MDB_val *val,
+    chaindata_status_t *st)
+{
+    chaindata_feedpos_t       pos;
+    chaindata_status_feed_t  *f;
+
+    if (st->nfeeds == CHAINDATA_STATUS_FEEDS
+        || key->mv_size > CHAINDATA_FEED_SOURCE_MAX
+        || chaindata_feedpos_decode(&pos, val->mv_data, val->mv_size) != 0)
+    {
+        return;
+    }
+
+    f = &st->feeds[st->nfeeds++];
+    memcpy(f->source, key->mv_data, key->mv_size);
+    f->source[key->mv_size] = '\0';
+    f->height = pos.height;
+    f->time = pos.time;
+    f->committed = pos.committed;
+    memcpy(f->hash, pos.hash, pos.hash_len);
+    f->hash[pos.hash_len] = '\0';
+}
+
+
 static int
 chaindata_status_feeds(MDB_txn *txn, MDB_dbi dbi, chaindata_status_t *st)
 {
-    int                       rc;
-    MDB_val                   key, val;
-    MDB_cursor               *cur;
-    chaindata_feedpos_t       pos;
-    chaindata_status_feed_t  *f;
+    int          rc;
+    MDB_val      key, val;
+    MDB_cursor  *cur;
 
     rc = mdb_cursor_open(txn, dbi, &cur);
     if (rc != 0) {
@@ -50,23 +122,12 @@ chaindata_status_feeds(MDB_txn *txn, MDB_dbi dbi, chaindata_status_t *st)
     }
 
     for (rc = mdb_cursor_get(cur, &key, &val, MDB_FIRST);
-         rc == 0 && st->nfeeds < CHAINDATA_STATUS_FEEDS;
+         rc == 0;
          rc = mdb_cursor_get(cur, &key, &val, MDB_NEXT))
     {
-        if (key.mv_size > CHAINDATA_FEED_SOURCE_MAX
-            || chaindata_feedpos_decode(&pos, val.mv_data, val.mv_size) != 0)
-        {
-            continue;
+        if (!chaindata_status_stream(&key, &val, st)) {
+            chaindata_status_feed(&key, &val, st);
         }
-
-        f = &st->feeds[st->nfeeds++];
-        memcpy(f->source, key.mv_data, key.mv_size);
-        f->source[key.mv_size] = '\0';
-        f->height = pos.height;
-        f->time = pos.time;
-        f->committed = pos.committed;
-        memcpy(f->hash, pos.hash, pos.hash_len);
-        f->hash[pos.hash_len] = '\0';
     }
 
     mdb_cursor_close(cur);
@@ -248,7 +309,10 @@ chaindata_status_lag(const chaindata_status_feed_t *f, uint64_t now)
 }
 
 
-/* source names and hashes are [a-z0-9_-] and [0-9A-Za-z]: no escaping */
+/*
+ * source names and hashes are [a-z0-9_-] and [0-9A-Za-z], stream names
+ * have nothing to escape (chaindata_status_stream()): no escaping
+ */
 
 static void
 chaindata_status_json(chaindata_sbuf_t *b, const chaindata_status_t *st,
@@ -281,6 +345,14 @@ chaindata_status_json(chaindata_sbuf_t *b, const chaindata_status_t *st,
                               (unsigned long long) f->committed,
                               (unsigned long long)
                                   chaindata_status_lag(f, now));
+    }
+
+    chaindata_sbuf_printf(b, "],\"streams\":[");
+
+    for (i = 0; i < st->nstreams; i++) {
+        chaindata_sbuf_printf(b, "%s{\"stream\":\"%s\",\"sequence\":%llu}",
+                              i ? "," : "", st->streams[i].name,
+                              (unsigned long long) st->streams[i].sequence);
     }
 
     chaindata_sbuf_printf(b, "]}\n");
@@ -329,7 +401,7 @@ chaindata_status_prom_feed_times(chaindata_sbuf_t *b,
 
 
 static void
-chaindata_status_prom_feeds(chaindata_sbuf_t *b,
+chaindata_status_prom_positions(chaindata_sbuf_t *b,
     const chaindata_status_t *st, uint64_t now)
 {
     size_t                          i;
@@ -345,6 +417,14 @@ chaindata_status_prom_feeds(chaindata_sbuf_t *b,
     }
 
     chaindata_status_prom_feed_times(b, st, now);
+
+    chaindata_status_metric(b, "stream_sequence",
+                            "Stream sequence of the last unit applied");
+    for (i = 0; i < st->nstreams; i++) {
+        chaindata_sbuf_printf(b, "chaindata_stream_sequence{stream=\"%s\"} "
+                              "%llu\n", st->streams[i].name,
+                              (unsigned long long) st->streams[i].sequence);
+    }
 }
 
 
@@ -372,7 +452,7 @@ chaindata_status_prometheus(chaindata_sbuf_t *b,
     chaindata_status_metric(b, "readers_max", "Reader slots");
     chaindata_sbuf_printf(b, "chaindata_readers_max %u\n", st->max_readers);
 
-    chaindata_status_prom_feeds(b, st, now);
+    chaindata_status_prom_positions(b, st, now);
 }
 
 

@@ -3,7 +3,7 @@
  * chaindata: how current the index is and how full, gathered from an
  * open environment (the module's workers) or a directory (chaindata-load
  * --stats), formatted as JSON or in the Prometheus text format.  Never any
- * key or chainhook data: counts, sizes and feed positions only.
+ * key or chainhook data: counts, sizes, feed and stream positions only.
  */
 
 
@@ -20,7 +20,8 @@
 #include "chaindata_schema.h"
 
 
-#define CHAINDATA_STATUS_FEEDS  16
+#define CHAINDATA_STATUS_FEEDS    16
+#define CHAINDATA_STATUS_STREAMS  16
 
 
 typedef struct {
@@ -32,16 +33,25 @@ typedef struct {
 } chaindata_status_feed_t;
 
 
+/* a fan-out stream's position: the sequence of the last unit applied */
 typedef struct {
-    char                     schema[17];
-    size_t                   entries[CHAINDATA_DBI_COUNT];
-    size_t                   map_size;
-    size_t                   used;
-    unsigned                 readers;
-    unsigned                 max_readers;
-    size_t                   nfeeds;
-    chaindata_status_feed_t  feeds[CHAINDATA_STATUS_FEEDS];
-    char                     err[CHAINDATA_SCHEMA_ERR_LEN + 64];
+    char           name[CHAINDATA_STREAM_NAME_MAX + 1];
+    uint64_t       sequence;
+} chaindata_status_stream_t;
+
+
+typedef struct {
+    char                       schema[17];
+    size_t                     entries[CHAINDATA_DBI_COUNT];
+    size_t                     map_size;
+    size_t                     used;
+    unsigned                   readers;
+    unsigned                   max_readers;
+    size_t                     nfeeds;
+    chaindata_status_feed_t    feeds[CHAINDATA_STATUS_FEEDS];
+    size_t                     nstreams;
+    chaindata_status_stream_t  streams[CHAINDATA_STATUS_STREAMS];
+    char                       err[CHAINDATA_SCHEMA_ERR_LEN + 64];
 } chaindata_status_t;
 
 

@@ -25,14 +25,11 @@
 #include "chaindata_codec.h"
 #include "chaindata_feed.h"
 #include "chaindata_index.h"
+#include "chaindata_load.h"
+#include "chaindata_load_nats.h"
 #include "chaindata_record.h"
 #include "chaindata_status.h"
 
-
-#define CHAINDATA_EXIT_OK        0
-#define CHAINDATA_EXIT_INPUT     1
-#define CHAINDATA_EXIT_USAGE     2
-#define CHAINDATA_EXIT_SYSTEM    3
 
 #define CHAINDATA_BATCH_BYTES    ((size_t) 256 * 1024 * 1024)
 
@@ -47,6 +44,10 @@ typedef struct {
     int                             quiet;
     int                             follow;
     int                             stats;
+    int                             once;
+    chaindata_nats_t                nats;     /* --nats: the follower */
+    int                             bulk;
+    const char                     *snapshot;
 
     chaindata_index_t               ix;
     chaindata_feed_t                feed;
@@ -94,10 +95,25 @@ chaindata_usage(FILE *out)
         "                       soon as it is read (a producer's pipe)\n"
         "  --stats              print the index's status as JSON (what\n"
         "                       chaindata_status serves) and exit\n"
+        "  --snapshot OUT       write a compact copy of the index, taken\n"
+        "                       while it is served and written, to the new\n"
+        "                       directory OUT (data.mdb) and exit\n"
+        "  --bulk               a fast first fill: records parsed on every\n"
+        "                       core, larger batches (default %d) of\n"
+        "                       upserts in key order, the index synced\n"
+        "                       once at the end; a run cut short leaves\n"
+        "                       DIR/bulk-load.unfinished and is rerun\n"
+        "                       into a new DIR; no block framing\n"
+        "\n"
+        "Following a fan-out stream (README \"Scaling out\"), no FILE:\n"
+        CHAINDATA_NATS_HELP
+        "  --once               up to the stream's last message, then exit\n"
+        "\n"
         "  --help, --version    this text; the version\n"
         "\n"
         "exit status: 0 loaded, 1 input rejected, 2 usage, "
-        "3 index or system error\n", CHAINDATA_MAX_READERS);
+        "3 index or system error\n", CHAINDATA_MAX_READERS,
+        CHAINDATA_BULK_BATCH);
 }
 
 
@@ -170,8 +186,8 @@ chaindata_end_batch(chaindata_loader_t *ld, size_t line)
 }
 
 
-static int
-chaindata_is_blank(const char *s, size_t len)
+int
+chaindata_load_is_blank(const char *s, size_t len)
 {
     while (len--) {
         if (*s != ' ' && *s != '\t' && *s != '\r' && *s != '\n') {
@@ -350,7 +366,7 @@ chaindata_load_stream(chaindata_loader_t *ld, FILE *in,
     while ((n = getline(&line, &cap, in)) != -1) {
         lineno++;
 
-        if (chaindata_is_blank(line, n)) {
+        if (chaindata_load_is_blank(line, n)) {
             continue;
         }
 
@@ -386,6 +402,32 @@ chaindata_load_stream(chaindata_loader_t *ld, FILE *in,
 }
 
 
+/* --bulk: chaindata_load_bulk.c, its totals into the summary's */
+
+static int
+chaindata_load_bulk(chaindata_loader_t *ld, int nfiles, char **files)
+{
+    int               rc;
+    size_t            i;
+    chaindata_bulk_t  bk;
+
+    memset(&bk, 0, sizeof(chaindata_bulk_t));
+    bk.batch = ld->batch;
+    bk.skip_invalid = ld->skip_invalid;
+
+    rc = chaindata_bulk_load(&ld->ix, &bk, nfiles, files);
+
+    for (i = 0; i < CHAINDATA_REC_KINDS; i++) {
+        ld->applied[i] += bk.applied[i];
+    }
+
+    ld->batches += bk.batches;
+    ld->skipped += bk.skipped;
+
+    return rc;
+}
+
+
 static int
 chaindata_load_files(chaindata_loader_t *ld, int nfiles,
     char **files)
@@ -400,6 +442,10 @@ chaindata_load_files(chaindata_loader_t *ld, int nfiles,
                     strerror(errno));
             return CHAINDATA_EXIT_SYSTEM;
         }
+    }
+
+    if (ld->bulk) {
+        return chaindata_load_bulk(ld, nfiles, files);
     }
 
     if (nfiles == 0) {
@@ -481,6 +527,10 @@ chaindata_parse_args(chaindata_loader_t *ld, int argc,
         { "quiet", no_argument, NULL, 'q' },
         { "follow", no_argument, NULL, 'f' },
         { "stats", no_argument, NULL, 'S' },
+        { "once", no_argument, NULL, CHAINDATA_NATS_OPT + 'o' },
+        CHAINDATA_NATS_OPTIONS,
+        { "snapshot", required_argument, NULL, 'O' },
+        { "bulk", no_argument, NULL, 'B' },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 }
@@ -546,6 +596,14 @@ chaindata_parse_args(chaindata_loader_t *ld, int argc,
             ld->stats = 1;
             break;
 
+        case 'O':
+            ld->snapshot = optarg;
+            break;
+
+        case 'B':
+            ld->bulk = 1;
+            break;
+
         case 'h':
             chaindata_usage(stdout);
             exit(CHAINDATA_EXIT_OK);
@@ -555,8 +613,14 @@ chaindata_parse_args(chaindata_loader_t *ld, int argc,
             printf("chaindata-load %s\n", CHAINDATA_VERSION);
             exit(CHAINDATA_EXIT_OK);
 
+        case CHAINDATA_NATS_OPT + 'o':
+            ld->once = 1;
+            break;
+
         default:
-            return -1;
+            if (chaindata_nats_option(&ld->nats, c, optarg) != 1) {
+                return -1;
+            }
         }
     }
 
@@ -565,8 +629,40 @@ chaindata_parse_args(chaindata_loader_t *ld, int argc,
         return -1;
     }
 
+    if (ld->bulk && ld->follow) {
+        fprintf(stderr, "chaindata-load: --bulk and --follow exclude each "
+                "other\n");
+        return -1;
+    }
+
+    if (ld->snapshot && optind < argc) {
+        fprintf(stderr, "chaindata-load: --snapshot takes no FILE\n");
+        return -1;
+    }
+
+    if (ld->batch == 0) {
+        ld->batch = ld->bulk ? CHAINDATA_BULK_BATCH : 1000;
+    }
+
     if (ld->map_size > ld->max_map_size) {
         ld->max_map_size = ld->map_size;
+    }
+
+    ld->nats.prog = "chaindata-load";
+
+    if (ld->nats.url && chaindata_nats_check(&ld->nats) != 0) {
+        return -1;
+    }
+
+    if (ld->nats.url && (ld->bulk || ld->follow || ld->snapshot)) {
+        fprintf(stderr, "chaindata-load: --nats follows a stream: not with "
+                "--bulk, --follow or --snapshot\n");
+        return -1;
+    }
+    if (ld->nats.url ? optind != argc : ld->nats.stream || ld->once) {
+        fprintf(stderr, "chaindata-load: --stream and --once go with "
+                "--nats URL, which reads no FILE\n");
+        return -1;
     }
 
     return 0;
@@ -607,7 +703,6 @@ main(int argc, char **argv)
     chaindata_loader_t  ld;
 
     memset(&ld, 0, sizeof(ld));
-    ld.batch = 1000;
     ld.map_size = CHAINDATA_MAP_SIZE;
     ld.max_map_size = CHAINDATA_MAX_MAP_SIZE;
     ld.max_readers = CHAINDATA_MAX_READERS;
@@ -617,8 +712,18 @@ main(int argc, char **argv)
         return CHAINDATA_EXIT_USAGE;
     }
 
+    /* an unfinished bulk load: --stats warns, the others refuse */
+    if (chaindata_bulk_check(ld.db_path) != 0 && !ld.stats) {
+        return CHAINDATA_EXIT_SYSTEM;
+    }
+
     if (ld.stats) {
         return chaindata_print_stats(&ld);
+    }
+
+    if (ld.snapshot) {
+        return chaindata_load_snapshot(ld.db_path, ld.snapshot,
+                                       ld.max_readers, ld.quiet);
     }
 
     if (chaindata_record_init(&ld.rec) != 0
@@ -630,6 +735,11 @@ main(int argc, char **argv)
 
     ld.ix.prog = "chaindata-load";
     ld.ix.path = ld.db_path;
+    if (ld.bulk) {
+        ld.map_size = chaindata_bulk_map_size(ld.map_size, ld.max_map_size,
+                                              argc - optind, argv + optind);
+    }
+
     ld.ix.map_size = ld.map_size;
     ld.ix.max_map_size = ld.max_map_size;
     ld.ix.max_readers = ld.max_readers;
@@ -637,7 +747,11 @@ main(int argc, char **argv)
     rc = chaindata_index_open(&ld.ix) == 0 ? CHAINDATA_EXIT_OK
                                            : CHAINDATA_EXIT_SYSTEM;
 
-    if (rc == CHAINDATA_EXIT_OK) {
+    if (rc == CHAINDATA_EXIT_OK && ld.nats.url) {
+        rc = chaindata_load_nats(&ld.nats, &ld.ix, &ld.feed, &ld.rec,
+                                 &ld.ws, ld.once);
+
+    } else if (rc == CHAINDATA_EXIT_OK) {
         rc = chaindata_load_files(&ld, argc - optind, argv + optind);
         chaindata_summary(&ld);
     }

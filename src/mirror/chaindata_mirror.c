@@ -60,6 +60,13 @@ chaindata_mirror_usage(FILE *out)
         "                      or a wrong answer (default 8)\n"
         "  --timeout S         per request (default 30)\n"
         "  --map-size SIZE, --max-map-size SIZE   as chaindata-load\n"
+        "\n"
+        "Publishing to a fan-out stream (README \"Scaling out\"): each\n"
+        "block is published, then committed to DIR, the working index:\n"
+        CHAINDATA_NATS_HELP
+        "  --max-msgs N        when it creates the stream: keep N messages\n"
+        "                      (default: all)\n"
+        "\n"
         "  --help, --version   this text; the version\n"
         "\n"
         "exit status: 0 caught up (--once) or stopped by a signal,\n"
@@ -218,6 +225,8 @@ chaindata_mirror_args(chaindata_mirror_t *m, int argc, char **argv)
         { "max-map-size", required_argument, NULL, 'M' },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
+        CHAINDATA_NATS_OPTIONS,
+        CHAINDATA_NATS_OPTION_MAX_MSGS,
         { NULL, 0, NULL, 0 }
     };
 
@@ -354,7 +363,9 @@ chaindata_mirror_args(chaindata_mirror_t *m, int argc, char **argv)
             exit(CHAINDATA_MIRROR_OK);
 
         default:
-            return -1;
+            if (chaindata_nats_option(&m->nats, c, optarg) != 1) {
+                return -1;
+            }
         }
     }
 
@@ -384,6 +395,19 @@ chaindata_mirror_args(chaindata_mirror_t *m, int argc, char **argv)
     }
 
     if (m->chainhooks_file && chaindata_chainhooks_read(m) != 0) {
+        return -1;
+    }
+
+    m->nats.prog = "chaindata-mirror";
+
+    if (m->nats.url && chaindata_nats_check(&m->nats) != 0) {
+        return -1;
+    }
+
+    /* chainhook records carry API keys: not for a stream (README) */
+    if (m->nats.url && m->platform_api) {
+        fprintf(stderr, "chaindata-mirror: --platform-api does not go "
+                "with --nats: run it on each edge's index\n");
         return -1;
     }
 
@@ -559,7 +583,9 @@ main(int argc, char **argv)
         && chaindata_index_open(&m.ix) == 0
         && chaindata_mirror_lock(&m) == 0)
     {
-        rc = chaindata_mirror_run(&m);
+        rc = m.nats.url ? chaindata_pub_start(&m) : CHAINDATA_MIRROR_OK;
+        rc = rc == CHAINDATA_MIRROR_OK ? chaindata_mirror_run(&m)
+                                       : rc == -1 ? CHAINDATA_MIRROR_OK : rc;
     }
 
     if (m.tty) {
@@ -571,6 +597,7 @@ main(int argc, char **argv)
     chaindata_writeset_free(&m.ws);
     chaindata_mempool_free(&m);
     chaindata_chainhooks_free(&m);
+    chaindata_pub_free(&m);
     chaindata_feed_free(&m.feed);
     chaindata_record_free(&m.rec);
     curl_global_cleanup();

@@ -19,6 +19,7 @@
 #include "chaindata_feed.h"
 #include "chaindata_index.h"
 #include "chaindata_jdoc.h"
+#include "chaindata_nats.h"
 #include "chaindata_record.h"
 
 
@@ -123,6 +124,10 @@ typedef struct {
     chaindata_record_t   rec;
     chaindata_writeset_t ws;
 
+    /* --nats: the publisher (chaindata_mirror_nats.c) */
+    chaindata_nats_t     nats;
+    struct chaindata_pub_s  *pub;
+
     /* progress */
     int                  tty;
     double               started;
@@ -184,6 +189,16 @@ int chaindata_block_undo(chaindata_mirror_t *m, const char *source,
 int chaindata_block_rollback(chaindata_mirror_t *m, const char *source,
     uint64_t height);
 void chaindata_block_abandon(chaindata_mirror_t *m);
+/* empties the write set (and the unit of lines to publish) */
+void chaindata_block_reset(chaindata_mirror_t *m);
+
+/* the publisher: the lines of a write transaction are one unit */
+int chaindata_pub_start(chaindata_mirror_t *m);
+int chaindata_pub_line(chaindata_mirror_t *m, const unsigned char *line,
+    size_t len);
+int chaindata_pub_unit(chaindata_mirror_t *m);
+void chaindata_pub_reset(chaindata_mirror_t *m);
+void chaindata_pub_free(chaindata_mirror_t *m);
 
 /* a member of obj: an integer from 0 to 2^64-1, a block hash; 0 or -1 */
 int chaindata_jv_u64(const chaindata_jv_t *obj, const char *name,

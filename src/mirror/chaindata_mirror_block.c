@@ -26,7 +26,8 @@ chaindata_block_frame(chaindata_mirror_t *m, const char *line, int want)
         return -1;
     }
 
-    return 0;
+    return chaindata_pub_line(m, (const unsigned char *) line,
+                              strlen(line));
 }
 
 
@@ -37,7 +38,7 @@ chaindata_block_open(chaindata_mirror_t *m, const char *source,
 {
     char  line[600];
 
-    chaindata_writeset_reset(&m->ws);
+    chaindata_block_reset(m);
 
     snprintf(line, sizeof(line), "{\"kind\":\"block\",\"source\":\"%s\","
              "\"height\":%llu,\"hash\":\"%.*s\",\"parent\":\"%.*s\","
@@ -82,6 +83,10 @@ chaindata_block_record(chaindata_mirror_t *m, const unsigned char *line,
         return -1;
     }
 
+    if (chaindata_pub_line(m, line, len) != 0) {
+        return -1;
+    }
+
     if (m->feed.skip) {
         m->ws.nwrites = nwrites;
         m->ws.len = used;
@@ -97,8 +102,14 @@ chaindata_block_write(chaindata_mirror_t *m)
 {
     int  rc;
 
+    /* published first: a crash between the two is made good on start */
+    if (chaindata_pub_unit(m) != 0) {
+        chaindata_block_reset(m);
+        return -1;
+    }
+
     rc = chaindata_index_commit(&m->ix, &m->ws);
-    chaindata_writeset_reset(&m->ws);
+    chaindata_block_reset(m);
 
     if (rc != 0) {
         chaindata_mirror_log(m, "error", "commit failed: %s%s",
@@ -146,7 +157,7 @@ chaindata_block_undo(chaindata_mirror_t *m, const char *source,
 {
     char  line[128];
 
-    chaindata_writeset_reset(&m->ws);
+    chaindata_block_reset(m);
 
     snprintf(line, sizeof(line), "{\"kind\":\"rollback\",\"source\":\"%s\","
              "\"height\":%llu}", source, (unsigned long long) height);
@@ -159,7 +170,7 @@ chaindata_block_undo(chaindata_mirror_t *m, const char *source,
         chaindata_mirror_log(m, "error", "rollback of %s to %llu: %s",
                              source, (unsigned long long) height,
                              m->feed.err);
-        chaindata_writeset_reset(&m->ws);
+        chaindata_block_reset(m);
         return -1;
     }
 
@@ -183,7 +194,15 @@ void
 chaindata_block_abandon(chaindata_mirror_t *m)
 {
     chaindata_feed_abandon(&m->feed);
+    chaindata_block_reset(m);
+}
+
+
+void
+chaindata_block_reset(chaindata_mirror_t *m)
+{
     chaindata_writeset_reset(&m->ws);
+    chaindata_pub_reset(m);
 }
 
 

@@ -221,7 +221,7 @@ chaindata_chainhooks_poll(chaindata_mirror_t *m)
     }
 
     rc = chaindata_mirror_fetch(m, reqs, n);
-    chaindata_writeset_reset(&m->ws);
+    chaindata_block_reset(m);
 
     for (i = 0; rc == CHAINDATA_MIRROR_OK && i < n; i++) {
         if (chaindata_hook_record(m, m->hooks[2 * i], m->hooks[2 * i + 1],
@@ -236,7 +236,7 @@ chaindata_chainhooks_poll(chaindata_mirror_t *m)
         rc = CHAINDATA_MIRROR_SYSTEM;
     }
 
-    chaindata_writeset_reset(&m->ws);
+    chaindata_block_reset(m);
 
     for (i = 0; i < n; i++) {
         if (reqs[i]) {

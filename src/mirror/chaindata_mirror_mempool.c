@@ -316,6 +316,11 @@ chaindata_mempool_record(chaindata_mirror_t *m, const chaindata_jv_t *doc,
     }
 
     rc = chaindata_record_parse(&m->rec, line, p - line, &m->ws);
+
+    if (rc == 0) {
+        rc = chaindata_pub_line(m, line, p - line);
+    }
+
     free(line);
 
     if (rc != 0) {
@@ -504,7 +509,7 @@ chaindata_mempool_poll(chaindata_mirror_t *m)
         return rc;
     }
 
-    chaindata_writeset_reset(&m->ws);
+    chaindata_block_reset(m);
     listed = NULL;
     next = NULL;
     nlisted = 0;
@@ -523,7 +528,7 @@ chaindata_mempool_poll(chaindata_mirror_t *m)
         rc = CHAINDATA_MIRROR_SYSTEM;
     }
 
-    chaindata_writeset_reset(&m->ws);
+    chaindata_block_reset(m);
     chaindata_reqs_free(pages, npages);
     free(listed);
 

@@ -530,7 +530,7 @@ chaindata_runes_rollback(chaindata_mirror_t *m, uint64_t height,
     chaindata_names_free(&addresses);
 
     if (rc != CHAINDATA_MIRROR_OK) {
-        chaindata_writeset_reset(&m->ws);
+        chaindata_block_reset(m);
         return rc;
     }
 

@@ -28,7 +28,8 @@ our @EXPORT_OK = qw(
     json_value_end json_members json_array_elements json_member_value
     json_replace_member json_remove_member
     splice_events validate_tx_schema schema_path
-    temp_dir slurp spew is_root random_tx_id example_config
+    temp_dir slurp spew is_root random_tx_id example_config eventually
+    mdb_dump_of
 );
 our %EXPORT_TAGS = (all => \@EXPORT_OK);
 
@@ -100,6 +101,29 @@ sub require_build {
 }
 
 sub is_root { return $> == 0 }
+
+# mdb_dump of one database of an index (all of them without $name), less
+# the header lines that differ between equal indexes (the map's size and
+# the reader slots); dies when mdb_dump fails
+sub mdb_dump_of {
+    my ($dir, $name) = @_;
+    my ($code, $out, $err) = run_cmd(['mdb_dump', defined $name
+        ? ('-s', $name) : '-a', $dir]);
+    die "mdb_dump $dir: $err" if $code;
+    $out =~ s/^(?:mapsize|maxreaders)=.*\n//mg;
+    return $out;
+}
+
+# polls $cond (a sub) for up to $seconds; true when it held
+sub eventually {
+    my ($seconds, $cond) = @_;
+    my $deadline = time + $seconds;
+    while (time < $deadline) {
+        return 1 if $cond->();
+        sleep 0.1;
+    }
+    return $cond->();
+}
 
 sub temp_dir {
     my (%opt) = @_;

@@ -28,10 +28,11 @@ use File::Path qw(make_path);
 use POSIX qw(strftime);
 
 use ChainData::Test qw(:all);
+use ChainData::Runes qw(rune_lists);
 
 our @EXPORT_OK = qw(
     confirmed_docs derive_doc grow_events make_chain write_chain tx_page
-    block_hash nginx_locations write_runes runes_page btc_hash
+    block_hash nginx_locations write_runes runes_page btc_hash rune_chain
     RUNES_LIMITS
 );
 
@@ -179,6 +180,30 @@ sub write_chain {
 use constant RUNES_LIMITS => (60, 59, 47, 31, 23, 17);
 
 sub btc_hash { my ($h, $fork) = @_; return substr(sha256_hex("btc/$h/" . ($fork || '')), 0, 64) }
+
+# Bitcoin blocks from 840500 up, two transactions each, carrying the
+# fixtures' rune activity lists under tx ids derived from $tag; and the
+# fixtures' balance lists by address: (\@blocks, \%balances) for
+# write_runes()
+sub rune_chain {
+    my ($tag, $count) = @_;
+    my $L = rune_lists(fixture_path('runes.ndjson'));
+    my @acts = map { $L->{activity}{$_} }
+        sort grep { @{ $L->{activity}{$_} } } keys %{ $L->{activity} };
+    my %bal = map { $L->{address}{$_} => $L->{balances}{$_} }
+        keys %{ $L->{balances} };
+    my @blocks = map {
+        my $h = 840500 + $_;
+        my @txs = map {
+            my $list = $acts[($h + $_) % @acts];
+            my ($old) = $list->[0] =~ /"tx_id":"([0-9a-f]{64})"/;
+            my $id = sha256_hex("$tag/$h/$_");
+            [$id, [map { s/\Q$old\E/$id/gr } @$list]];
+        } 0 .. 1;
+        { height => $h, hash => btc_hash($h), txs => \@txs };
+    } 0 .. $count - 1;
+    return (\@blocks, \%bal);
+}
 
 sub runes_page {
     my ($texts, $offset, $limit) = @_;

@@ -1,0 +1,124 @@
+
+/*
+ * chaindata: the NATS JetStream side of the fan-out (README "Scaling
+ * out", lmdb-schema/feed.md "The stream"): options named as nats tooling
+ * names them, the connection (reconnecting with backoff), the stream and
+ * the reading of one message by its sequence.
+ */
+
+
+#ifndef _CHAINDATA_NATS_H_INCLUDED_
+#define _CHAINDATA_NATS_H_INCLUDED_
+
+
+#include <getopt.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <nats/nats.h>
+
+#include "chaindata_codec.h"
+
+
+/* getopt codes of the options below, out of the way of letters */
+#define CHAINDATA_NATS_OPT       0x4e00
+
+#define CHAINDATA_NATS_OPTIONS                                               \
+    { "nats", required_argument, NULL, CHAINDATA_NATS_OPT + 'n' },           \
+    { "stream", required_argument, NULL, CHAINDATA_NATS_OPT + 's' },         \
+    { "subject", required_argument, NULL, CHAINDATA_NATS_OPT + 'j' },        \
+    { "creds", required_argument, NULL, CHAINDATA_NATS_OPT + 'c' },          \
+    { "user", required_argument, NULL, CHAINDATA_NATS_OPT + 'u' },           \
+    { "tlscert", required_argument, NULL, CHAINDATA_NATS_OPT + 'C' },        \
+    { "tlskey", required_argument, NULL, CHAINDATA_NATS_OPT + 'K' },         \
+    { "tlsca", required_argument, NULL, CHAINDATA_NATS_OPT + 'A' }
+
+/* the publisher's only: a limit of the stream it creates */
+#define CHAINDATA_NATS_OPTION_MAX_MSGS                                       \
+    { "max-msgs", required_argument, NULL, CHAINDATA_NATS_OPT + 'm' }
+
+/* the options' --help lines, the same for both programs */
+#define CHAINDATA_NATS_HELP                                                  \
+    "  --nats URL          a NATS server (nats://host:4222, tls://...)\n"      \
+    "  --stream NAME       the JetStream stream of the fan-out\n"            \
+    "  --subject SUBJ      its subject (default chaindata.NAME)\n"           \
+    "  --creds FILE        a NATS credentials file (or NATS_CREDS)\n"        \
+    "  --user USER         user; the password from NATS_PASSWORD (or\n"      \
+    "                      NATS_USER; a token from NATS_TOKEN)\n"            \
+    "  --tlscert FILE, --tlskey FILE, --tlsca FILE   TLS client\n"           \
+    "                      certificate, its key, the CA (or NATS_CERT,\n"    \
+    "                      NATS_KEY, NATS_CA)\n"
+
+/* a stream's name and a subject: as long as a position's key allows */
+#define CHAINDATA_NATS_NAME_MAX  CHAINDATA_STREAM_NAME_MAX
+
+/* the message headers of the stream (lmdb-schema/feed.md "The stream") */
+#define CHAINDATA_NATS_HDR_UNIT   "Chaindata-Unit"
+#define CHAINDATA_NATS_HDR_PART   "Chaindata-Part"
+#define CHAINDATA_NATS_HDR_PARTS  "Chaindata-Parts"
+
+
+typedef struct {
+    const char          *prog;
+    volatile int        *stop;       /* set by a signal */
+
+    const char          *url;
+    const char          *stream;
+    const char          *subject;
+    const char          *creds;
+    const char          *user;
+    const char          *tlscert;
+    const char          *tlskey;
+    const char          *tlsca;
+    int64_t              max_msgs;   /* when it creates the stream */
+
+    char                 subj[CHAINDATA_NATS_NAME_MAX + 16];
+    natsConnection      *nc;
+    jsCtx               *js;
+    natsSubscription    *bell;       /* wakes a follower: a message came */
+    int                  down;       /* a request failed: said once */
+    volatile int         closing;
+} chaindata_nats_t;
+
+
+/* an option of CHAINDATA_NATS_OPTIONS: 1 taken, 0 not one, -1 invalid */
+int chaindata_nats_option(chaindata_nats_t *n, int c, const char *arg);
+/* after the options: 0, or -1 after a message */
+int chaindata_nats_check(chaindata_nats_t *n);
+
+void chaindata_nats_log(chaindata_nats_t *n, const char *level,
+    const char *fmt, ...)
+#ifdef __GNUC__
+    __attribute__ ((format (printf, 3, 4)))
+#endif
+    ;
+
+/* connects (trying again with backoff until *stop): 0, or -1 */
+int chaindata_nats_connect(chaindata_nats_t *n);
+void chaindata_nats_close(chaindata_nats_t *n);
+
+/* creates the stream when it is missing: 0, or -1 */
+int chaindata_nats_create(chaindata_nats_t *n);
+
+/*
+ * The stream's first and last sequence: 0; 1 the stream does not exist;
+ * -1 stopped by a signal (a server away is waited for, with backoff)
+ */
+int chaindata_nats_state(chaindata_nats_t *n, uint64_t *first,
+    uint64_t *last);
+
+/*
+ * The message at seq: 0; 1 there is none (or no stream: ask state());
+ * -1 stopped by a signal
+ */
+int chaindata_nats_get(chaindata_nats_t *n, uint64_t seq, natsMsg **msg);
+
+/* waits up to secs for a message on the subject (subscribing first) */
+void chaindata_nats_wait(chaindata_nats_t *n, double secs);
+
+/* the backoff after a failed request, then a retry */
+void chaindata_nats_backoff(chaindata_nats_t *n, unsigned *tries,
+    const char *what, natsStatus s);
+
+
+#endif /* _CHAINDATA_NATS_H_INCLUDED_ */

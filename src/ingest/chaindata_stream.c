@@ -1,0 +1,474 @@
+
+/*
+ * chaindata: following the fan-out stream (lmdb-schema/feed.md "The
+ * stream").  Each unit is applied as chaindata-mirror applied it, through
+ * the framing and record code of src/ingest, in one write transaction
+ * with the stream sequence of its last part: a restarted follower
+ * resumes after the last unit it committed, exactly once.
+ */
+
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "chaindata_codec.h"
+#include "chaindata_stream.h"
+
+
+#define CHAINDATA_STREAM_REPORT  30     /* seconds between progress lines */
+
+
+static size_t
+chaindata_stream_key(unsigned char *key, const char *stream)
+{
+    size_t  n;
+
+    n = sizeof(CHAINDATA_STREAM_KEY) - 1;
+    memcpy(key, CHAINDATA_STREAM_KEY, n);
+    memcpy(key + n, stream, strlen(stream));
+
+    return n + strlen(stream);
+}
+
+
+int
+chaindata_stream_position(chaindata_index_t *ix, const char *stream,
+    uint64_t *seq)
+{
+    int             rc;
+    MDB_txn        *txn;
+    MDB_val         key, val;
+    unsigned char   k[CHAINDATA_NATS_NAME_MAX + 16];
+
+    *seq = 0;
+
+    if (mdb_txn_begin(ix->env, NULL, MDB_RDONLY, &txn) != 0) {
+        return -1;
+    }
+
+    key.mv_data = k;
+    key.mv_size = chaindata_stream_key(k, stream);
+
+    rc = mdb_get(txn, ix->dbi[CHAINDATA_DBI_FEED], &key, &val);
+
+    if (rc == 0) {
+        rc = chaindata_streampos_decode(seq, val.mv_data, val.mv_size) == 0
+             ? 1 : -1;
+
+    } else {
+        rc = rc == MDB_NOTFOUND ? 0 : -1;
+    }
+
+    mdb_txn_abort(txn);
+
+    return rc;
+}
+
+
+int
+chaindata_stream_put_position(chaindata_writeset_t *ws, const char *stream,
+    uint64_t seq)
+{
+    size_t          klen;
+    unsigned char   k[CHAINDATA_NATS_NAME_MAX + 16], *v;
+
+    klen = chaindata_stream_key(k, stream);
+
+    v = chaindata_writeset_add(ws, CHAINDATA_WRITE_PUT, CHAINDATA_DBI_FEED,
+                               k, klen, CHAINDATA_STREAM_SIZE);
+    if (v == NULL) {
+        return -1;
+    }
+
+    chaindata_streampos_encode(v, seq);
+
+    return 0;
+}
+
+
+static int
+chaindata_stream_refuse(chaindata_stream_t *s, uint64_t seq,
+    const char *why)
+{
+    chaindata_nats_log(s->nats, "error", "stream %s: the unit ending at "
+                       "sequence %llu is refused: %s", s->nats->stream,
+                       (unsigned long long) seq, why);
+    chaindata_feed_abandon(s->feed);
+    chaindata_writeset_reset(s->ws);
+
+    return -1;
+}
+
+
+/* one line of a unit into the write set, as chaindata-mirror did */
+
+static int
+chaindata_stream_line(chaindata_stream_t *s, const unsigned char *line,
+    size_t len, uint64_t seq)
+{
+    size_t  nwrites, used;
+
+    switch (chaindata_feed_peek(s->feed, line, len)) {
+
+    case -1:
+        return chaindata_stream_refuse(s, seq, s->feed->err);
+
+    case CHAINDATA_FRAME_BLOCK:
+        return chaindata_feed_begin(s->feed, s->ix) == 0
+               ? 0 : chaindata_stream_refuse(s, seq, s->feed->err);
+
+    case CHAINDATA_FRAME_END:
+        if (chaindata_feed_end(s->feed, s->ws) != 0) {
+            return chaindata_stream_refuse(s, seq, s->feed->err);
+        }
+
+        s->blocks++;
+        return 0;
+
+    case CHAINDATA_FRAME_ROLLBACK:
+        return chaindata_feed_rollback(s->feed, s->ix, s->rec, s->ws) == 0
+               ? 0 : chaindata_stream_refuse(s, seq, s->feed->err);
+
+    default:
+        break;
+    }
+
+    nwrites = s->ws->nwrites;
+    used = s->ws->len;
+
+    if (chaindata_record_parse_root(s->rec, s->feed->root, s->ws) != 0) {
+        return chaindata_stream_refuse(s, seq, s->rec->err);
+    }
+
+    if (s->feed->skip) {
+        s->ws->nwrites = nwrites;
+        s->ws->len = used;
+        return 0;
+    }
+
+    return chaindata_feed_note(s->feed) == 0
+           ? 0 : chaindata_stream_refuse(s, seq, s->feed->err);
+}
+
+
+int
+chaindata_stream_lines(chaindata_stream_t *s, const unsigned char *p,
+    size_t len, uint64_t seq)
+{
+    const unsigned char  *end, *nl;
+
+    end = p + len;
+
+    for ( /* void */ ; p < end; p = nl + 1) {
+        nl = memchr(p, '\n', end - p);
+        if (nl == NULL) {
+            nl = end;
+        }
+
+        if (nl > p && chaindata_stream_line(s, p, nl - p, seq) != 0) {
+            return -1;
+        }
+    }
+
+    if (s->feed->open) {
+        return chaindata_stream_refuse(s, seq, "it ends inside a block");
+    }
+
+    return 0;
+}
+
+
+static int
+chaindata_stream_apply(chaindata_stream_t *s, uint64_t seq)
+{
+    int  rc;
+
+    chaindata_writeset_reset(s->ws);
+
+    if (chaindata_stream_lines(s, s->buf, s->len, seq) != 0) {
+        return CHAINDATA_STREAM_INPUT;
+    }
+
+    if (chaindata_stream_put_position(s->ws, s->nats->stream, seq) != 0) {
+        chaindata_nats_log(s->nats, "error", "out of memory");
+        return CHAINDATA_STREAM_SYSTEM;
+    }
+
+    rc = chaindata_index_commit(s->ix, s->ws);
+    chaindata_writeset_reset(s->ws);
+
+    if (rc != 0) {
+        chaindata_nats_log(s->nats, "error", "commit of the unit ending at "
+                           "sequence %llu failed: %s%s",
+                           (unsigned long long) seq, mdb_strerror(rc),
+                           rc == EIO || rc == ENOSPC
+                           ? " (is the index's disk full?)" : "");
+        return CHAINDATA_STREAM_SYSTEM;
+    }
+
+    s->applied = seq;
+    s->units++;
+
+    if (time(NULL) - s->reported >= CHAINDATA_STREAM_REPORT) {
+        s->reported = time(NULL);
+        chaindata_nats_log(s->nats, "info", "applied %llu units (%llu "
+                           "blocks); at sequence %llu of %s",
+                           (unsigned long long) s->units,
+                           (unsigned long long) s->blocks,
+                           (unsigned long long) seq, s->nats->stream);
+    }
+
+    return CHAINDATA_STREAM_OK;
+}
+
+
+static int
+chaindata_stream_header(natsMsg *msg, const char *name, char *out,
+    size_t size)
+{
+    const char  *v;
+
+    if (natsMsgHeader_Get(msg, name, &v) != NATS_OK || strlen(v) >= size) {
+        return -1;
+    }
+
+    strcpy(out, v);
+
+    return 0;
+}
+
+
+/*
+ * One message: a part of a unit.  A part 0 starts a unit (dropping one
+ * that a crashed publisher left unfinished); parts of another unit than
+ * the one being put together are such leftovers and skipped.
+ */
+
+static int
+chaindata_stream_take(chaindata_stream_t *s, natsMsg *msg, uint64_t seq)
+{
+    int             len;
+    char            unit[64], part[24], parts[24];
+    size_t          need;
+    unsigned long   i, n;
+    unsigned char  *p;
+
+    if (chaindata_stream_header(msg, CHAINDATA_NATS_HDR_UNIT, unit,
+                                sizeof(unit)) != 0
+        || chaindata_stream_header(msg, CHAINDATA_NATS_HDR_PART, part,
+                                   sizeof(part)) != 0
+        || chaindata_stream_header(msg, CHAINDATA_NATS_HDR_PARTS, parts,
+                                   sizeof(parts)) != 0
+        || (i = strtoul(part, NULL, 10)) >= (n = strtoul(parts, NULL, 10)))
+    {
+        chaindata_nats_log(s->nats, "error", "stream %s: the message at "
+                           "sequence %llu is not a part of a chaindata "
+                           "unit (another publisher on the subject?)",
+                           s->nats->stream, (unsigned long long) seq);
+        return CHAINDATA_STREAM_INPUT;
+    }
+
+    if (i == 0) {
+        strcpy(s->unit, unit);
+        s->part = 0;
+        s->parts = (unsigned) n;
+        s->len = 0;
+
+    } else if (strcmp(unit, s->unit) != 0 || i != s->part) {
+        return CHAINDATA_STREAM_OK;
+    }
+
+    len = natsMsg_GetDataLength(msg);
+    need = s->len + len;
+
+    if (need > s->cap) {
+        p = realloc(s->buf, need * 2);
+        if (p == NULL) {
+            chaindata_nats_log(s->nats, "error", "out of memory");
+            return CHAINDATA_STREAM_SYSTEM;
+        }
+
+        s->buf = p;
+        s->cap = need * 2;
+    }
+
+    memcpy(s->buf + s->len, natsMsg_GetData(msg), len);
+    s->len = need;
+
+    if (++s->part < s->parts) {
+        return CHAINDATA_STREAM_OK;
+    }
+
+    s->unit[0] = '\0';
+
+    return chaindata_stream_apply(s, seq);
+}
+
+
+static int
+chaindata_stream_gap(chaindata_stream_t *s, uint64_t first)
+{
+    chaindata_nats_log(s->nats, "error", "the stream %s no longer holds "
+                       "sequence %llu (its first is %llu): this index is "
+                       "too far behind to follow it; seed it from a "
+                       "snapshot of a current index (chaindata-load "
+                       "--snapshot), then follow again",
+                       s->nats->stream, (unsigned long long) s->next,
+                       (unsigned long long) first);
+
+    return CHAINDATA_STREAM_INPUT;
+}
+
+
+static int
+chaindata_stream_anew(chaindata_stream_t *s, uint64_t last)
+{
+    chaindata_nats_log(s->nats, "error", "the index is at sequence %llu "
+                       "of the stream %s, which ends at %llu: was the "
+                       "stream made anew?", (unsigned long long) s->applied,
+                       s->nats->stream, (unsigned long long) last);
+
+    return CHAINDATA_STREAM_INPUT;
+}
+
+
+/* where to start: 0, or a CHAINDATA_STREAM_ code; *until for --once */
+
+static int
+chaindata_stream_start(chaindata_stream_t *s, int once, uint64_t *until)
+{
+    int       rc;
+    uint64_t  first, last;
+
+    rc = chaindata_stream_position(s->ix, s->nats->stream, &s->applied);
+    if (rc == -1) {
+        chaindata_nats_log(s->nats, "error", "cannot read the stream "
+                           "position of the index");
+        return CHAINDATA_STREAM_SYSTEM;
+    }
+
+    s->next = s->applied + 1;
+
+    for ( ;; ) {
+        rc = chaindata_nats_state(s->nats, &first, &last);
+        if (rc != 1 || once) {
+            break;
+        }
+
+        chaindata_nats_wait(s->nats, 1.0);
+    }
+
+    if (rc == -1) {
+        return -1;
+    }
+
+    if (rc == 1) {
+        chaindata_nats_log(s->nats, "error", "there is no stream %s",
+                           s->nats->stream);
+        return CHAINDATA_STREAM_INPUT;
+    }
+
+    if (s->applied > last) {
+        return chaindata_stream_anew(s, last);
+    }
+
+    if (first > s->next) {
+        return chaindata_stream_gap(s, first);
+    }
+
+    *until = last;
+
+    chaindata_nats_log(s->nats, "info", "following the stream %s from "
+                       "sequence %llu (it ends at %llu)", s->nats->stream,
+                       (unsigned long long) s->next,
+                       (unsigned long long) last);
+
+    return 0;
+}
+
+
+int
+chaindata_stream_follow(chaindata_stream_t *s, int once)
+{
+    int        rc, missing;
+    uint64_t   until, first, last;
+    natsMsg   *msg;
+
+    rc = chaindata_stream_start(s, once, &until);
+    if (rc != 0) {
+        return rc == -1 ? CHAINDATA_STREAM_OK : rc;
+    }
+
+    rc = CHAINDATA_STREAM_OK;
+    missing = 0;
+    s->reported = time(NULL);
+
+    while (rc == CHAINDATA_STREAM_OK && !*s->nats->stop) {
+
+        if (once && s->next > until) {
+            break;
+        }
+
+        rc = chaindata_nats_get(s->nats, s->next, &msg);
+
+        if (rc == 0) {
+            missing = 0;
+            rc = chaindata_stream_take(s, msg, s->next);
+            natsMsg_Destroy(msg);
+            s->next++;
+            continue;
+        }
+
+        if (rc == -1) {
+            rc = CHAINDATA_STREAM_OK;
+            break;
+        }
+
+        rc = chaindata_nats_state(s->nats, &first, &last);
+
+        if (rc != 0) {
+            if (rc == 1) {
+                chaindata_nats_log(s->nats, "error", "the stream %s is "
+                                   "gone", s->nats->stream);
+            }
+
+            rc = rc == 1 ? CHAINDATA_STREAM_INPUT : CHAINDATA_STREAM_OK;
+            break;
+        }
+
+        rc = CHAINDATA_STREAM_OK;
+
+        /* a message stored between the two requests is read again */
+        if (s->next < first || (s->next <= last && missing++)) {
+            return chaindata_stream_gap(s, first);
+        }
+
+        if (s->applied > last) {
+            return chaindata_stream_anew(s, last);
+        }
+
+        if (s->next > last) {
+            missing = 0;
+            chaindata_nats_wait(s->nats, 1.0);
+        }
+    }
+
+    chaindata_nats_log(s->nats, "info", "applied %llu units (%llu "
+                       "blocks); the index is at sequence %llu of %s",
+                       (unsigned long long) s->units,
+                       (unsigned long long) s->blocks,
+                       (unsigned long long) s->applied, s->nats->stream);
+
+    return rc;
+}
+
+
+void
+chaindata_stream_free(chaindata_stream_t *s)
+{
+    free(s->buf);
+    s->buf = NULL;
+}

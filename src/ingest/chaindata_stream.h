@@ -1,0 +1,74 @@
+
+/*
+ * chaindata: following the fan-out stream (lmdb-schema/feed.md "The
+ * stream"): a unit is the lines of one of the mirror's write
+ * transactions, sent in parts; a unit is applied in one write transaction
+ * together with the stream sequence of its last part, kept in the index.
+ */
+
+
+#ifndef _CHAINDATA_STREAM_H_INCLUDED_
+#define _CHAINDATA_STREAM_H_INCLUDED_
+
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "chaindata_feed.h"
+#include "chaindata_index.h"
+#include "chaindata_nats.h"
+#include "chaindata_record.h"
+
+
+#define CHAINDATA_STREAM_OK       0
+#define CHAINDATA_STREAM_INPUT    1    /* a gap, or a unit refused */
+#define CHAINDATA_STREAM_SYSTEM   3
+
+
+
+typedef struct {
+    chaindata_nats_t      *nats;
+    chaindata_index_t     *ix;
+    chaindata_feed_t      *feed;
+    chaindata_record_t    *rec;
+    chaindata_writeset_t  *ws;
+
+    uint64_t               applied;    /* the sequence the index holds */
+    uint64_t               next;       /* the next one to read */
+
+    /* the unit being put together */
+    char                   unit[64];
+    unsigned               part;
+    unsigned               parts;
+    unsigned char         *buf;
+    size_t                 len;
+    size_t                 cap;
+
+    uint64_t               units;
+    uint64_t               blocks;
+    time_t                 reported;   /* the last progress line */
+} chaindata_stream_t;
+
+
+/* the sequence the index holds for a stream: 0 none, 1 found, -1 error */
+int chaindata_stream_position(chaindata_index_t *ix, const char *stream,
+    uint64_t *seq);
+/* appends the position's write to ws: 0, or -1 out of memory */
+int chaindata_stream_put_position(chaindata_writeset_t *ws,
+    const char *stream, uint64_t seq);
+
+/* applies lines (NDJSON) into ws as one unit, not committed; 0 or -1 */
+int chaindata_stream_lines(chaindata_stream_t *s, const unsigned char *p,
+    size_t len, uint64_t seq);
+
+/*
+ * Reads the stream from the index's position on and applies its units;
+ * once: up to the stream's last sequence at the start.  A CHAINDATA_
+ * STREAM_ code; stopping by a signal is CHAINDATA_STREAM_OK.
+ */
+int chaindata_stream_follow(chaindata_stream_t *s, int once);
+void chaindata_stream_free(chaindata_stream_t *s);
+
+
+#endif /* _CHAINDATA_STREAM_H_INCLUDED_ */

@@ -1,0 +1,309 @@
+
+/*
+ * chaindata-mirror --nats URL --stream NAME: the publisher of the fan-out
+ * (README "Scaling out", lmdb-schema/feed.md "The stream").
+ *
+ * The mirror keeps its working index (--db) as without --nats: its reorg
+ * checks, the mempool's pending set and the rune balances read it.  Each
+ * write transaction's lines (the framing and data records it applied)
+ * are one unit: published first, in parts, then committed locally with
+ * the stream sequence of the unit's last part.  On start the mirror
+ * applies to its index what the stream holds beyond that sequence (a
+ * unit published before a crash, not committed), as a follower does, so
+ * a restarted publisher neither skips nor repeats a block.
+ */
+
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "chaindata_mirror.h"
+#include "chaindata_stream.h"
+
+
+#define CHAINDATA_PUB_HEADROOM  1024    /* headers of a part */
+#define CHAINDATA_PUB_REFUSALS  30      /* tries when JetStream refuses */
+
+
+struct chaindata_pub_s {
+    unsigned char  *buf;            /* the unit's lines */
+    size_t          len;
+    size_t          cap;
+    size_t          chunk;          /* bytes of lines a part carries */
+    char            epoch[20];      /* this run's, names its units */
+    uint64_t        count;          /* units this run published */
+    uint64_t        seq;            /* the stream's last, this run's */
+};
+
+
+void
+chaindata_pub_reset(chaindata_mirror_t *m)
+{
+    if (m->pub) {
+        m->pub->len = 0;
+    }
+}
+
+
+int
+chaindata_pub_line(chaindata_mirror_t *m, const unsigned char *line,
+    size_t len)
+{
+    size_t                   need;
+    unsigned char           *p;
+    struct chaindata_pub_s  *pub;
+
+    pub = m->pub;
+
+    if (pub == NULL) {
+        return 0;
+    }
+
+    need = pub->len + len + 1;
+
+    if (need > pub->cap) {
+        p = realloc(pub->buf, need * 2);
+        if (p == NULL) {
+            chaindata_mirror_log(m, "error", "out of memory");
+            return -1;
+        }
+
+        pub->buf = p;
+        pub->cap = need * 2;
+    }
+
+    memcpy(pub->buf + pub->len, line, len);
+    pub->buf[pub->len + len] = '\n';
+    pub->len = need;
+
+    return 0;
+}
+
+
+static natsMsg *
+chaindata_pub_part(chaindata_mirror_t *m, size_t off, size_t n,
+    unsigned part, unsigned parts)
+{
+    char                     num[24];
+    natsMsg                 *msg;
+    natsStatus               s;
+    struct chaindata_pub_s  *pub;
+
+    pub = m->pub;
+
+    if (natsMsg_Create(&msg, m->nats.subj, NULL,
+                       (const char *) pub->buf + off, (int) n)
+        != NATS_OK)
+    {
+        return NULL;
+    }
+
+    snprintf(num, sizeof(num), "%s.%llu", pub->epoch,
+             (unsigned long long) pub->count);
+    s = natsMsgHeader_Set(msg, CHAINDATA_NATS_HDR_UNIT, num);
+
+    snprintf(num, sizeof(num), "%u", part);
+    if (s == NATS_OK) {
+        s = natsMsgHeader_Set(msg, CHAINDATA_NATS_HDR_PART, num);
+    }
+
+    snprintf(num, sizeof(num), "%u", parts);
+    if (s == NATS_OK) {
+        s = natsMsgHeader_Set(msg, CHAINDATA_NATS_HDR_PARTS, num);
+    }
+
+    if (s != NATS_OK) {
+        natsMsg_Destroy(msg);
+        return NULL;
+    }
+
+    return msg;
+}
+
+
+/*
+ * One part, tried again until stored: the same Nats-Msg-Id each time, so
+ * that a part stored whose acknowledgement was lost is stored once.  It
+ * must follow the last message this mirror knows of: a second publisher
+ * on the stream is refused, never interleaved with this one.
+ */
+
+static int
+chaindata_pub_send(chaindata_mirror_t *m, natsMsg *msg, unsigned part)
+{
+    char           id[64];
+    unsigned       tries;
+    jsErrCode      jerr;
+    jsPubAck      *ack;
+    natsStatus     s;
+    jsPubOptions   po;
+
+    snprintf(id, sizeof(id), "%s.%llu.%u", m->pub->epoch,
+             (unsigned long long) m->pub->count, part);
+
+    jsPubOptions_Init(&po);
+    po.MsgId = id;
+    po.ExpectStream = m->nats.stream;
+    po.ExpectLastSeq = m->pub->seq;
+
+    for (tries = 0; !chaindata_mirror_stop; ) {
+        ack = NULL;
+        jerr = 0;
+        s = js_PublishMsg(&ack, m->nats.js, msg, &po, &jerr);
+
+        if (s == NATS_OK) {
+            m->pub->seq = ack->Sequence;
+            jsPubAck_Destroy(ack);
+            return 0;
+        }
+
+        if (jerr == JSStreamWrongLastSequenceErr) {
+            chaindata_mirror_log(m, "error", "the stream %s has messages "
+                                 "this mirror did not publish: one "
+                                 "publisher a stream", m->nats.stream);
+            return -1;
+        }
+
+        /* a server restarting refuses for a while (stream offline) */
+        if (jerr != 0 && tries >= CHAINDATA_PUB_REFUSALS) {
+            chaindata_mirror_log(m, "error", "the stream %s refuses a "
+                                 "part: %s (%d)", m->nats.stream,
+                                 nats_GetLastError(NULL), (int) jerr);
+            return -1;
+        }
+
+        chaindata_nats_backoff(&m->nats, &tries, "publishing", s);
+    }
+
+    return -1;
+}
+
+
+/*
+ * Publishes the unit, then appends the stream position to the write set:
+ * 0, or -1 (nothing may be committed then).  Called by
+ * chaindata_block_write() before it commits.
+ */
+
+int
+chaindata_pub_unit(chaindata_mirror_t *m)
+{
+    int                      rc;
+    size_t                   off, n;
+    unsigned                 part, parts;
+    natsMsg                 *msg;
+    struct chaindata_pub_s  *pub;
+
+    pub = m->pub;
+
+    if (pub == NULL || pub->len == 0) {
+        return 0;
+    }
+
+    parts = (unsigned) ((pub->len + pub->chunk - 1) / pub->chunk);
+    pub->count++;
+
+    for (part = 0, off = 0; part < parts; part++, off += n) {
+        n = pub->len - off < pub->chunk ? pub->len - off : pub->chunk;
+
+        msg = chaindata_pub_part(m, off, n, part, parts);
+        if (msg == NULL) {
+            chaindata_mirror_log(m, "error", "out of memory");
+            return -1;
+        }
+
+        rc = chaindata_pub_send(m, msg, part);
+        natsMsg_Destroy(msg);
+
+        if (rc != 0) {
+            return -1;
+        }
+    }
+
+    pub->len = 0;
+
+    if (chaindata_stream_put_position(&m->ws, m->nats.stream, pub->seq)
+        != 0)
+    {
+        chaindata_mirror_log(m, "error", "out of memory");
+        return -1;
+    }
+
+    return 0;
+}
+
+
+/*
+ * Connects, creates the stream if missing, and brings the working index
+ * to the stream's last whole unit: a CHAINDATA_MIRROR_ code.
+ */
+
+int
+chaindata_pub_start(chaindata_mirror_t *m)
+{
+    int                  rc;
+    int64_t              max;
+    uint64_t             first;
+    chaindata_stream_t   s;
+
+    m->nats.prog = "chaindata-mirror";
+    m->nats.stop = &chaindata_mirror_stop;
+
+    m->pub = calloc(1, sizeof(struct chaindata_pub_s));
+    if (m->pub == NULL) {
+        return CHAINDATA_MIRROR_SYSTEM;
+    }
+
+    snprintf(m->pub->epoch, sizeof(m->pub->epoch), "%08lx%08x",
+             (unsigned long) time(NULL), (unsigned) rand());
+
+    if (chaindata_nats_connect(&m->nats) != 0
+        || chaindata_nats_create(&m->nats) != 0)
+    {
+        return chaindata_mirror_stop ? -1 : CHAINDATA_MIRROR_SYSTEM;
+    }
+
+    max = natsConnection_GetMaxPayload(m->nats.nc);
+    m->pub->chunk = max > 2 * CHAINDATA_PUB_HEADROOM
+                    ? (size_t) (max - CHAINDATA_PUB_HEADROOM)
+                    : CHAINDATA_PUB_HEADROOM;
+
+    memset(&s, 0, sizeof(s));
+    s.nats = &m->nats;
+    s.ix = &m->ix;
+    s.feed = &m->feed;
+    s.rec = &m->rec;
+    s.ws = &m->ws;
+
+    rc = chaindata_stream_follow(&s, 1);
+    chaindata_stream_free(&s);
+    chaindata_writeset_reset(&m->ws);
+
+    if (rc != CHAINDATA_STREAM_OK) {
+        return rc == CHAINDATA_STREAM_INPUT ? CHAINDATA_MIRROR_UPSTREAM
+                                            : CHAINDATA_MIRROR_SYSTEM;
+    }
+
+    /* what follows the last message, a part of an unfinished unit too */
+    if (chaindata_nats_state(&m->nats, &first, &m->pub->seq) != 0) {
+        return chaindata_mirror_stop ? -1 : CHAINDATA_MIRROR_SYSTEM;
+    }
+
+    return chaindata_mirror_stop ? -1 : CHAINDATA_MIRROR_OK;
+}
+
+
+void
+chaindata_pub_free(chaindata_mirror_t *m)
+{
+    if (m->pub) {
+        free(m->pub->buf);
+        free(m->pub);
+        m->pub = NULL;
+    }
+
+    chaindata_nats_close(&m->nats);
+}
