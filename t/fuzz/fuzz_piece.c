@@ -1,8 +1,9 @@
 
 /*
- * libFuzzer target: precompressed pieces (chaindata_piece.h).  The input
- * read as a stored piece, hostile: decoding checks its lengths, inflating
- * fails cleanly unless it is exactly its plain bytes with their CRC.  And
+ * libFuzzer target: precompressed pieces (chaindata_piece.h) and chunks
+ * (chaindata_chunks.h).  The input read as a stored piece and as a stored
+ * chunk, hostile: decoding checks its lengths, inflating fails cleanly
+ * unless it is exactly its plain bytes with their CRC.  And
  * the input as plain bytes: made into pieces around stored bytes, the
  * gzip member inflates (zlib) to exactly the input.
  */
@@ -16,6 +17,7 @@
 #include <zlib.h>
 
 #include "chaindata_piece.h"
+#include "chaindata_chunks.h"
 
 
 /* plain lengths a hostile piece may claim that are inflated here */
@@ -48,6 +50,54 @@ fuzz_hostile(const uint8_t *data, size_t size)
     out = malloc(p.plain_len + 1);
     if (out) {
         (void) chaindata_piece_inflate(inflater, &p, out);
+        free(out);
+    }
+}
+
+
+/*
+ * The input read as a stored chunk, hostile (truncated, starts past the
+ * piece or not ascending, a wrong CRC): decoding checks it, and every
+ * span of a decoded chunk lies inside its plain bytes.
+ */
+
+static void
+fuzz_chunk(const uint8_t *data, size_t size)
+{
+    uint32_t                s, l;
+    unsigned char          *out;
+    chaindata_chunk_t       c;
+    chaindata_chunk_span_t  sp;
+
+    if (chaindata_chunk_decode(&c, data, size) != 0) {
+        return;
+    }
+
+    if (c.piece.deflate + c.piece.deflate_len > data + size) {
+        abort();
+    }
+
+    for (sp.chunk = 0, sp.from = 0; sp.from < c.n; sp.from++) {
+        sp.to = c.n - (sp.from % 2 ? 1 : 0);
+
+        if (sp.to <= sp.from) {
+            continue;
+        }
+
+        chaindata_chunk_span_bytes(&c, &sp, &s, &l);
+
+        if ((uint64_t) s + l > c.piece.plain_len) {
+            abort();
+        }
+    }
+
+    if (c.piece.plain_len > FUZZ_PLAIN_MAX) {
+        return;
+    }
+
+    out = malloc(c.piece.plain_len + 1);
+    if (out) {
+        (void) chaindata_piece_inflate(inflater, &c.piece, out);
         free(out);
     }
 }
@@ -132,6 +182,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
 
     fuzz_hostile(data, size);
+    fuzz_chunk(data, size);
     fuzz_member(data, size);
 
     return 0;
