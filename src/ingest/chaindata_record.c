@@ -371,6 +371,116 @@ chaindata_writeset_piece(chaindata_record_t *rec, chaindata_writeset_t *ws,
 }
 
 
+
+
+/* the plain length of the chunk of items that begins at it (n left) */
+
+static size_t
+chaindata_chunk_len(const chaindata_item_t *it, size_t n, unsigned per)
+{
+    size_t  i, len;
+
+    n = n < per ? n : per;
+
+    for (len = n - 1, i = 0; i < n; i++) {
+        len += it[i].size;
+    }
+
+    return len;
+}
+
+
+size_t
+chaindata_chunks_scratch_len(const chaindata_item_t *items, size_t n,
+    unsigned per)
+{
+    size_t  i, len, max;
+
+    for (max = 0, i = 0; i < n; i += per) {
+        len = chaindata_chunk_len(items + i, n - i, per);
+        max = len > max ? len : max;
+    }
+
+    return max;
+}
+
+
+/* one chunk: its items joined with commas in scratch, then compressed */
+
+static int
+chaindata_writeset_chunk(chaindata_record_t *rec, chaindata_writeset_t *ws,
+    chaindata_dbi_e db, const unsigned char *key, size_t key_len,
+    const chaindata_item_t *it, size_t n, unsigned char *scratch,
+    uint32_t *start, chaindata_digest_t *digest)
+{
+    size_t          i, used;
+    unsigned char  *p, *value;
+
+    for (p = scratch, i = 0; i < n; i++) {
+        if (i) {
+            *p++ = ',';
+        }
+
+        start[i] = (uint32_t) (p - scratch);
+        (void) chaindata_jv_write(p, it[i].jv);
+
+        if (digest) {
+            chaindata_digest_add(digest, p, it[i].size);
+        }
+
+        p += it[i].size;
+    }
+
+    value = chaindata_writeset_add(ws, CHAINDATA_WRITE_PUT, db, key, key_len,
+                                   chaindata_chunk_bound(p - scratch,
+                                                         (unsigned) n));
+    if (value == NULL) {
+        return chaindata_record_fail(rec, "out of memory");
+    }
+
+    used = chaindata_record_deflater(rec) == NULL
+           ? 0 : chaindata_chunk_make(rec->deflater, scratch, p - scratch,
+                                      start, (unsigned) n, value);
+    if (used == 0) {
+        return chaindata_record_fail(rec, "internal error: deflate");
+    }
+
+    chaindata_writeset_trim(ws, used);
+
+    return 0;
+}
+
+
+int
+chaindata_writeset_chunks(chaindata_record_t *rec, chaindata_writeset_t *ws,
+    chaindata_dbi_e db, const unsigned char *list, size_t list_len,
+    const chaindata_item_t *items, size_t n, unsigned per,
+    unsigned char *scratch, chaindata_digest_t *digest)
+{
+    size_t          i, key_len;
+    uint32_t        start[CHAINDATA_CHUNK_ITEMS_MAX];
+    unsigned char   key[CHAINDATA_LIST_ENTRY_KEY_MAX];
+
+    if (per == 0 || per > CHAINDATA_CHUNK_ITEMS_MAX) {
+        return chaindata_record_fail(rec, "internal error: chunk size");
+    }
+
+    for (i = 0; i < n; i += per) {
+        key_len = chaindata_list_entry_key(key, list, list_len,
+                                           (uint32_t) (i / per));
+
+        if (chaindata_writeset_chunk(rec, ws, db, key, key_len, items + i,
+                                     n - i < per ? n - i : per, scratch,
+                                     start, digest)
+            != 0)
+        {
+            return -1;
+        }
+    }
+
+    return 0;
+}
+
 /*
  * Appends a write without a value (a delete, of a key or of a prefix):
  * returns 0, or -1 with the reason in rec when memory runs out.

@@ -13,7 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "chaindata_chunks.h"
 #include "chaindata_codec.h"
+#include "chaindata_digest.h"
 
 
 #define CHAINDATA_ERR_LEN         512
@@ -208,6 +210,24 @@ void chaindata_writeset_trim(chaindata_writeset_t *ws, size_t val_len);
 int chaindata_writeset_piece(chaindata_record_t *rec,
     chaindata_writeset_t *ws, chaindata_dbi_e db, const unsigned char *key,
     size_t key_len, const unsigned char *src, size_t len);
+/* an item of a list stored in chunks: a JSON value and its compact size */
+typedef struct {
+    const struct chaindata_jv_s  *jv;
+    size_t                        size;
+} chaindata_item_t;
+
+/*
+ * A list's items in chunks of per (lmdb-schema/pieces.md, "Chunks"): the
+ * plain length of its largest chunk, and the PUTs of every chunk, keyed
+ * (list, chunk number), each item added to digest (unless NULL); scratch
+ * holds the largest chunk.  0, or -1 with the reason in rec.
+ */
+size_t chaindata_chunks_scratch_len(const chaindata_item_t *items,
+    size_t n, unsigned per);
+int chaindata_writeset_chunks(chaindata_record_t *rec,
+    chaindata_writeset_t *ws, chaindata_dbi_e db, const unsigned char *list,
+    size_t list_len, const chaindata_item_t *items, size_t n, unsigned per,
+    unsigned char *scratch, chaindata_digest_t *digest);
 int chaindata_record_delete(chaindata_record_t *rec,
     chaindata_writeset_t *ws, chaindata_write_e action, chaindata_dbi_e db,
     const unsigned char *key, size_t key_len);

@@ -5,9 +5,10 @@
  *   {"kind":"tx","data":<Transaction>}    upsert by data.tx_id
  *   {"kind":"tx","delete":"0x<64 hex>"}   remove
  *
- * The document is stored compactly with its events array emptied; each
- * event becomes a record of its own keyed by position, so that a page of
- * events costs O(log n + page).  See lmdb-schema/README.md.
+ * The document is stored compactly with its events array emptied; its
+ * events go in chunks of a default page each, one record per chunk keyed
+ * by its number, so that a page of events costs O(log n + page).  See
+ * lmdb-schema/README.md and lmdb-schema/pieces.md.
  */
 
 
@@ -18,6 +19,7 @@
 #include "chaindata_codec.h"
 #include "chaindata_digest.h"
 #include "chaindata_jdoc.h"
+#include "chaindata_paths.h"
 #include "chaindata_record.h"
 
 
@@ -272,14 +274,15 @@ chaindata_event_cmp(const void *a, const void *b)
 }
 
 
-/* checks the events and returns them sorted by event_index */
+/* checks the events and returns them sorted by event_index, as items */
 
 static int
 chaindata_collect_events(chaindata_record_t *rec,
-    const chaindata_jv_t *data, chaindata_event_t **out)
+    const chaindata_jv_t *data, chaindata_item_t **out)
 {
     size_t                 i;
     uint64_t               count;
+    chaindata_item_t      *items;
     chaindata_event_t     *events;
     const chaindata_jv_t  *list, *ev, *tx_id;
 
@@ -302,7 +305,9 @@ chaindata_collect_events(chaindata_record_t *rec,
 
     events = chaindata_arena_alloc(rec->arena,
                                    (list->n + 1) * sizeof(*events));
-    if (events == NULL) {
+    items = chaindata_arena_alloc(rec->arena,
+                                  (list->n + 1) * sizeof(*items));
+    if (events == NULL || items == NULL) {
         return chaindata_record_fail(rec, "out of memory");
     }
 
@@ -324,7 +329,12 @@ chaindata_collect_events(chaindata_record_t *rec,
         }
     }
 
-    *out = events;
+    for (i = 0; i < list->n; i++) {
+        items[i].jv = events[i].event;
+        items[i].size = events[i].size;
+    }
+
+    *out = items;
 
     return 0;
 }
@@ -559,15 +569,14 @@ chaindata_tx_put(chaindata_record_t *rec,
     const chaindata_jv_t *envelope, chaindata_writeset_t *ws)
 {
     int                    is_call, rc;
-    size_t                 doc_size, i, n, scratch_len;
+    size_t                 doc_size, n, scratch_len, nchunks;
     unsigned               shape;
     unsigned char         *value, *end, *scratch;
     unsigned char          txid[CHAINDATA_TXID_LEN];
-    unsigned char          key[CHAINDATA_EVENT_KEY_LEN];
     unsigned char          sha256[CHAINDATA_SHA256_LEN];
     const chaindata_jv_t  *data, *tx_id, *events;
     chaindata_txh_t        h;
-    chaindata_event_t     *sorted;
+    chaindata_item_t      *items;
     chaindata_digest_t     digest;
 
     data = chaindata_jv_get(envelope, "data");
@@ -577,11 +586,11 @@ chaindata_tx_put(chaindata_record_t *rec,
     }
 
     events = chaindata_jv_get(data, "events");
-    sorted = NULL;
+    items = NULL;
     n = 0;
 
     if (events) {
-        if (chaindata_collect_events(rec, data, &sorted) != 0) {
+        if (chaindata_collect_events(rec, data, &items) != 0) {
             return -1;
         }
 
@@ -612,14 +621,10 @@ chaindata_tx_put(chaindata_record_t *rec,
         return -1;
     }
 
-    /* the plain document and each event are written here first */
-    scratch_len = doc_size;
-
-    for (i = 0; i < n; i++) {
-        if (sorted[i].size > scratch_len) {
-            scratch_len = sorted[i].size;
-        }
-    }
+    /* the plain document and each chunk of events are written here first */
+    scratch_len = chaindata_chunks_scratch_len(items, n,
+                                               CHAINDATA_EVENT_LIMIT);
+    scratch_len = scratch_len > doc_size ? scratch_len : doc_size;
 
     scratch = malloc(scratch_len ? scratch_len : 1);
     if (scratch == NULL) {
@@ -669,17 +674,10 @@ chaindata_tx_put(chaindata_record_t *rec,
 
     /* the header's value stays valid until the first event is added */
     value = NULL;
-    rc = 0;
 
-    for (i = 0; i < n && rc == 0; i++) {
-        chaindata_event_key(key, txid, (uint32_t) i);
-        (void) chaindata_jv_write(scratch, sorted[i].event);
-        chaindata_digest_add(&digest, scratch, sorted[i].size);
-
-        rc = chaindata_writeset_piece(rec, ws, CHAINDATA_DBI_TX_EVENT,
-                                      key, sizeof(key), scratch,
-                                      sorted[i].size);
-    }
+    rc = chaindata_writeset_chunks(rec, ws, CHAINDATA_DBI_TX_EVENT, txid,
+                                   sizeof(txid), items, n,
+                                   CHAINDATA_EVENT_LIMIT, scratch, &digest);
 
     free(scratch);
 
@@ -687,11 +685,12 @@ chaindata_tx_put(chaindata_record_t *rec,
         return -1;
     }
 
+    nchunks = chaindata_chunk_count(n, CHAINDATA_EVENT_LIMIT);
     chaindata_digest_final(&digest, sha256);
     memcpy(h.digest, sha256, CHAINDATA_DIGEST_LEN);
 
     /* the header write is the second of this record: find it again */
-    value = ws->buf + ws->writes[ws->nwrites - n - 1].val_off;
+    value = ws->buf + ws->writes[ws->nwrites - nchunks - 1].val_off;
     chaindata_txh_encode(value, &h);
 
     rec->kind = CHAINDATA_REC_TX_PUT;

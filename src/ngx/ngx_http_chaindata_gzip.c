@@ -199,3 +199,129 @@ ngx_http_chaindata_gz_end(ngx_http_chaindata_gz_t *gz, u_char *p)
 {
     return gz->gzip ? chaindata_gzip_trailer(p, &gz->sum) : p;
 }
+
+
+/*
+ * The page [offset, offset + limit) of a list of count items stored in
+ * chunks of per items under list (lmdb-schema/pieces.md, "Chunks"): the
+ * chunks it needs read and checked, and those it cuts inflated into the
+ * pool (at most the first and the last).
+ */
+
+ngx_int_t
+ngx_http_chaindata_chunks_read(ngx_http_request_t *r,
+    ngx_http_chaindata_chunks_t *ch, chaindata_dbi_e db, u_char *list,
+    size_t list_len, uint64_t count, unsigned per, uint64_t offset,
+    uint64_t limit, const char *what)
+{
+    uint64_t            left;
+    ngx_uint_t          i, got;
+    chaindata_chunk_t  *c;
+
+    ch->n = chaindata_chunk_plan(count, per, offset, limit, ch->span,
+                                 NGX_HTTP_CHAINDATA_SPANS_MAX);
+    if (ch->n == 0) {
+        return NGX_OK;
+    }
+
+    if (ngx_http_chaindata_read_entries(r, db, list, list_len,
+                                        chaindata_chunk_count(count, per),
+                                        what, ch->span[0].chunk, ch->n,
+                                        ch->val, &got)
+        != NGX_OK)
+    {
+        return NGX_ERROR;
+    }
+
+    for (i = 0; i < ch->n; i++) {
+        c = &ch->chunk[i];
+        left = count - (uint64_t) ch->span[i].chunk * per;
+        ch->cut[i] = NULL;
+
+        if (chaindata_chunk_decode(c, ch->val[i].mv_data, ch->val[i].mv_size)
+            != 0
+            || c->n != (left < per ? left : per))
+        {
+            goto damaged;
+        }
+
+        if (chaindata_chunk_span_whole(c, &ch->span[i])) {
+            continue;
+        }
+
+        ch->cut[i] = ngx_pnalloc(r->pool, c->piece.plain_len + 1);
+        if (ch->cut[i] == NULL) {
+            return NGX_ERROR;
+        }
+
+        if (chaindata_piece_inflate(ngx_http_chaindata_inflater, &c->piece,
+                                    ch->cut[i])
+            != 0)
+        {
+            goto damaged;
+        }
+    }
+
+    return NGX_OK;
+
+damaged:
+
+    ngx_http_chaindata_log_damaged(r->connection->log, db,
+                                   ch->val[i].mv_data, ch->val[i].mv_size);
+    return NGX_ERROR;
+}
+
+
+/* the page's items in the answer's encoding: length, then bytes */
+
+size_t
+ngx_http_chaindata_chunks_len(ngx_http_chaindata_gz_t *gz,
+    ngx_http_chaindata_chunks_t *ch)
+{
+    size_t      len;
+    uint32_t    start, n;
+    ngx_uint_t  i;
+
+    len = 0;
+
+    for (i = 0; i < ch->n; i++) {
+        if (i) {
+            len += ngx_http_chaindata_gz_bytes_len(gz, 1);
+        }
+
+        if (ch->cut[i] == NULL) {
+            len += ngx_http_chaindata_gz_piece_len(gz, &ch->chunk[i].piece);
+            continue;
+        }
+
+        chaindata_chunk_span_bytes(&ch->chunk[i], &ch->span[i], &start, &n);
+        len += ngx_http_chaindata_gz_bytes_len(gz, n);
+    }
+
+    return len;
+}
+
+
+u_char *
+ngx_http_chaindata_chunks_write(ngx_http_chaindata_gz_t *gz, u_char *p,
+    ngx_http_chaindata_chunks_t *ch)
+{
+    uint32_t    start, n;
+    ngx_uint_t  i;
+
+    for (i = 0; i < ch->n; i++) {
+        if (i) {
+            p = ngx_http_chaindata_gz_bytes(gz, p, (u_char *) ",", 1);
+        }
+
+        if (ch->cut[i] == NULL) {
+            p = ngx_http_chaindata_gz_piece(gz, p, &ch->chunk[i].piece);
+            continue;
+        }
+
+        chaindata_chunk_span_bytes(&ch->chunk[i], &ch->span[i], &start, &n);
+        p = ngx_http_chaindata_gz_bytes(gz, p, ch->cut[i] + start, n);
+    }
+
+    return p;
+}

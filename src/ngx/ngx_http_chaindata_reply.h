@@ -19,6 +19,7 @@
 #include "chaindata_codec.h"
 #include "chaindata_paths.h"
 #include "chaindata_piece.h"
+#include "chaindata_chunks.h"
 #include "ngx_http_chaindata_json.h"
 
 
@@ -209,6 +210,32 @@ u_char *ngx_http_chaindata_gz_piece(ngx_http_chaindata_gz_t *gz, u_char *p,
 u_char *ngx_http_chaindata_gz_bytes(ngx_http_chaindata_gz_t *gz, u_char *p,
     const u_char *data, size_t len);
 u_char *ngx_http_chaindata_gz_end(ngx_http_chaindata_gz_t *gz, u_char *p);
+
+
+/*
+ * A page of a list stored in chunks (chaindata_chunks.h): its plan, the
+ * chunks read (in the map), and the chunks a span cuts inflated into the
+ * pool (NULL for a whole one).  Enough spans for a page of at most
+ * 5 × per items (limit / per + 2).
+ */
+#define NGX_HTTP_CHAINDATA_SPANS_MAX  7
+
+typedef struct {
+    chaindata_chunk_span_t        span[NGX_HTTP_CHAINDATA_SPANS_MAX];
+    chaindata_chunk_t             chunk[NGX_HTTP_CHAINDATA_SPANS_MAX];
+    u_char                       *cut[NGX_HTTP_CHAINDATA_SPANS_MAX];
+    MDB_val                       val[NGX_HTTP_CHAINDATA_SPANS_MAX];
+    ngx_uint_t                    n;
+} ngx_http_chaindata_chunks_t;
+
+ngx_int_t ngx_http_chaindata_chunks_read(ngx_http_request_t *r,
+    ngx_http_chaindata_chunks_t *ch, chaindata_dbi_e db, u_char *list,
+    size_t list_len, uint64_t count, unsigned per, uint64_t offset,
+    uint64_t limit, const char *what);
+size_t ngx_http_chaindata_chunks_len(ngx_http_chaindata_gz_t *gz,
+    ngx_http_chaindata_chunks_t *ch);
+u_char *ngx_http_chaindata_chunks_write(ngx_http_chaindata_gz_t *gz,
+    u_char *p, ngx_http_chaindata_chunks_t *ch);
 
 
 #endif /* _NGX_HTTP_CHAINDATA_REPLY_H_INCLUDED_ */

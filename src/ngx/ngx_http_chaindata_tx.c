@@ -18,18 +18,16 @@
 
 /*
  * What the read callbacks share: the document's pieces, the page of
- * events read, one piece each, all in the map, and the bytes [hs, he) of
- * the document left out (function_args, whole pieces).
+ * events read as chunks, all in the map, and the bytes [hs, he) of the
+ * document left out (function_args, whole pieces).
  */
 typedef struct {
-    chaindata_tx_params_t    q;
-    chaindata_txh_t          h;
-    MDB_val                  events[CHAINDATA_EVENT_LIMIT_MAX];
-    chaindata_piece_t        ev[CHAINDATA_EVENT_LIMIT_MAX];
-    ngx_uint_t               n;
-    size_t                   hs;
-    size_t                   he;
-    ngx_http_chaindata_gz_t  gz;
+    chaindata_tx_params_t        q;
+    chaindata_txh_t              h;
+    ngx_http_chaindata_chunks_t  events;
+    size_t                       hs;
+    size_t                       he;
+    ngx_http_chaindata_gz_t      gz;
 } ngx_http_chaindata_tx_t;
 
 
@@ -191,7 +189,10 @@ ngx_http_chaindata_tx_events_after(ngx_http_chaindata_tx_t *tx,
 }
 
 
-/* the page of events, and the length of the answer made of them */
+/*
+ * The page of events (chunks: lmdb-schema/pieces.md), and the length of
+ * the answer made of them.
+ */
 
 static ngx_int_t
 ngx_http_chaindata_tx_size(ngx_http_request_t *r, void *ctx,
@@ -199,7 +200,7 @@ ngx_http_chaindata_tx_size(ngx_http_request_t *r, void *ctx,
 {
     ngx_http_chaindata_tx_t  *tx = ctx;
 
-    size_t                  len, used;
+    size_t                  len;
     ngx_uint_t              i;
     chaindata_txh_t        *h;
     chaindata_tx_params_t  *q;
@@ -207,10 +208,11 @@ ngx_http_chaindata_tx_size(ngx_http_request_t *r, void *ctx,
     h = &tx->h;
     q = &tx->q;
 
-    if (ngx_http_chaindata_read_entries(r, CHAINDATA_DBI_TX_EVENT, q->txid,
-                                        sizeof(q->txid), h->event_count,
-                                        "a transaction record", q->offset,
-                                        q->limit, tx->events, &tx->n)
+    if (ngx_http_chaindata_chunks_read(r, &tx->events, CHAINDATA_DBI_TX_EVENT,
+                                       q->txid, sizeof(q->txid),
+                                       h->event_count, CHAINDATA_EVENT_LIMIT,
+                                       q->offset, q->limit,
+                                       "a transaction record")
         != NGX_OK)
     {
         return NGX_ERROR;
@@ -232,22 +234,7 @@ ngx_http_chaindata_tx_size(ngx_http_request_t *r, void *ctx,
         }
     }
 
-    for (i = 0; i < tx->n; i++) {
-        if (chaindata_piece_decode(&tx->ev[i], tx->events[i].mv_data,
-                                   tx->events[i].mv_size, &used)
-            != 0
-            || used != tx->events[i].mv_size)
-        {
-            ngx_http_chaindata_log_damaged(r->connection->log,
-                                           CHAINDATA_DBI_TX_EVENT,
-                                           tx->events[i].mv_data,
-                                           tx->events[i].mv_size);
-            return NGX_ERROR;
-        }
-
-        len += ngx_http_chaindata_gz_piece_len(&tx->gz, &tx->ev[i])
-               + (i ? ngx_http_chaindata_gz_bytes_len(&tx->gz, 1) : 0);
-    }
+    len += ngx_http_chaindata_chunks_len(&tx->gz, &tx->events);
 
     reply->body.len = len;
 
@@ -265,7 +252,7 @@ ngx_http_chaindata_tx_write(void *ctx, u_char *p)
 {
     ngx_http_chaindata_tx_t  *tx = ctx;
 
-    ngx_uint_t                i, j;
+    ngx_uint_t                i;
     chaindata_txh_t          *h;
     ngx_http_chaindata_gz_t  *gz;
 
@@ -283,13 +270,7 @@ ngx_http_chaindata_tx_write(void *ctx, u_char *p)
             continue;
         }
 
-        for (j = 0; j < tx->n; j++) {
-            if (j) {
-                p = ngx_http_chaindata_gz_bytes(gz, p, (u_char *) ",", 1);
-            }
-
-            p = ngx_http_chaindata_gz_piece(gz, p, &tx->ev[j]);
-        }
+        p = ngx_http_chaindata_chunks_write(gz, p, &tx->events);
     }
 
     p = ngx_http_chaindata_gz_end(gz, p);

@@ -471,7 +471,7 @@ test_record_tx(void)
     size_t                nwrites;
     size_t                used;
     chaindata_txh_t       h;
-    chaindata_piece_t     ep;
+    chaindata_chunk_t     ec;
     chaindata_record_t    rec;
     chaindata_write_t    *w;
     chaindata_writeset_t  ws;
@@ -491,7 +491,7 @@ test_record_tx(void)
              id, id);
 
     ok(parse_tx(&rec, &ws, id, "2", ev) == 0, "valid tx accepted");
-    ok(ws.nwrites == 4, "writes: clear events, header, two events");
+    ok(ws.nwrites == 3, "writes: clear events, header, one chunk of two");
 
     w = &ws.writes[1];
     ok(chaindata_txh_decode(&h, ws.buf + w->val_off, w->val_len)
@@ -516,11 +516,14 @@ test_record_tx(void)
           == 0, "function_args span with its comma");
 
     w = &ws.writes[2];
-    ok(chaindata_piece_decode(&ep, ws.buf + w->val_off, w->val_len, &used)
-       == 0 && used == w->val_len
-       && chaindata_piece_inflate(in, &ep, (unsigned char *) plain) == 0
-       && memcmp(plain, "{\"event_index\":0", 16) == 0,
-       "events sorted by event_index, one piece each");
+    ok(chaindata_chunk_decode(&ec, ws.buf + w->val_off, w->val_len) == 0
+       && ec.n == 2
+       && chaindata_piece_inflate(in, &ec.piece, (unsigned char *) plain)
+          == 0
+       && memcmp(plain, "{\"event_index\":0", 16) == 0
+       && memcmp(plain + chaindata_chunk_item_start(&ec, 1) - 1,
+                 ",{\"event_index\":1", 17) == 0,
+       "events sorted by event_index, one chunk");
     chaindata_inflater_destroy(in);
 
     nwrites = ws.nwrites;
