@@ -3,7 +3,8 @@
 # load of the same input (mdb_dump), batches parsed ahead on parser
 # threads but committed and reported in the input's order, a bad line
 # reported with its file and line and the index left with exactly the
-# batches before it, and the mark a bulk run cut short leaves behind.
+# batches before it, the mark a bulk run cut short leaves behind, and
+# the index rewritten with full leaves at the end.
 
 use strict;
 use warnings;
@@ -48,6 +49,24 @@ for my $batch (undef, 1, 97, 1000) {
     load_ok($db, $name, '--bulk', @b, @input);
     ok(mdb_dump_of($db) eq mdb_dump_of($normal), "$name: the same index (mdb_dump)");
     ok(!-e "$db/bulk-load.unfinished", "$name: no mark left");
+}
+
+# the bulk load's last step rewrites the index with full leaves (README
+# "Bulk load"): fewer pages in use than the normal load's, nothing left
+# beside the index
+sub pages_in_use {
+    my ($db) = @_;
+    my ($code, $out) = run_cmd(['mdb_stat', '-ef', $db]);
+    my ($used) = $out =~ /Number of pages used: (\d+)/;
+    my ($free) = $out =~ /Free pages: (\d+)/;
+    return ($used // 0) - ($free // 0);
+}
+{
+    my ($n, $b) = (pages_in_use($normal), pages_in_use("$dir/bulk-default"));
+    ok($b > 0 && $b < 0.85 * $n,
+       "--bulk: full leaves, $b pages in use against the normal load's $n");
+    my @left = grep { !m{/(?:data|lock)\.mdb$} } glob("$dir/bulk-default/*");
+    is("@left", '', '--bulk: no copy left beside the index');
 }
 
 my $db = "$dir/stdin";

@@ -55,6 +55,12 @@ int chaindata_bulk_check(const char *db);
 int chaindata_bulk_mark(const char *db);
 int chaindata_bulk_unmark(chaindata_index_t *ix);
 /*
+ * The index rewritten with full leaves, in key order (MDB_APPEND), and
+ * renamed over the one open, which is opened again: 0, or -1 after a
+ * message (chaindata_load_repack.c).
+ */
+int chaindata_bulk_repack(chaindata_index_t *ix);
+/*
  * The map a bulk load starts with: twice its input files, so that it is
  * not grown (a batch begun again) as the index fills; map_size when that
  * is more, max_map_size at most.

@@ -689,8 +689,14 @@ chaindata_bulk_load(chaindata_index_t *ix, chaindata_bulk_t *bk, int nfiles,
 
         rc = chaindata_bulk_run(&run, ix, p, np);
 
-        /* what was committed stays: synced, an index like another */
-        if (chaindata_bulk_unmark(ix) != 0) {
+        /*
+         * What was committed stays: rewritten with full leaves, synced,
+         * an index like another (marked still if that fails).
+         */
+        if (rc != CHAINDATA_EXIT_SYSTEM && chaindata_bulk_repack(ix) != 0) {
+            rc = CHAINDATA_EXIT_SYSTEM;
+
+        } else if (chaindata_bulk_unmark(ix) != 0) {
             rc = CHAINDATA_EXIT_SYSTEM;
         }
 
