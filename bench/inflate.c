@@ -1,0 +1,168 @@
+
+/*
+ * chaindata bench (bench/gzip): what inflating costs a plain answer, and
+ * what storing the plain bytes beside the pieces would cost the index.
+ *
+ * For every transaction of the index at argv[1]: its default answer's
+ * pieces (the document's and its first chunk of events, as the module
+ * serves GET /extended/v1/tx/{id}) inflated, ROUNDS times over the whole
+ * index, timed (CLOCK_PROCESS_CPUTIME_ID); the sums of the plain and the
+ * stored bytes of every piece of tx and tx_event.  Prints:
+ *
+ *   inflate_us=<µs a default answer> pieces=<per answer> plain=<bytes>
+ *   stored=<bytes of pieces> plain_all=<bytes if inflated, all records>
+ *
+ * usage: inflate DB_DIR [ROUNDS]
+ */
+
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <lmdb.h>
+
+#include "chaindata_chunks.h"
+#include "chaindata_codec.h"
+#include "chaindata_piece.h"
+
+
+static double
+cpu_us(void)
+{
+    struct timespec  ts;
+
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+
+    return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+
+int
+main(int argc, char **argv)
+{
+    int                    rc, rounds, r;
+    size_t                 ntx, npieces, plain, stored, plain_all, i;
+    double                 t0, spent;
+    MDB_env               *env;
+    MDB_txn               *txn;
+    MDB_dbi                dtx, dev;
+    MDB_val                k, v, ek, ev;
+    MDB_cursor            *cur;
+    unsigned char         *out, key[CHAINDATA_TXID_LEN + 4];
+    chaindata_txh_t        h;
+    chaindata_chunk_t      c;
+    chaindata_inflater_t  *in;
+
+    if (argc < 2) {
+        fprintf(stderr, "usage: inflate DB_DIR [ROUNDS]\n");
+        return 2;
+    }
+
+    rounds = argc > 2 ? atoi(argv[2]) : 3;
+    out = malloc(64 << 20);
+    in = chaindata_inflater_create();
+
+    if (mdb_env_create(&env) || mdb_env_set_maxdbs(env, CHAINDATA_MAX_DBS)
+        || mdb_env_open(env, argv[1], MDB_RDONLY, 0)
+        || mdb_txn_begin(env, NULL, MDB_RDONLY, &txn)
+        || mdb_dbi_open(txn, "tx", 0, &dtx)
+        || mdb_dbi_open(txn, "tx_event", 0, &dev)
+        || out == NULL || in == NULL)
+    {
+        fprintf(stderr, "inflate: cannot open %s\n", argv[1]);
+        return 1;
+    }
+
+    ntx = npieces = plain = stored = plain_all = 0;
+    spent = 0;
+
+    for (r = 0; r < rounds; r++) {
+        mdb_cursor_open(txn, dtx, &cur);
+
+        for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
+             rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT))
+        {
+            if (chaindata_txh_decode(&h, v.mv_data, v.mv_size) != 0) {
+                continue;
+            }
+
+            c.n = 0;
+
+            if (h.event_count) {
+                memcpy(key, k.mv_data, CHAINDATA_TXID_LEN);
+                memset(key + CHAINDATA_TXID_LEN, 0, 4);
+                ek.mv_data = key;
+                ek.mv_size = sizeof(key);
+
+                if (mdb_get(txn, dev, &ek, &ev) != 0
+                    || chaindata_chunk_decode(&c, ev.mv_data, ev.mv_size)
+                       != 0)
+                {
+                    continue;
+                }
+            }
+
+            t0 = cpu_us();
+
+            for (i = 0; i < h.npieces; i++) {
+                (void) chaindata_piece_inflate(in, &h.piece[i], out);
+            }
+
+            if (c.n) {
+                (void) chaindata_piece_inflate(in, &c.piece, out);
+            }
+
+            spent += cpu_us() - t0;
+
+            if (r == 0) {
+                ntx++;
+                npieces += h.npieces + (c.n != 0);
+                plain += h.doc_len + (c.n ? c.piece.plain_len : 0);
+
+                for (i = 0; i < h.npieces; i++) {
+                    stored += h.piece[i].deflate_len;
+                }
+
+                stored += c.n ? c.piece.deflate_len : 0;
+            }
+        }
+
+        mdb_cursor_close(cur);
+    }
+
+    /* every record's plain bytes: what keeping both encodings adds */
+    mdb_cursor_open(txn, dtx, &cur);
+
+    for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
+         rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT))
+    {
+        if (chaindata_txh_decode(&h, v.mv_data, v.mv_size) == 0) {
+            plain_all += h.doc_len;
+        }
+    }
+
+    mdb_cursor_close(cur);
+    mdb_cursor_open(txn, dev, &cur);
+
+    for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
+         rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT))
+    {
+        if (chaindata_chunk_decode(&c, v.mv_data, v.mv_size) == 0) {
+            plain_all += c.piece.plain_len;
+        }
+    }
+
+    mdb_cursor_close(cur);
+
+    printf("inflate_us=%.2f pieces=%.2f plain=%.0f stored=%.0f "
+           "plain_all=%zu\n",
+           spent / (ntx * rounds), (double) npieces / ntx,
+           (double) plain / ntx, (double) stored / ntx, plain_all);
+
+    mdb_txn_abort(txn);
+    mdb_env_close(env);
+
+    return 0;
+}
