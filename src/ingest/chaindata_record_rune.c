@@ -5,9 +5,11 @@
  * lists hold, and a list's checks and writes.
  *
  * Every entry is checked before anything is written, then stored
- * compactly with its members in upstream's order (values kept as given)
- * as a record of its own keyed by position, under a header that holds the
- * number of entries and their digest.  See lmdb-schema/runes.md.
+ * compactly with its members in upstream's order (values kept as given),
+ * in chunks of a default page of entries, one compressed record each
+ * keyed by chunk number (lmdb-schema/pieces.md, "Chunks"), under a header
+ * that holds the number of entries and their digest.  See
+ * lmdb-schema/runes.md.
  */
 
 
@@ -19,6 +21,7 @@
 #include "chaindata_codec.h"
 #include "chaindata_digest.h"
 #include "chaindata_jdoc.h"
+#include "chaindata_paths.h"
 #include "chaindata_record.h"
 #include "chaindata_record_rune.h"
 
@@ -440,8 +443,157 @@ chaindata_rune_ordered_write(unsigned char *p,
 
 
 /*
- * The writes of a list: its old entries go, then the header and one
- * record per entry, or for an empty list only the header goes too.
+ * The plain length of the largest chunk of the list: its entries joined
+ * with commas, per chunk of CHAINDATA_PAGE_LIMIT (lmdb-schema/runes.md).
+ */
+
+static size_t
+chaindata_rune_chunk_max(const chaindata_rune_list_t *list,
+    const chaindata_jv_t *results)
+{
+    size_t                 len, max;
+    unsigned               i;
+    const chaindata_jv_t  *entry;
+
+    len = 0;
+    max = 0;
+    i = 0;
+
+    for (entry = results->child; entry; entry = entry->next) {
+        len += (i ? 1 : 0) + chaindata_rune_ordered_size(entry, list->entry);
+
+        if (++i == CHAINDATA_PAGE_LIMIT || entry->next == NULL) {
+            max = len > max ? len : max;
+            len = 0;
+            i = 0;
+        }
+    }
+
+    return max;
+}
+
+
+/*
+ * One chunk: the n entries from *entry on, in upstream's order, joined
+ * with commas in scratch (room for the largest chunk) and each added to
+ * the digest, then compressed as the chunk numbered chunk; *entry moves
+ * past them.
+ */
+
+static int
+chaindata_rune_write_chunk(chaindata_record_t *rec,
+    const chaindata_rune_list_t *list, const chaindata_jv_t **entry,
+    unsigned n, const unsigned char *key, size_t key_len, uint32_t chunk,
+    unsigned char *scratch, size_t room, chaindata_digest_t *digest,
+    chaindata_writeset_t *ws)
+{
+    size_t                 size, ckey_len, used;
+    uint32_t               start[CHAINDATA_PAGE_LIMIT];
+    unsigned               i;
+    unsigned char         *p, *value, *end;
+    unsigned char          ckey[CHAINDATA_LIST_ENTRY_KEY_MAX];
+    const chaindata_jv_t  *e;
+
+    p = scratch;
+    e = *entry;
+
+    for (i = 0; i < n; i++, e = e->next) {
+        size = chaindata_rune_ordered_size(e, list->entry);
+
+        if (size + (i ? 1 : 0) > room - (size_t) (p - scratch)) {
+            return chaindata_record_fail(rec,
+                       "internal error: size mismatch");
+        }
+
+        if (i) {
+            *p++ = ',';
+        }
+
+        start[i] = (uint32_t) (p - scratch);
+        end = chaindata_rune_ordered_write(p, e, list->entry);
+
+        if ((size_t) (end - p) != size) {
+            return chaindata_record_fail(rec,
+                       "internal error: size mismatch");
+        }
+
+        /* the entries joined by newlines: none of them holds one */
+        chaindata_digest_add(digest, p, size);
+        p = end;
+    }
+
+    *entry = e;
+
+    ckey_len = chaindata_list_entry_key(ckey, key, key_len, chunk);
+
+    value = chaindata_writeset_add(ws, CHAINDATA_WRITE_PUT, list->entry_db,
+                                   ckey, ckey_len,
+                                   chaindata_chunk_bound(p - scratch, n));
+    if (value == NULL) {
+        return chaindata_record_fail(rec, "out of memory");
+    }
+
+    used = chaindata_record_deflater(rec) == NULL
+           ? 0 : chaindata_chunk_make(rec->deflater, scratch, p - scratch,
+                                      start, n, value);
+    if (used == 0) {
+        return chaindata_record_fail(rec, "internal error: deflate");
+    }
+
+    chaindata_writeset_trim(ws, used);
+
+    return 0;
+}
+
+
+/* the chunks of a non-empty list, and its count and digest in h */
+
+static int
+chaindata_rune_write_chunks(chaindata_record_t *rec,
+    const chaindata_rune_list_t *list, const chaindata_jv_t *results,
+    const unsigned char *key, size_t key_len, chaindata_writeset_t *ws,
+    chaindata_listh_t *h)
+{
+    int                    rc;
+    size_t                 room, left;
+    uint32_t               chunk;
+    unsigned char         *scratch;
+    unsigned char          sha256[CHAINDATA_SHA256_LEN];
+    chaindata_digest_t     digest;
+    const chaindata_jv_t  *entry;
+
+    room = chaindata_rune_chunk_max(list, results);
+
+    scratch = malloc(room);
+    if (scratch == NULL) {
+        return chaindata_record_fail(rec, "out of memory");
+    }
+
+    chaindata_digest_init(&digest);
+    entry = results->child;
+    rc = 0;
+
+    for (chunk = 0, left = results->n; left && rc == 0; chunk++) {
+        rc = chaindata_rune_write_chunk(rec, list, &entry,
+                 left < CHAINDATA_PAGE_LIMIT ? left : CHAINDATA_PAGE_LIMIT,
+                 key, key_len, chunk, scratch, room, &digest, ws);
+        left -= left < CHAINDATA_PAGE_LIMIT ? left : CHAINDATA_PAGE_LIMIT;
+    }
+
+    free(scratch);
+    chaindata_digest_final(&digest, sha256);
+
+    h->count = (uint32_t) results->n;
+    memcpy(h->digest, sha256, CHAINDATA_DIGEST_LEN);
+
+    return rc;
+}
+
+
+/*
+ * The writes of a list: its old chunks go, then the header and one
+ * record per chunk of entries, or for an empty list only the header goes
+ * too.
  */
 
 static int
@@ -450,14 +602,8 @@ chaindata_rune_write_list(chaindata_record_t *rec,
     const chaindata_jv_t *results, const unsigned char *key,
     size_t key_len, chaindata_writeset_t *ws)
 {
-    size_t                 head, size, entry_key_len;
-    uint32_t               pos;
-    unsigned char         *value, *end;
-    unsigned char          sha256[CHAINDATA_SHA256_LEN];
-    unsigned char          ekey[CHAINDATA_LIST_ENTRY_KEY_MAX];
-    chaindata_listh_t      h;
-    chaindata_digest_t     digest;
-    const chaindata_jv_t  *entry;
+    size_t             head;
+    chaindata_listh_t  h;
 
     if (chaindata_record_delete(rec, ws, CHAINDATA_WRITE_DEL_PREFIX,
                                 list->entry_db, key, key_len)
@@ -484,41 +630,17 @@ chaindata_rune_write_list(chaindata_record_t *rec,
                                CHAINDATA_LISTH_SIZE)
         == NULL)
     {
-        goto nomem;
+        return chaindata_record_fail(rec, "out of memory");
     }
 
     head = ws->nwrites - 1;
 
-    chaindata_digest_init(&digest);
-    pos = 0;
-
-    for (entry = results->child; entry; entry = entry->next, pos++) {
-        size = chaindata_rune_ordered_size(entry, list->entry);
-        entry_key_len = chaindata_list_entry_key(ekey, key, key_len,
-                                                 pos);
-
-        value = chaindata_writeset_add(ws,
-                    CHAINDATA_WRITE_PUT, list->entry_db,
-                    ekey, entry_key_len, size);
-        if (value == NULL) {
-            goto nomem;
-        }
-
-        end = chaindata_rune_ordered_write(value, entry, list->entry);
-
-        if ((size_t) (end - value) != size) {
-            return chaindata_record_fail(rec,
-                       "internal error: size mismatch");
-        }
-
-        /* the entries joined by newlines: none of them holds one */
-        chaindata_digest_add(&digest, value, size);
+    if (chaindata_rune_write_chunks(rec, list, results, key, key_len, ws,
+                                    &h)
+        != 0)
+    {
+        return -1;
     }
-
-    chaindata_digest_final(&digest, sha256);
-
-    h.count = pos;
-    memcpy(h.digest, sha256, CHAINDATA_DIGEST_LEN);
 
     /* the header's value moved with the buffer: find it again */
     chaindata_listh_encode(ws->buf + ws->writes[head].val_off, &h);
@@ -526,10 +648,6 @@ chaindata_rune_write_list(chaindata_record_t *rec,
     rec->kind = list->put;
 
     return 0;
-
-nomem:
-
-    return chaindata_record_fail(rec, "out of memory");
 }
 
 

@@ -13,6 +13,7 @@
 
 #include "chaindata_piece.h"
 #include "ngx_http_chaindata_reply.h"
+#include "ngx_http_chaindata_store.h"
 
 
 /* made once per worker process: inflating allocates nothing */
@@ -214,9 +215,11 @@ ngx_http_chaindata_chunks_read(ngx_http_request_t *r,
     size_t list_len, uint64_t count, unsigned per, uint64_t offset,
     uint64_t limit, const char *what)
 {
+    size_t              key_len;
     uint64_t            left;
     ngx_uint_t          i, got;
     chaindata_chunk_t  *c;
+    u_char              key[CHAINDATA_LIST_ENTRY_KEY_MAX];
 
     ch->n = chaindata_chunk_plan(count, per, offset, limit, ch->span,
                                  NGX_HTTP_CHAINDATA_SPANS_MAX);
@@ -224,12 +227,21 @@ ngx_http_chaindata_chunks_read(ngx_http_request_t *r,
         return NGX_OK;
     }
 
-    if (ngx_http_chaindata_read_entries(r, db, list, list_len,
-                                        chaindata_chunk_count(count, per),
-                                        what, ch->span[0].chunk, ch->n,
-                                        ch->val, &got)
+    key_len = chaindata_list_entry_key(key, list, list_len,
+                                       ch->span[0].chunk);
+
+    if (ngx_http_chaindata_store_range(r->connection->log, db, list,
+                                       list_len, key, key_len, ch->val,
+                                       ch->n, &got)
         != NGX_OK)
     {
+        return NGX_ERROR;
+    }
+
+    if (got != ch->n) {
+        ngx_log_error(NGX_LOG_ALERT, r->connection->log, 0,
+                      "chaindata: %s counts %uL entries but \"%s\" holds "
+                      "fewer", what, count, chaindata_db_names[db]);
         return NGX_ERROR;
     }
 

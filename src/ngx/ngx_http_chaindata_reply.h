@@ -158,22 +158,6 @@ void ngx_http_chaindata_log_damaged(ngx_log_t *log, chaindata_dbi_e db,
     const u_char *data, size_t size);
 
 /*
- * In a size callback: the entries [offset, offset + limit) of a list
- * stored one entry a key (lmdb-schema/runes.md), as many as the count
- * of its header leaves, *n of them.  NGX_ERROR when the index cannot be
- * read or holds fewer than that header (named by what in the log) counts.
- */
-ngx_int_t ngx_http_chaindata_read_entries(ngx_http_request_t *r,
-    chaindata_dbi_e db, u_char *list, size_t list_len, uint32_t count,
-    const char *what, uint64_t offset, uint64_t limit, MDB_val *entries,
-    ngx_uint_t *n);
-
-/* the entries joined with commas: their length, and the copy */
-size_t ngx_http_chaindata_entries_len(MDB_val *entries, ngx_uint_t n);
-u_char *ngx_http_chaindata_join_entries(u_char *p, MDB_val *entries,
-    ngx_uint_t n);
-
-/*
  * The request's query string, ready for the checks of
  * chaindata_paths.h (room for its values from the pool), and the
  * upstream validation message of the check that failed.

@@ -30,14 +30,24 @@ typedef struct {
 } ngx_http_chaindata_rune_route_t;
 
 
-/* what the read callbacks share: the page of entries read, in the map */
+/*
+ * What the read callbacks share: the page of entries read as chunks, in
+ * the map (lmdb-schema/runes.md), and the envelope's head made per request.
+ */
 typedef struct {
     const ngx_http_chaindata_rune_route_t  *rune;
     chaindata_page_params_t                 q;
     chaindata_listh_t                       h;
-    MDB_val                                 entries[CHAINDATA_PAGE_LIMIT_MAX];
-    ngx_uint_t                              n;
+    ngx_http_chaindata_chunks_t             entries;
+    ngx_str_t                               head;
+    ngx_http_chaindata_gz_t                 gz;
 } ngx_http_chaindata_rune_page_t;
+
+
+/* the envelope around the entries: its head is made per page */
+#define NGX_HTTP_CHAINDATA_PAGE_HEAD                                      \
+    "{\"limit\":,\"offset\":,\"total\":,\"results\":["
+#define NGX_HTTP_CHAINDATA_PAGE_TAIL  "]}"
 
 
 static ngx_int_t ngx_http_chaindata_page_lookup(ngx_http_request_t *r,
@@ -59,7 +69,7 @@ static ngx_http_chaindata_rune_route_t  ngx_http_chaindata_activity_route = {
       NULL,
       "the rune activity could not be read from the index",
       NGX_HTTP_CHAINDATA_CACHE_PUBLIC,
-      0 },
+      1 },
     "activity",
     chaindata_txid_list_key,
     CHAINDATA_DBI_RUNE_ACTIVITY,
@@ -78,7 +88,7 @@ static ngx_http_chaindata_rune_route_t  ngx_http_chaindata_balances_route = {
       NULL,
       "the rune balances could not be read from the index",
       NGX_HTTP_CHAINDATA_CACHE_PUBLIC,
-      0 },
+      1 },
     "balances",
     chaindata_address_key,
     CHAINDATA_DBI_RUNE_BALANCES,
@@ -88,19 +98,21 @@ static ngx_http_chaindata_rune_route_t  ngx_http_chaindata_balances_route = {
 
 /*
  * The ETag names the stored list (the digest of all its entries, taken at
- * ingest) and the page of it, so it changes whenever the body would.
+ * ingest), the page of it and the encoding ("-gz"), so it changes
+ * whenever the body would: each encoding has its own strong ETag.
  */
 
 static ngx_int_t
 ngx_http_chaindata_page_etag(ngx_http_request_t *r,
-    chaindata_listh_t *h, chaindata_page_params_t *q,
+    chaindata_listh_t *h, chaindata_page_params_t *q, ngx_uint_t gzip,
     ngx_str_t *etag)
 {
     u_char  *p;
 
     etag->data = ngx_pnalloc(r->pool, 2 + 2 * CHAINDATA_DIGEST_LEN
                                       + 1 + q->offset_text.len
-                                      + 1 + NGX_INT64_LEN);
+                                      + 1 + NGX_INT64_LEN
+                                      + sizeof("-gz") - 1);
     if (etag->data == NULL) {
         return NGX_ERROR;
     }
@@ -111,7 +123,13 @@ ngx_http_chaindata_page_etag(ngx_http_request_t *r,
                              CHAINDATA_DIGEST_LEN);
     *p++ = '-';
     p = ngx_cpymem(p, q->offset_text.data, q->offset_text.len);
-    p = ngx_sprintf(p, "-%uL\"", q->limit);
+    p = ngx_sprintf(p, "-%uL", q->limit);
+
+    if (gzip) {
+        p = ngx_cpymem(p, "-gz", sizeof("-gz") - 1);
+    }
+
+    *p++ = '"';
     etag->len = p - etag->data;
 
     return NGX_OK;
@@ -152,26 +170,17 @@ ngx_http_chaindata_page_lookup(ngx_http_request_t *r, void *ctx,
 
     reply->status = NGX_HTTP_OK;
 
-    return ngx_http_chaindata_page_etag(r, &page->h, &page->q, &reply->etag);
+    ngx_http_chaindata_gz_init(&page->gz, reply->gzip);
+
+    return ngx_http_chaindata_page_etag(r, &page->h, &page->q, reply->gzip,
+                                        &reply->etag);
 }
 
 
-/* the decimal digits of n */
-
-static size_t
-ngx_http_chaindata_digits(uint64_t n)
-{
-    size_t  len;
-
-    for (len = 1; n >= 10; n /= 10) {
-        len++;
-    }
-
-    return len;
-}
-
-
-/* the page of entries, and the length of the envelope around it */
+/*
+ * The page of entries (chunks: lmdb-schema/pieces.md), the envelope's
+ * head, and the length of the answer made of them in its encoding.
+ */
 
 static ngx_int_t
 ngx_http_chaindata_page_size(ngx_http_request_t *r, void *ctx,
@@ -179,48 +188,68 @@ ngx_http_chaindata_page_size(ngx_http_request_t *r, void *ctx,
 {
     ngx_http_chaindata_rune_page_t  *page = ctx;
 
+    u_char                   *p;
+    ngx_http_chaindata_gz_t  *gz;
     chaindata_page_params_t  *q;
 
     q = &page->q;
+    gz = &page->gz;
 
-    if (ngx_http_chaindata_read_entries(r, page->rune->entry_db, q->key,
-                                        q->key_len, page->h.count,
-                                        "a rune list header", q->offset,
-                                        q->limit, page->entries, &page->n)
+    if (ngx_http_chaindata_chunks_read(r, &page->entries,
+                                       page->rune->entry_db, q->key,
+                                       q->key_len, page->h.count,
+                                       CHAINDATA_PAGE_LIMIT, q->offset,
+                                       q->limit, "a rune list header")
         != NGX_OK)
     {
         return NGX_ERROR;
     }
 
-    reply->body.len =
-        sizeof("{\"limit\":,\"offset\":,\"total\":,\"results\":[]}") - 1
-        + ngx_http_chaindata_digits(q->limit) + q->offset_text.len
-        + ngx_http_chaindata_digits(page->h.count)
-        + ngx_http_chaindata_entries_len(page->entries, page->n);
+    p = ngx_pnalloc(r->pool, sizeof(NGX_HTTP_CHAINDATA_PAGE_HEAD) - 1
+                             + 2 * NGX_INT64_LEN + q->offset_text.len);
+    if (p == NULL) {
+        return NGX_ERROR;
+    }
+
+    page->head.data = p;
+    p = ngx_sprintf(p, "{\"limit\":%uL,\"offset\":", q->limit);
+    p = ngx_cpymem(p, q->offset_text.data, q->offset_text.len);
+    p = ngx_sprintf(p, ",\"total\":%uD,\"results\":[", page->h.count);
+    page->head.len = p - page->head.data;
+
+    reply->body.len = ngx_http_chaindata_gz_frame_len(gz)
+        + ngx_http_chaindata_gz_bytes_len(gz, page->head.len)
+        + ngx_http_chaindata_chunks_len(gz, &page->entries)
+        + ngx_http_chaindata_gz_bytes_len(gz,
+                                sizeof(NGX_HTTP_CHAINDATA_PAGE_TAIL) - 1);
 
     return NGX_OK;
 }
 
 
-/* the envelope with the page of entries, copied out of the map */
+/*
+ * The envelope with the page of entries, in the reply's encoding, out of
+ * the map: gzip copies the chunks' pieces, plain inflates them.
+ */
 
 static u_char *
 ngx_http_chaindata_page_write(void *ctx, u_char *p)
 {
     ngx_http_chaindata_rune_page_t  *page = ctx;
 
-    chaindata_page_params_t  *q;
+    ngx_http_chaindata_gz_t  *gz;
 
-    q = &page->q;
+    gz = &page->gz;
 
-    p = ngx_sprintf(p, "{\"limit\":%uL,\"offset\":", q->limit);
-    p = ngx_cpymem(p, q->offset_text.data, q->offset_text.len);
-    p = ngx_sprintf(p, ",\"total\":%uD,\"results\":[", page->h.count);
-    p = ngx_http_chaindata_join_entries(p, page->entries, page->n);
-    *p++ = ']';
-    *p++ = '}';
+    p = ngx_http_chaindata_gz_begin(gz, p);
+    p = ngx_http_chaindata_gz_bytes(gz, p, page->head.data, page->head.len);
+    p = ngx_http_chaindata_chunks_write(gz, p, &page->entries);
+    p = ngx_http_chaindata_gz_bytes(gz, p,
+                                    (u_char *) NGX_HTTP_CHAINDATA_PAGE_TAIL,
+                                    sizeof(NGX_HTTP_CHAINDATA_PAGE_TAIL) - 1);
+    p = ngx_http_chaindata_gz_end(gz, p);
 
-    return p;
+    return gz->failed ? NULL : p;
 }
 
 
