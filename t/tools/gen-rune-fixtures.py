@@ -2,6 +2,18 @@
 """Deterministic generator of the chaindata rune fixtures.
 
 Usage:  /usr/bin/python3 t/tools/gen-rune-fixtures.py [OUTDIR]   (default: t/fixtures)
+        /usr/bin/python3 t/tools/gen-rune-fixtures.py --txs N OUTDIR
+
+With --txs N (the size knob, for bench/gzip: the rune index against its
+NDJSON), runes.ndjson is instead a synthetic chain of N Bitcoin
+transactions: each one's activity list as the runes indexer makes it
+(mints, transfers with their receives and change, burns, etchings, now and
+then an airdrop of dozens of receives; every entry of a list shares its
+transaction's location), then the balances of every address they touched
+(one entry per rune held, largest first: most addresses hold a few runes,
+a few hold hundreds).  Runes and addresses are drawn from pools, popular
+ones more often; random.Random with a fixed seed, so reruns are
+byte-identical too.
 
 Writes runes.ndjson: "rune_activity" and "rune_balances" ingest records
 (lmdb-schema/runes.md) for the two rune routes:
@@ -276,7 +288,111 @@ def balances_line(address, entries):
 # --------------------------------------------------------------------------
 
 
+# --------------------------------------------------------------------------
+# A synthetic chain (--txs N)
+# --------------------------------------------------------------------------
+
+
+def synthetic_chain(n_txs, out):
+    import random
+
+    rnd = random.Random(13)
+    n_runes = max(50, n_txs // 20)
+    runes = []
+    for i in range(n_runes):
+        ref, div = rune_ref(i)
+        runes.append((ref, div))
+    n_addrs = max(100, n_txs // 2)
+    addrs = []
+    for i in range(n_addrs):
+        label = "chain addr %d" % i
+        r = rnd.random()
+        if r < 0.55:
+            addrs.append(segwit_address("bc", 1, h(label)))
+        elif r < 0.85:
+            addrs.append(segwit_address("bc", 0, h(label)[:20]))
+        elif r < 0.95:
+            addrs.append(base58check(0x00, h(label)[:20]))
+        else:
+            addrs.append(base58check(0x05, h(label)[:20]))
+
+    def pick(pool):
+        # popular ones more often: a power law over the pool
+        return pool[min(len(pool) - 1, int(len(pool) * rnd.random() ** 3))]
+
+    def raw_amount():
+        return rnd.randrange(1, 10 ** rnd.randrange(1, 20))
+
+    held = {}
+    block = 840000
+    tx_index = 0
+    for t in range(n_txs):
+        if rnd.random() < 0.002:
+            block += 1
+            tx_index = 0
+        tx_index += 1 + rnd.randrange(5)
+        tx_id = hexid("chain tx %d" % t)
+        loc = {"block_hash": hexid("chain block %d" % block),
+               "block_height": block, "tx_id": tx_id, "tx_index": tx_index,
+               "timestamp": 1713571767 + (block - 840000) * 600}
+        r = rnd.random()
+        rune = pick(runes)
+        sender = pick(addrs)
+        if r < 0.50:
+            ops = [("mint", sender, None), ("receive", sender, None)]
+        elif r < 0.85:
+            ops = [("send", sender, None)]
+            for _ in range(1 + int(rnd.random() ** 2 * 3)):
+                ops.append(("receive", pick(addrs), sender))
+            if rnd.random() < 0.5:
+                ops.append(("receive", sender, sender))
+        elif r < 0.93:
+            ops = [("send", sender, None), ("burn", sender, None)]
+        elif r < 0.995:
+            ops = [("etching", sender, None), ("receive", sender, None)]
+            rune = runes[rnd.randrange(len(runes))]
+        else:
+            ops = [("send", sender, None)]
+            ops += [("receive", pick(addrs), sender)
+                    for _ in range(20 + rnd.randrange(180))]
+        ref, div = rune
+        entries = []
+        for vout, (op, addr, frm) in enumerate(ops):
+            e = {"rune": ref, "operation": op}
+            l = dict(loc)
+            l["vout"] = vout
+            l["output"] = "%s:%d" % (tx_id, vout)
+            e["location"] = l
+            e["address"] = addr
+            if frm is not None:
+                e["receiver_address"] = addr
+                e["address"] = frm
+            if op != "etching":
+                raw = raw_amount()
+                e["amount"] = amount(raw, div)
+                if op == "receive":
+                    mine = held.setdefault(addr, {})
+                    was = mine.get(ref["id"], (0, ref, div))[0]
+                    mine[ref["id"]] = (was + raw, ref, div)
+            entries.append(e)
+        out.write(activity_line(tx_id, entries) + "\n")
+
+    for addr in addrs:
+        if addr not in held:
+            continue
+        rows = sorted(held[addr].values(), key=lambda x: (-x[0], x[1]["id"]))
+        out.write(balances_line(addr, [
+            {"rune": ref, "balance": amount(raw, div), "address": addr}
+            for raw, ref, div in rows]) + "\n")
+
+
 def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "--txs":
+        path = os.path.join(sys.argv[3], "runes.ndjson")
+        with open(path, "w", encoding="utf-8") as f:
+            synthetic_chain(int(sys.argv[2]), f)
+        return
+
     outdir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "..", "fixtures")
 
