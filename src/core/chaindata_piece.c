@@ -210,6 +210,14 @@ chaindata_piece_make(chaindata_deflater_t *d, const unsigned char *src,
     z = out + CHAINDATA_PIECE_HEAD_SIZE;
     cap = chaindata_piece_bound(len) - CHAINDATA_PIECE_HEAD_SIZE;
 
+    if (len < CHAINDATA_PIECE_STORED_BELOW) {
+        n = chaindata_gzip_stored(z, src, len) - z;
+        memcpy(z + n, CHAINDATA_PIECE_FINAL, CHAINDATA_PIECE_FINAL_LEN);
+        n += CHAINDATA_PIECE_FINAL_LEN;
+
+        goto done;
+    }
+
     n = chaindata_piece_libdeflate(d, src, len, z, cap);
 
     if (n == 0) {
@@ -219,6 +227,8 @@ chaindata_piece_make(chaindata_deflater_t *d, const unsigned char *src,
             return 0;
         }
     }
+
+done:
 
     chaindata_put_u32le(out, (uint32_t) libdeflate_crc32(0, src, len));
     chaindata_put_u32le(out + 4, (uint32_t) len);

@@ -31,6 +31,15 @@
  */
 #define CHAINDATA_PIECE_LEVEL         1
 
+/*
+ * A piece of fewer plain bytes is stored, not compressed (stored blocks):
+ * inflating a compressed one costs its Huffman tables, several µs a
+ * piece, for a few dozen bytes saved (bench/RESULTS.md)
+ */
+#ifndef CHAINDATA_PIECE_STORED_BELOW
+#define CHAINDATA_PIECE_STORED_BELOW  512
+#endif
+
 /* the largest plain piece: its length must fit the deflate length too */
 #define CHAINDATA_PIECE_MAX           (64 * 1024 * 1024)
 
