@@ -1,8 +1,8 @@
 
 /*
  * Unit tests of the nginx-free code: key codecs, query integers, JSON
- * escaping, the document tree, the tx record and request targets.  Prints
- * TAP; run by t/01-unit.t under prove.
+ * escaping, the document tree, the tx and rune records, request targets.
+ * Prints TAP; run by t/01-unit.t under prove.
  */
 
 
@@ -554,6 +554,102 @@ test_record_tx(void)
     ok(chaindata_record_parse(&rec, (unsigned char *) "[]", 2, &ws)
        != 0, "not an object");
 
+    chaindata_writeset_free(&ws);
+    chaindata_record_free(&rec);
+}
+
+
+/*
+ * A rune list of 41 balances: its old chunks cleared, the header (count,
+ * digest of the entries joined by newlines), then chunks 0, 1 and 2 of
+ * 20, 20 and 1 entries keyed (address key, chunk number), each inflating
+ * to its entries joined by commas (lmdb-schema/runes.md).
+ */
+
+static void
+test_record_rune_chunks(void)
+{
+    int                    good;
+    char                  *p;
+    size_t                 key_len, ckey_len, len;
+    unsigned               i, k, n;
+    chaindata_chunk_t      c;
+    chaindata_listh_t      h;
+    chaindata_digest_t     d;
+    chaindata_record_t     rec;
+    chaindata_write_t     *w;
+    chaindata_writeset_t   ws;
+    chaindata_inflater_t  *in;
+    unsigned char          key[CHAINDATA_LIST_KEY_MAX];
+    unsigned char          ckey[CHAINDATA_LIST_ENTRY_KEY_MAX];
+    unsigned char          sha[CHAINDATA_SHA256_LEN];
+    char                   entry[41][96];
+    char                   line[8192], want[4096];
+    unsigned char          plain[4096];
+    const char  *addr = "bc1qa667e6hcnwx2p4rm2vr08cla79ka8g2mkvvcd9";
+
+    memset(&ws, 0, sizeof(ws));
+    chaindata_record_init(&rec);
+    chaindata_digest_init(&d);
+
+    p = line + sprintf(line, "{\"kind\":\"rune_balances\",\"address\":"
+                             "\"%s\",\"results\":[", addr);
+
+    for (i = 0; i < 41; i++) {
+        sprintf(entry[i], "{\"rune\":{\"id\":\"840000:%u\",\"name\":"
+                "\"AB\",\"spaced_name\":\"A\xe2\x80\xa2" "B\"},"
+                "\"balance\":\"%u\"}", i, 1000 - i);
+        p += sprintf(p, "%s%s", i ? "," : "", entry[i]);
+        chaindata_digest_add(&d, (unsigned char *) entry[i],
+                             strlen(entry[i]));
+    }
+
+    strcpy(p, "]}");
+    chaindata_digest_final(&d, sha);
+
+    ok(chaindata_record_parse(&rec, (unsigned char *) line, strlen(line),
+                              &ws)
+       == 0 && ws.nwrites == 5,
+       "runes: 41 balances, writes: clear, header, three chunks");
+
+    key_len = chaindata_address_key(key, (unsigned char *) addr,
+                                    strlen(addr));
+    w = &ws.writes[1];
+    ok(w->db == CHAINDATA_DBI_RUNE_BALANCES
+       && chaindata_listh_decode(&h, ws.buf + w->val_off, w->val_len) == 0
+       && h.count == 41 && memcmp(h.digest, sha, CHAINDATA_DIGEST_LEN) == 0,
+       "runes: the header counts 41, the digest of the entries");
+
+    in = chaindata_inflater_create();
+    good = in != NULL;
+
+    for (k = 0; k < 3 && good; k++) {
+        w = &ws.writes[2 + k];
+        n = k < 2 ? 20 : 1;
+        ckey_len = chaindata_list_entry_key(ckey, key, key_len, k);
+
+        for (p = want, i = 20 * k; i < 20 * k + n; i++) {
+            p += sprintf(p, "%s%s", i > 20 * k ? "," : "", entry[i]);
+        }
+
+        len = p - want;
+
+        good = w->db == CHAINDATA_DBI_RUNE_BALANCE_ENTRY
+               && w->key_len == ckey_len
+               && memcmp(ws.buf + w->key_off, ckey, ckey_len) == 0
+               && chaindata_chunk_decode(&c, ws.buf + w->val_off,
+                                         w->val_len) == 0
+               && c.n == n && c.piece.plain_len == len
+               && chaindata_piece_inflate(in, &c.piece, plain) == 0
+               && memcmp(plain, want, len) == 0
+               && (n == 1
+                   || chaindata_chunk_item_start(&c, 19)
+                      == (uint32_t) (len - strlen(entry[20 * k + 19])));
+    }
+
+    ok(good, "runes: chunks 0, 1, 2 keyed by number, 20, 20 and 1 entries");
+
+    chaindata_inflater_destroy(in);
     chaindata_writeset_free(&ws);
     chaindata_record_free(&rec);
 }
@@ -1275,6 +1371,7 @@ main(void)
     test_txh();
     test_jdoc();
     test_record_tx();
+    test_record_rune_chunks();
     test_utf8();
     test_unescape();
     test_targets();
