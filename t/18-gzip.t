@@ -136,6 +136,49 @@ for my $h (\%GZ, {}) {
                 . 'to it');
 }
 
+# a damaged chunk (its deflate bytes changed, mdb_load): a page that cuts
+# it or a plain page that inflates it is a 500, logged; pages of the
+# other chunks are served as before
+{
+    my ($big) = grep { ($_->{event_count} // 0) == 640 } @txs;
+    my $id = $big->{tx_id};
+    my $ddb = new_index(@files);
+    my $dump = mdb_dump_of($ddb, 'tx_event');
+    my $key = substr($id, 2) . '00000001';
+    my $n = ($dump =~ s/^ \Q$key\E\n (\S+)\n/" $key\n " . damage($1) . "\n"/me);
+    ok($n, 'damaged chunk: chunk 1 of the 640-event transaction changed');
+    my $in = temp_dir() . '/tx_event.dump';
+    spew($in, $dump);
+    my ($code, undef, $err) = run_cmd(['mdb_load', '-s', 'tx_event', '-f', $in,
+                                       $ddb]);
+    is($code, 0, 'damaged chunk: loaded') or diag($err);
+    my $ng = ChainData::Test::Nginx->start(db => $ddb, %example);
+    $ng->expect_log(qr/does not inflate|damaged/);
+    my $P = "/extended/v1/tx/$id";
+    for my $c (["?event_offset=25&event_limit=5", 500, 500],
+               ["?event_offset=15&event_limit=10", 500, 500],
+               ["?event_offset=20&event_limit=20", 500, 200],
+               ["?event_offset=40&event_limit=20", 200, 200],
+               ['', 200, 200])
+    {
+        my ($q, $plain, $gz) = @$c;
+        is(http_get($ng->port, "$P$q")->{status}, $plain,
+           "damaged chunk: plain $q: $plain");
+        is(http_get($ng->port, "$P$q", %GZ)->{status}, $gz,
+           "damaged chunk: gzip $q: $gz"
+           . ($gz == 200 ? ' (pieces copied, not inflated)' : ''));
+    }
+}
+
+# the hex of a chunk value with one byte of its piece's deflate changed
+sub damage {
+    my ($hex) = @_;
+    my $at = length($hex) - 20;    # inside the deflate bytes, before 03 00
+    my $b = hex(substr($hex, $at, 2)) ^ 0x5a;
+    substr($hex, $at, 2) = sprintf('%02x', $b);
+    return $hex;
+}
+
 # a genesis-like transaction of 330,000 events (bench/gen-dataset.pl)
 {
     my $dir = temp_dir();

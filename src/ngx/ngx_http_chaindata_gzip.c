@@ -205,8 +205,7 @@ ngx_http_chaindata_gz_end(ngx_http_chaindata_gz_t *gz, u_char *p)
 /*
  * The page [offset, offset + limit) of a list of count items stored in
  * chunks of per items under list (lmdb-schema/pieces.md, "Chunks"): the
- * chunks it needs read and checked, and those it cuts inflated into the
- * pool (at most the first and the last).
+ * chunks it needs read and checked.
  */
 
 ngx_int_t
@@ -221,6 +220,7 @@ ngx_http_chaindata_chunks_read(ngx_http_request_t *r,
     chaindata_chunk_t  *c;
     u_char              key[CHAINDATA_LIST_ENTRY_KEY_MAX];
 
+    ch->pool = r->pool;
     ch->n = chaindata_chunk_plan(count, per, offset, limit, ch->span,
                                  NGX_HTTP_CHAINDATA_SPANS_MAX);
     if (ch->n == 0) {
@@ -248,39 +248,19 @@ ngx_http_chaindata_chunks_read(ngx_http_request_t *r,
     for (i = 0; i < ch->n; i++) {
         c = &ch->chunk[i];
         left = count - (uint64_t) ch->span[i].chunk * per;
-        ch->cut[i] = NULL;
 
         if (chaindata_chunk_decode(c, ch->val[i].mv_data, ch->val[i].mv_size)
             != 0
             || c->n != (left < per ? left : per))
         {
-            goto damaged;
-        }
-
-        if (chaindata_chunk_span_whole(c, &ch->span[i])) {
-            continue;
-        }
-
-        ch->cut[i] = ngx_pnalloc(r->pool, c->piece.plain_len + 1);
-        if (ch->cut[i] == NULL) {
+            ngx_http_chaindata_log_damaged(r->connection->log, db,
+                                           ch->val[i].mv_data,
+                                           ch->val[i].mv_size);
             return NGX_ERROR;
-        }
-
-        if (chaindata_piece_inflate(ngx_http_chaindata_inflater, &c->piece,
-                                    ch->cut[i])
-            != 0)
-        {
-            goto damaged;
         }
     }
 
     return NGX_OK;
-
-damaged:
-
-    ngx_http_chaindata_log_damaged(r->connection->log, db,
-                                   ch->val[i].mv_data, ch->val[i].mv_size);
-    return NGX_ERROR;
 }
 
 
@@ -301,7 +281,7 @@ ngx_http_chaindata_chunks_len(ngx_http_chaindata_gz_t *gz,
             len += ngx_http_chaindata_gz_bytes_len(gz, 1);
         }
 
-        if (ch->cut[i] == NULL) {
+        if (chaindata_chunk_span_whole(&ch->chunk[i], &ch->span[i])) {
             len += ngx_http_chaindata_gz_piece_len(gz, &ch->chunk[i].piece);
             continue;
         }
@@ -314,25 +294,60 @@ ngx_http_chaindata_chunks_len(ngx_http_chaindata_gz_t *gz,
 }
 
 
+/*
+ * The items of a span that cuts its chunk: the chunk inflated into the
+ * pool, the items' bytes written as they are (stored blocks in a gzip
+ * member), the chunk freed.
+ */
+
+static u_char *
+ngx_http_chaindata_chunk_cut(ngx_http_chaindata_gz_t *gz, u_char *p,
+    ngx_pool_t *pool, chaindata_chunk_t *c, chaindata_chunk_span_t *s)
+{
+    u_char    *plain;
+    uint32_t   start, n;
+
+    plain = ngx_palloc(pool, c->piece.plain_len + 1);
+    if (plain == NULL) {
+        gz->failed = 1;
+        return p;
+    }
+
+    if (chaindata_piece_inflate(ngx_http_chaindata_inflater, &c->piece,
+                                plain)
+        != 0)
+    {
+        gz->failed = 1;
+
+    } else {
+        chaindata_chunk_span_bytes(c, s, &start, &n);
+        p = ngx_http_chaindata_gz_bytes(gz, p, plain + start, n);
+    }
+
+    (void) ngx_pfree(pool, plain);
+
+    return p;
+}
+
+
 u_char *
 ngx_http_chaindata_chunks_write(ngx_http_chaindata_gz_t *gz, u_char *p,
     ngx_http_chaindata_chunks_t *ch)
 {
-    uint32_t    start, n;
     ngx_uint_t  i;
 
-    for (i = 0; i < ch->n; i++) {
+    for (i = 0; i < ch->n && !gz->failed; i++) {
         if (i) {
             p = ngx_http_chaindata_gz_bytes(gz, p, (u_char *) ",", 1);
         }
 
-        if (ch->cut[i] == NULL) {
+        if (chaindata_chunk_span_whole(&ch->chunk[i], &ch->span[i])) {
             p = ngx_http_chaindata_gz_piece(gz, p, &ch->chunk[i].piece);
             continue;
         }
 
-        chaindata_chunk_span_bytes(&ch->chunk[i], &ch->span[i], &start, &n);
-        p = ngx_http_chaindata_gz_bytes(gz, p, ch->cut[i] + start, n);
+        p = ngx_http_chaindata_chunk_cut(gz, p, ch->pool, &ch->chunk[i],
+                                         &ch->span[i]);
     }
 
     return p;

@@ -197,19 +197,20 @@ u_char *ngx_http_chaindata_gz_end(ngx_http_chaindata_gz_t *gz, u_char *p);
 
 
 /*
- * A page of a list stored in chunks (chaindata_chunks.h): its plan, the
- * chunks read (in the map), and the chunks a span cuts inflated into the
- * pool (NULL for a whole one).  Enough spans for a page of at most
- * 5 × per items (limit / per + 2).
+ * A page of a list stored in chunks (chaindata_chunks.h): its plan and
+ * the chunks read (in the map).  A chunk that a span cuts is inflated
+ * when the body is written, into the pool, and freed at once (a HEAD
+ * never inflates it).  Enough spans for a page of at most 5 × per items
+ * (limit / per + 2).
  */
 #define NGX_HTTP_CHAINDATA_SPANS_MAX  7
 
 typedef struct {
     chaindata_chunk_span_t        span[NGX_HTTP_CHAINDATA_SPANS_MAX];
     chaindata_chunk_t             chunk[NGX_HTTP_CHAINDATA_SPANS_MAX];
-    u_char                       *cut[NGX_HTTP_CHAINDATA_SPANS_MAX];
     MDB_val                       val[NGX_HTTP_CHAINDATA_SPANS_MAX];
     ngx_uint_t                    n;
+    ngx_pool_t                   *pool;
 } ngx_http_chaindata_chunks_t;
 
 ngx_int_t ngx_http_chaindata_chunks_read(ngx_http_request_t *r,

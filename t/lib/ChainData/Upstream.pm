@@ -260,7 +260,9 @@ sub write_runes {
 
 # the recorded upstream's locations (under /up/) for the test nginx:
 # static answers, and the faults a test asks for (500s on the block
-# routes only, so that a transaction's answer fails only as a test makes it)
+# routes only, so that a transaction's answer fails only as a test makes it;
+# a quarter of them drawn at random, none for a request with the header
+# "X-Up-Faults: off", for a step that must not depend on the draw)
 sub nginx_locations {
     my ($root, %f) = @_;
     my $faults = '';
@@ -269,7 +271,9 @@ sub nginx_locations {
              . "            add_header Retry-After 1 always;\n" if $f{burst};
     $faults .= "            limit_rate $f{limit_rate};\n" if $f{limit_rate};
     my $errors = $f{errors}
-        ? "            if (\$request_id ~ \"^[0-3]\") { return 500; }\n" : '';
+        ? "            set \$up_draw \"\${request_id}\${http_x_up_faults}\";\n"
+          . "            if (\$up_draw ~ \"^[0-3][0-9a-f]*\$\") { return 500; }\n"
+        : '';
     return <<"EOF2";
         location /up/ {
             root $root;
