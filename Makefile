@@ -43,8 +43,8 @@ PROGRAMS    := $(patsubst src/%/,chaindata-%,$(dir $(wildcard \
                    $(d:/=)).c))))
 
 .PHONY: all deps deps-test deps-fuzz module loader mirror unit test \
-        check-layout run bench bench-mirror bench-gzip bench-fanout bench-bulk \
-        clean
+        check-layout run bench bench-mirror bench-gzip bench-gzip-runes \
+        bench-fanout bench-bulk clean
 
 all: module loader mirror
 
@@ -168,6 +168,10 @@ bench-mirror: all
 bench-gzip: all
 	@sh tools/deps.sh bench
 	bench/gzip
+
+bench-gzip-runes: all
+	@sh tools/deps.sh bench
+	bench/gzip-runes
 
 # the NATS fan-out: a block's time from the mirror to two followers' edges
 bench-fanout: all
