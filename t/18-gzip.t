@@ -3,7 +3,10 @@
 # "chaindata_tx;"): every gzipped answer inflates to exactly the plain one,
 # Accept-Encoding is read with its q-values, HEAD and Content-Length
 # match GET, and nginx's own gzip never compresses a second time (gzip on,
-# as nginx.conf.example has it, and gzip off with gzip_vary off).
+# as nginx.conf.example has it, and gzip off with gzip_vary off).  Pages
+# of events stored in chunks of 20: aligned, cut at either end, past the
+# end, without function_args, a damaged chunk, and a 330,000-event
+# genesis-like transaction at offsets up to past its end.
 
 use strict;
 use warnings;
