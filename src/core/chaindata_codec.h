@@ -168,7 +168,18 @@ typedef struct {
 } chaindata_listh_t;
 
 
-int chaindata_hex_value(unsigned char c);
+extern const unsigned char  chaindata_hex_table[256];
+
+
+/* a hex digit's value, or -1 */
+
+static inline int
+chaindata_hex_value(unsigned char c)
+{
+    return chaindata_hex_table[c] == 0xff ? -1 : chaindata_hex_table[c];
+}
+
+
 int chaindata_hex_decode(unsigned char *dst, const unsigned char *src,
     size_t len);
 int chaindata_hex_is_lower(const unsigned char *s, size_t len);
@@ -178,10 +189,60 @@ unsigned char *chaindata_hex_encode(unsigned char *dst,
 int chaindata_txid_parse(const unsigned char *s, size_t len,
     unsigned char *txid, int *prefixed);
 
-void chaindata_put_u32be(unsigned char *p, uint32_t v);
-uint32_t chaindata_get_u32be(const unsigned char *p);
-void chaindata_put_u32le(unsigned char *p, uint32_t v);
-uint32_t chaindata_get_u32le(const unsigned char *p);
+
+/* the integers of keys and values: small, inline, any alignment */
+
+static inline void
+chaindata_put_u32be(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char) (v >> 24);
+    p[1] = (unsigned char) (v >> 16);
+    p[2] = (unsigned char) (v >> 8);
+    p[3] = (unsigned char) v;
+}
+
+
+static inline uint32_t
+chaindata_get_u32be(const unsigned char *p)
+{
+    return (uint32_t) p[0] << 24 | (uint32_t) p[1] << 16
+           | (uint32_t) p[2] << 8 | p[3];
+}
+
+
+static inline void
+chaindata_put_u32le(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char) v;
+    p[1] = (unsigned char) (v >> 8);
+    p[2] = (unsigned char) (v >> 16);
+    p[3] = (unsigned char) (v >> 24);
+}
+
+
+static inline uint32_t
+chaindata_get_u32le(const unsigned char *p)
+{
+    return (uint32_t) p[3] << 24 | (uint32_t) p[2] << 16
+           | (uint32_t) p[1] << 8 | p[0];
+}
+
+
+static inline void
+chaindata_put_u64le(unsigned char *p, uint64_t v)
+{
+    chaindata_put_u32le(p, (uint32_t) v);
+    chaindata_put_u32le(p + 4, (uint32_t) (v >> 32));
+}
+
+
+static inline uint64_t
+chaindata_get_u64le(const unsigned char *p)
+{
+    return (uint64_t) chaindata_get_u32le(p + 4) << 32
+           | chaindata_get_u32le(p);
+}
+
 
 void chaindata_event_key(unsigned char *key,
     const unsigned char *txid, uint32_t pos);
@@ -207,8 +268,6 @@ void chaindata_chh_encode(unsigned char *out,
 int chaindata_chh_decode(chaindata_chh_t *h,
     const unsigned char *v, size_t len);
 
-void chaindata_put_u64le(unsigned char *p, uint64_t v);
-uint64_t chaindata_get_u64le(const unsigned char *p);
 void chaindata_feedpos_encode(unsigned char *out,
     const chaindata_feedpos_t *pos);
 int chaindata_feedpos_decode(chaindata_feedpos_t *pos,

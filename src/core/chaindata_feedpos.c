@@ -10,33 +10,6 @@
 #include "chaindata_codec.h"
 
 
-void
-chaindata_put_u64le(unsigned char *p, uint64_t v)
-{
-    int  i;
-
-    for (i = 0; i < 8; i++) {
-        p[i] = (unsigned char) (v >> (8 * i));
-    }
-}
-
-
-uint64_t
-chaindata_get_u64le(const unsigned char *p)
-{
-    int       i;
-    uint64_t  v;
-
-    v = 0;
-
-    for (i = 7; i >= 0; i--) {
-        v = v << 8 | p[i];
-    }
-
-    return v;
-}
-
-
 /* out holds CHAINDATA_FEED_SIZE + pos->hash_len bytes */
 
 void

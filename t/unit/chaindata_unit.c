@@ -75,6 +75,44 @@ test_hex_and_ids(void)
 }
 
 
+/* the digit table against the digits' definition, every byte value */
+
+static void
+test_hex_table(void)
+{
+    int            good, want, c, d;
+    unsigned char  pair[2], b, p[8];
+
+    good = 1;
+
+    for (c = 0; c < 256; c++) {
+        want = (c >= '0' && c <= '9') ? c - '0'
+               : (c >= 'a' && c <= 'f') ? c - 'a' + 10
+               : (c >= 'A' && c <= 'F') ? c - 'A' + 10 : -1;
+        good &= chaindata_hex_value((unsigned char) c) == want;
+
+        for (d = 0; d < 256; d += 17) {
+            pair[0] = (unsigned char) c;
+            pair[1] = (unsigned char) d;
+            good &= (chaindata_hex_decode(&b, pair, 2) == 0)
+                    == (want >= 0 && chaindata_hex_value(pair[1]) >= 0);
+        }
+    }
+
+    ok(good, "hex digit table: every byte, alone and in pairs");
+
+    chaindata_put_u32be(p, 0x01020304);
+    chaindata_put_u32le(p + 4, 0x01020304);
+    ok(memcmp(p, "\x01\x02\x03\x04\x04\x03\x02\x01", 8) == 0
+       && chaindata_get_u32be(p) == 0x01020304
+       && chaindata_get_u32le(p + 4) == 0x01020304, "u32 be and le");
+
+    chaindata_put_u64le(p, 0x8877665544332211ULL);
+    ok(memcmp(p, "\x11\x22\x33\x44\x55\x66\x77\x88", 8) == 0
+       && chaindata_get_u64le(p) == 0x8877665544332211ULL, "u64 le");
+}
+
+
 static void
 test_digest(void)
 {
@@ -1364,6 +1402,7 @@ int
 main(void)
 {
     test_hex_and_ids();
+    test_hex_table();
     test_digest();
     test_js_number();
     test_js_integer_text();
