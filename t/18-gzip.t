@@ -5,8 +5,10 @@
 # match GET, and nginx's own gzip never compresses a second time (gzip on,
 # as nginx.conf.example has it, and gzip off with gzip_vary off).  Pages
 # of events stored in chunks of 20: aligned, cut at either end, past the
-# end, without function_args, a damaged chunk, and a 330,000-event
-# genesis-like transaction at offsets up to past its end.
+# end, without function_args, a damaged chunk, the first chunk inside
+# the transaction's value or not (just within LMDB's node limit and just
+# over it), and a 330,000-event genesis-like transaction at offsets up to
+# past its end.
 
 use strict;
 use warnings;
@@ -217,6 +219,87 @@ sub damage {
     }
     is($bad, 0, "genesis: $n pages at offsets from 0 to past 330,000: the "
                 . 'events asked for, gzip inflates to plain');
+}
+
+# the first chunk of events inside the "tx" value when key and value stay
+# within LMDB's node limit (lmdb-schema/pieces.md, "The first chunk inside
+# the header"), else under "tx_event": a memo grown 16 random hex digits
+# at a time takes one transaction from well under the limit to over it;
+# the ones nearest the limit on either side, and all the others, are
+# served plain as stored and gzip inflating to it
+{
+    my ($max) = slurp(repo_root() . '/src/core/chaindata_codec.h')
+                =~ /#define CHAINDATA_NODE_MAX\s+(\d+)/;
+    my ($base) = grep { /"event_count":1,/ && /"memo":"0x/ }
+                 split /\n/, slurp($files[0]);
+    my ($old) = $base =~ /"tx_id":"0x([0-9a-f]{64})"/;
+    srand(13);
+    my ($memo, @lines) = ('');
+    for my $i (0 .. 249) {
+        my $id = sprintf('%056x%08x', 0xc0de, $i);
+        (my $l = $base) =~ s/$old/$id/g;
+        $l =~ s/"memo":"0x/"memo":"0x$memo/;
+        push @lines, $l;
+        $memo .= join '', map { sprintf '%x', int rand 16 } 1 .. 16;
+    }
+    my $nd = temp_dir() . '/limit.ndjson';
+    spew($nd, join("\n", @lines) . "\n");
+    my @ltx = tx_fixtures($nd);
+    my $ldb = new_index($nd);
+    my %tx = dump_pairs(mdb_dump_of($ldb, 'tx'));
+    my %ev = dump_pairs(mdb_dump_of($ldb, 'tx_event'));
+    my ($under, $over, $both) = (0, 1e9, 0);
+    for my $t (@ltx) {
+        my $id = substr($t->{tx_id}, 2);
+        my $v = $tx{$id} // '';
+        my $c0 = $ev{"${id}00000000"};
+        my $inline = hex(substr($v, 2, 2)) & 0x08;
+        my $node = 32 + length($v) / 2 + ($c0 ? length($c0) / 2 : 0);
+        $both++ if $inline && $c0;
+        if ($inline) {
+            $under = $node if $node > $under;
+        } elsif ($c0) {
+            $over = $node if $node < $over;
+        }
+    }
+    ok($max && $under > $max - 40 && $under <= $max,
+       "inline: the largest key and value with chunk 0 inside, $under "
+       . "bytes, just within the limit ($max)");
+    ok($over > $max && $over < $max + 40,
+       "not inline: the smallest with chunk 0 in tx_event, $over bytes, "
+       . 'just over the limit');
+    is($both, 0, 'no chunk 0 both inline and in tx_event');
+    my $ng = ChainData::Test::Nginx->start(db => $ldb, %example);
+    my ($n, $bad) = (0, 0);
+    for my $t (@ltx) {
+        for my $q ('', '?event_limit=1&event_offset=0', '?event_offset=1',
+                   '?exclude_function_args=true')
+        {
+            my $path = "/extended/v1/tx/$t->{tx_id}$q";
+            my ($off, $lim) = $q =~ /event_offset=1/ ? (1, 20)
+                            : $q =~ /event_limit=1/ ? (0, 1) : (0, 20);
+            my $want = splice_events($t->{data_raw}, $off, $lim,
+                                     $q =~ /exclude/ ? 1 : 0);
+            my $plain = http_get($ng->port, $path);
+            my $gz = http_get($ng->port, $path, %GZ);
+            my $body = inflate($gz->{body});
+            $n++;
+            my $good = $plain->{status} == 200 && $plain->{body} eq $want
+                && ($gz->{headers}{'content-encoding'} // '') eq 'gzip'
+                && defined $body && $body eq $want;
+            $bad++, diag("limit: $path") unless $good;
+        }
+    }
+    is($bad, 0, "limit: $n pages of transactions with chunk 0 inside the "
+                . 'value and not: plain as stored, gzip inflates to it');
+}
+
+# the pairs of an mdb_dump (hex, no header): key => value
+sub dump_pairs {
+    my ($dump) = @_;
+    my ($body) = $dump =~ /^HEADER=END\n(.*?)^DATA=END/ms;
+    my @l = map { s/^ //r } split /\n/, $body // '';
+    return @l % 2 ? () : @l;
 }
 
 # a 404 is not made of pieces: nginx's gzip may compress it, once

@@ -2,7 +2,8 @@
 # The rune routes served gzip from their stored chunks (README, "Rune
 # queries"; lmdb-schema/runes.md): every page of every fixture list, at
 # offsets and limits aligned on the chunks of 20, cut at either end or
-# both, past the end, and the empty list, is the expected plain page, and
+# both, past the end, and the empty list, lists of 20 and 21 entries (the
+# first chunk inside the header), is the expected plain page, and
 # its gzip answer inflates to exactly it; Vary, Content-Length, HEAD,
 # Accept-Encoding q-values, one strong ETag per encoding and its 304s;
 # nginx's own gzip (on, as nginx.conf.example has it, or off) never
@@ -161,6 +162,81 @@ ok(length($gz->{body}) < length($plain->{body}) * 0.8,
     ok(length($a_gz->{body}) < length($a_plain->{body}) * 0.6,
        'an aligned page of 40 entries: ' . length($a_gz->{body})
        . ' bytes gzip, ' . length($a_plain->{body}) . ' plain');
+}
+
+# the first chunk inside the list's header when the two fit LMDB's node
+# limit (lmdb-schema/runes.md): balances of 20 entries (one chunk, inline:
+# no entry record) and of 21 (chunk 0 inline, chunk 1 under the entries'
+# key); activity of 21 (chunks of 20 such entries are over 2 KB: both
+# under the entries' key); every page across the chunks' boundary
+{
+    my @bal = sort { @{ list_of($L, 'balances', $a) }
+                     <=> @{ list_of($L, 'balances', $b) } }
+              grep { @{ list_of($L, 'balances', $_) } > 21 }
+              keys %{ $L->{balances} };
+    my ($act) = grep { @{ list_of($L, 'activity', $_) } > 21 }
+                keys %{ $L->{activity} };
+    ok(@bal >= 2 && $act, 'two balance lists and an activity list to cut');
+    my @cut = (['balances', $bal[0], 20, 1], ['balances', $bal[1], 21, 1],
+               ['activity', $act, 21, 0]);
+    my $nd = '';
+    for my $c (@cut) {
+        my ($set, $key, $n) = @$c;
+        my @e = @{ list_of($L, $set, $key) }[0 .. $n - 1];
+        $nd .= $set eq 'balances'
+             ? balances_line($L->{address}{$key}, @e)
+             : activity_line($key, @e);
+    }
+    my $file = temp_dir() . '/twenty.ndjson';
+    spew($file, $nd);
+    my $l2 = rune_lists($file);
+    my $tdb = new_index($file);
+    my $ng = ChainData::Test::Nginx->start(db => $tdb, %example);
+    my ($n, $bad) = (0, 0);
+    for my $c (@cut) {
+        my ($set, $key, $len, $inline) = @$c;
+        my $db = $set eq 'balances' ? 'rune_balances' : 'rune_activity';
+        my $hk = unpack('H*', $set eq 'balances'
+                              ? chr(length $key) . $key : pack('H*', $key));
+        my %head = dump_pairs(mdb_dump_of($tdb, $db));
+        my %ent = dump_pairs(mdb_dump_of($tdb, $set eq 'balances'
+                             ? 'rune_balance_entry' : 'rune_activity_entry'));
+        my $what = "$set of $len";
+        is(hex(substr($head{$hk} // '', 2, 2)), $inline,
+           "$what: chunk 0 " . ($inline ? 'inside' : 'not inside')
+           . ' the header');
+        is(join(',', sort grep { /^$hk/ } keys %ent),
+           join(',', map { sprintf('%s%08x', $hk, $_) }
+                     grep { $_ >= $inline } 0 .. ($len - 1) / 20),
+           "$what: the other chunks under the entries' key");
+        my $path = $P->{$set}->($set eq 'balances' ? $L->{address}{$key}
+                                                    : $key);
+        my $t = list_of($l2, $set, $key);
+        for my $pg (undef, [0, 20], [19, 2], [20, 1], [20, 20], [0, 21],
+                    [1, 20], [21, 5], [0, 1], [0, 60])
+        {
+            my ($o, $lim) = $pg ? @$pg : (0, 20);
+            my $q = $pg ? "?offset=$o&limit=$lim" : '';
+            my $want = expected_page($t, $o, $lim);
+            my $plain = http_get($ng->port, "$path$q");
+            my $gz = http_get($ng->port, "$path$q", %GZ);
+            my $body = inflate($gz->{body});
+            $n++;
+            my $good = @$t == $len && $plain->{status} == 200
+                && $plain->{body} eq $want && defined $body && $body eq $want;
+            $bad++, diag("$what: $q") unless $good;
+        }
+    }
+    is($bad, 0, "lists of 20 and 21: $n pages, plain as stored, gzip "
+                . 'inflates to it');
+}
+
+# the pairs of an mdb_dump (hex, no header): key => value
+sub dump_pairs {
+    my ($dump) = @_;
+    my ($body) = $dump =~ /^HEADER=END\n(.*?)^DATA=END/ms;
+    my @l = map { s/^ //r } split /\n/, $body // '';
+    return @l % 2 ? () : @l;
 }
 
 # errors are not made of chunks: nginx's gzip may compress them, once

@@ -158,8 +158,8 @@ chaindata_txh_encode(unsigned char *out,
 {
     out[0] = CHAINDATA_TXH_FORMAT;
     out[1] = (unsigned char) h->flags;
-    out[2] = 0;
-    out[3] = 0;
+    out[2] = (unsigned char) h->chunk0_len;
+    out[3] = (unsigned char) (h->chunk0_len >> 8);
     chaindata_put_u32le(out + 4, h->event_count);
     chaindata_put_u32le(out + 8, h->events_at);
     chaindata_put_u32le(out + 12, h->fargs_start);
@@ -204,12 +204,32 @@ chaindata_txh_decode(chaindata_txh_t *h,
     if (len < CHAINDATA_TXH_SIZE
         || v[0] != CHAINDATA_TXH_FORMAT
         || (v[1] & ~(CHAINDATA_TXH_EVENTS | CHAINDATA_TXH_FARGS
-                     | CHAINDATA_TXH_PENDING)))
+                     | CHAINDATA_TXH_PENDING | CHAINDATA_TXH_CHUNK0)))
     {
         return -1;
     }
 
     h->flags = v[1];
+    h->chunk0_len = (size_t) v[2] | (size_t) v[3] << 8;
+    h->chunk0 = NULL;
+
+    /* the first chunk of events inline: the value's last chunk0_len bytes */
+    if ((h->flags & CHAINDATA_TXH_CHUNK0) == 0) {
+        if (h->chunk0_len) {
+            return -1;
+        }
+
+    } else if (h->chunk0_len == 0
+               || h->chunk0_len > len - CHAINDATA_TXH_SIZE
+               || (h->flags & CHAINDATA_TXH_EVENTS) == 0)
+    {
+        return -1;
+
+    } else {
+        len -= h->chunk0_len;
+        h->chunk0 = v + len;
+    }
+
     h->event_count = chaindata_get_u32le(v + 4);
     h->events_at = chaindata_get_u32le(v + 8);
     h->fargs_start = chaindata_get_u32le(v + 12);
@@ -242,6 +262,10 @@ chaindata_txh_decode(chaindata_txh_t *h,
         }
 
     } else if (h->event_count) {
+        return -1;
+    }
+
+    if (h->chunk0 && h->event_count == 0) {
         return -1;
     }
 
@@ -349,8 +373,10 @@ chaindata_chh_decode(chaindata_chh_t *h,
 
 
 /*
- * A list header: format, three zero bytes, the number of entries (u32
- * little-endian), the digest of the entries.
+ * A list header: format, flags, the length of the first chunk when it
+ * is inline (u16 little-endian, else 0), the number of entries (u32
+ * little-endian), the digest of the entries; then the inline chunk.
+ * Only the 24 bytes of the header are written here.
  */
 
 void
@@ -358,9 +384,9 @@ chaindata_listh_encode(unsigned char *out,
     const chaindata_listh_t *h)
 {
     out[0] = CHAINDATA_LISTH_FORMAT;
-    out[1] = 0;
-    out[2] = 0;
-    out[3] = 0;
+    out[1] = h->chunk0_len ? CHAINDATA_LISTH_CHUNK0 : 0;
+    out[2] = (unsigned char) h->chunk0_len;
+    out[3] = (unsigned char) (h->chunk0_len >> 8);
     chaindata_put_u32le(out + 4, h->count);
     memcpy(out + 8, h->digest, CHAINDATA_DIGEST_LEN);
 }
@@ -370,15 +396,25 @@ int
 chaindata_listh_decode(chaindata_listh_t *h,
     const unsigned char *v, size_t len)
 {
-    if (len != CHAINDATA_LISTH_SIZE
+    if (len < CHAINDATA_LISTH_SIZE
         || v[0] != CHAINDATA_LISTH_FORMAT
-        || v[1] || v[2] || v[3])
+        || (v[1] & ~CHAINDATA_LISTH_CHUNK0))
     {
         return -1;
     }
 
     h->count = chaindata_get_u32le(v + 4);
     memcpy(h->digest, v + 8, CHAINDATA_DIGEST_LEN);
+    h->chunk0_len = (size_t) v[2] | (size_t) v[3] << 8;
+    h->chunk0 = h->chunk0_len ? v + CHAINDATA_LISTH_SIZE : NULL;
+
+    /* the flag, a length and the bytes go together, for a list not empty */
+    if (len != CHAINDATA_LISTH_SIZE + h->chunk0_len
+        || !(v[1] & CHAINDATA_LISTH_CHUNK0) != !h->chunk0_len
+        || (h->chunk0_len && h->count == 0))
+    {
+        return -1;
+    }
 
     return 0;
 }

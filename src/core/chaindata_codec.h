@@ -63,7 +63,17 @@
 #define CHAINDATA_TXH_EVENTS          0x01
 #define CHAINDATA_TXH_FARGS           0x02
 #define CHAINDATA_TXH_PENDING         0x04
+#define CHAINDATA_TXH_CHUNK0          0x08
 #define CHAINDATA_TXH_PIECES_MAX      4
+
+/*
+ * The most key and value bytes LMDB keeps in a leaf node on 4 KiB pages
+ * (its node limit, 2,038 bytes, less the node's own 8): a value over it
+ * goes to overflow pages, whole pages each.  A list's first chunk goes
+ * inside its header's value when the two stay under it
+ * (lmdb-schema/pieces.md, "The first chunk inside the header").
+ */
+#define CHAINDATA_NODE_MAX            2030
 
 /* chainhooks: a UUID names one, its API key is kept only as a digest */
 #define CHAINDATA_UUID_LEN            16
@@ -82,6 +92,7 @@
  */
 #define CHAINDATA_LISTH_FORMAT        1
 #define CHAINDATA_LISTH_SIZE          24
+#define CHAINDATA_LISTH_CHUNK0        0x01
 
 /* the longest list key: a length byte and a 90-character address */
 #define CHAINDATA_LIST_KEY_MAX        (1 + 90)
@@ -152,6 +163,8 @@ typedef struct {
     unsigned        npieces;
     chaindata_piece_t     piece[CHAINDATA_TXH_PIECES_MAX];
     uint32_t        at[CHAINDATA_TXH_PIECES_MAX];  /* where each begins */
+    const unsigned char  *chunk0;  /* the first chunk of events, inline */
+    size_t          chunk0_len;    /* 0: in "tx_event" */
 } chaindata_txh_t;
 
 
@@ -165,6 +178,8 @@ typedef struct {
 typedef struct {
     uint32_t        count;
     unsigned char   digest[CHAINDATA_DIGEST_LEN];
+    const unsigned char  *chunk0;  /* the first chunk, inline */
+    size_t          chunk0_len;    /* 0: under the entries' key */
 } chaindata_listh_t;
 
 

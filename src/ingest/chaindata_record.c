@@ -345,6 +345,47 @@ chaindata_writeset_trim(chaindata_writeset_t *ws, size_t val_len)
 }
 
 
+size_t
+chaindata_writeset_join(chaindata_writeset_t *ws, size_t head, size_t max)
+{
+    size_t              cut, moved;
+    chaindata_write_t  *h, *c, *w;
+
+    if (head + 1 >= ws->nwrites) {
+        return 0;
+    }
+
+    h = &ws->writes[head];
+    c = h + 1;
+
+    if (h->action != CHAINDATA_WRITE_PUT || c->action != CHAINDATA_WRITE_PUT
+        || c->key_off != h->val_off + h->val_len
+        || h->key_len + h->val_len + c->val_len > max)
+    {
+        return 0;
+    }
+
+    /* the buffer holds each write's key then value, in order */
+    cut = c->key_len;
+    moved = c->val_len;
+
+    memmove(ws->buf + c->key_off, ws->buf + c->val_off,
+            ws->len - c->val_off);
+    ws->len -= cut;
+    h->val_len += moved;
+
+    for (w = c + 1; w < ws->writes + ws->nwrites; w++) {
+        w->key_off -= cut;
+        w->val_off -= cut;
+    }
+
+    memmove(c, c + 1, (ws->writes + ws->nwrites - (c + 1)) * sizeof(*c));
+    ws->nwrites--;
+
+    return moved;
+}
+
+
 int
 chaindata_writeset_piece(chaindata_record_t *rec, chaindata_writeset_t *ws,
     chaindata_dbi_e db, const unsigned char *key, size_t key_len,

@@ -204,6 +204,13 @@ chaindata_deflater_t *chaindata_record_deflater(chaindata_record_t *rec);
 /* the value of the last write shortened to val_len (made at most that) */
 void chaindata_writeset_trim(chaindata_writeset_t *ws, size_t val_len);
 /*
+ * Moves the value of the write after head to the end of head's value and
+ * drops that write, when both are puts and head's key and the two values
+ * stay within max bytes: returns the bytes moved, or 0 (nothing done).
+ */
+size_t chaindata_writeset_join(chaindata_writeset_t *ws, size_t head,
+    size_t max);
+/*
  * Appends a PUT of src[0, len) compressed into one piece
  * (lmdb-schema/pieces.md): 0, or -1 with the reason in rec.
  */

@@ -642,6 +642,9 @@ chaindata_rune_write_list(chaindata_record_t *rec,
         return -1;
     }
 
+    /* the first chunk inside the header when it fits a leaf node */
+    h.chunk0_len = chaindata_writeset_join(ws, head, CHAINDATA_NODE_MAX);
+
     /* the header's value moved with the buffer: find it again */
     chaindata_listh_encode(ws->buf + ws->writes[head].val_off, &h);
 

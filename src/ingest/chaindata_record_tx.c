@@ -569,7 +569,7 @@ chaindata_tx_put(chaindata_record_t *rec,
     const chaindata_jv_t *envelope, chaindata_writeset_t *ws)
 {
     int                    is_call, rc;
-    size_t                 doc_size, n, scratch_len, nchunks;
+    size_t                 doc_size, n, scratch_len, nchunks, head;
     unsigned               shape;
     unsigned char         *value, *end, *scratch;
     unsigned char          txid[CHAINDATA_TXID_LEN];
@@ -690,7 +690,15 @@ chaindata_tx_put(chaindata_record_t *rec,
     memcpy(h.digest, sha256, CHAINDATA_DIGEST_LEN);
 
     /* the header write is the second of this record: find it again */
-    value = ws->buf + ws->writes[ws->nwrites - nchunks - 1].val_off;
+    head = ws->nwrites - nchunks - 1;
+
+    /* the first chunk inside the value when it fits a leaf node */
+    if (nchunks) {
+        h.chunk0_len = chaindata_writeset_join(ws, head, CHAINDATA_NODE_MAX);
+        h.flags |= h.chunk0_len ? CHAINDATA_TXH_CHUNK0 : 0;
+    }
+
+    value = ws->buf + ws->writes[head].val_off;
     chaindata_txh_encode(value, &h);
 
     rec->kind = CHAINDATA_REC_TX_PUT;

@@ -205,18 +205,20 @@ ngx_http_chaindata_gz_end(ngx_http_chaindata_gz_t *gz, u_char *p)
 /*
  * The page [offset, offset + limit) of a list of count items stored in
  * chunks of per items under list (lmdb-schema/pieces.md, "Chunks"): the
- * chunks it needs read and checked.
+ * chunks it needs read and checked.  chunk0 is the first chunk when its
+ * header holds it (chunk0->mv_size 0 when not): then only the chunks
+ * after it are looked up, none for a page of the first chunk.
  */
 
 ngx_int_t
 ngx_http_chaindata_chunks_read(ngx_http_request_t *r,
     ngx_http_chaindata_chunks_t *ch, chaindata_dbi_e db, u_char *list,
-    size_t list_len, uint64_t count, unsigned per, uint64_t offset,
-    uint64_t limit, const char *what)
+    size_t list_len, const MDB_val *chunk0, uint64_t count, unsigned per,
+    uint64_t offset, uint64_t limit, const char *what)
 {
     size_t              key_len;
     uint64_t            left;
-    ngx_uint_t          i, got;
+    ngx_uint_t          i, got, first;
     chaindata_chunk_t  *c;
     u_char              key[CHAINDATA_LIST_ENTRY_KEY_MAX];
 
@@ -227,18 +229,30 @@ ngx_http_chaindata_chunks_read(ngx_http_request_t *r,
         return NGX_OK;
     }
 
-    key_len = chaindata_list_entry_key(key, list, list_len,
-                                       ch->span[0].chunk);
+    first = 0;
 
-    if (ngx_http_chaindata_store_range(r->connection->log, db, list,
-                                       list_len, key, key_len, ch->val,
-                                       ch->n, &got)
-        != NGX_OK)
-    {
-        return NGX_ERROR;
+    if (chunk0->mv_size && ch->span[0].chunk == 0) {
+        ch->val[0] = *chunk0;
+        first = 1;
     }
 
-    if (got != ch->n) {
+    got = 0;
+
+    if (first < ch->n) {
+        key_len = chaindata_list_entry_key(key, list, list_len,
+                                           ch->span[first].chunk);
+
+        if (ngx_http_chaindata_store_range(r->connection->log, db, list,
+                                           list_len, key, key_len,
+                                           ch->val + first, ch->n - first,
+                                           &got)
+            != NGX_OK)
+        {
+            return NGX_ERROR;
+        }
+    }
+
+    if (first + got != ch->n) {
         ngx_log_error(NGX_LOG_ALERT, r->connection->log, 0,
                       "chaindata: %s counts %uL entries but \"%s\" holds "
                       "fewer", what, count, chaindata_db_names[db]);

@@ -215,8 +215,8 @@ typedef struct {
 
 ngx_int_t ngx_http_chaindata_chunks_read(ngx_http_request_t *r,
     ngx_http_chaindata_chunks_t *ch, chaindata_dbi_e db, u_char *list,
-    size_t list_len, uint64_t count, unsigned per, uint64_t offset,
-    uint64_t limit, const char *what);
+    size_t list_len, const MDB_val *chunk0, uint64_t count, unsigned per,
+    uint64_t offset, uint64_t limit, const char *what);
 size_t ngx_http_chaindata_chunks_len(ngx_http_chaindata_gz_t *gz,
     ngx_http_chaindata_chunks_t *ch);
 u_char *ngx_http_chaindata_chunks_write(ngx_http_chaindata_gz_t *gz,

@@ -189,15 +189,19 @@ ngx_http_chaindata_page_size(ngx_http_request_t *r, void *ctx,
     ngx_http_chaindata_rune_page_t  *page = ctx;
 
     u_char                   *p;
+    MDB_val                   chunk0;
     ngx_http_chaindata_gz_t  *gz;
     chaindata_page_params_t  *q;
 
     q = &page->q;
     gz = &page->gz;
 
+    chunk0.mv_data = (void *) page->h.chunk0;
+    chunk0.mv_size = page->h.chunk0_len;
+
     if (ngx_http_chaindata_chunks_read(r, &page->entries,
                                        page->rune->entry_db, q->key,
-                                       q->key_len, page->h.count,
+                                       q->key_len, &chunk0, page->h.count,
                                        CHAINDATA_PAGE_LIMIT, q->offset,
                                        q->limit, "a rune list header")
         != NGX_OK)

@@ -201,6 +201,7 @@ ngx_http_chaindata_tx_size(ngx_http_request_t *r, void *ctx,
     ngx_http_chaindata_tx_t  *tx = ctx;
 
     size_t                  len;
+    MDB_val                 chunk0;
     ngx_uint_t              i;
     chaindata_txh_t        *h;
     chaindata_tx_params_t  *q;
@@ -208,8 +209,11 @@ ngx_http_chaindata_tx_size(ngx_http_request_t *r, void *ctx,
     h = &tx->h;
     q = &tx->q;
 
+    chunk0.mv_data = (void *) h->chunk0;
+    chunk0.mv_size = h->chunk0_len;
+
     if (ngx_http_chaindata_chunks_read(r, &tx->events, CHAINDATA_DBI_TX_EVENT,
-                                       q->txid, sizeof(q->txid),
+                                       q->txid, sizeof(q->txid), &chunk0,
                                        h->event_count, CHAINDATA_EVENT_LIMIT,
                                        q->offset, q->limit,
                                        "a transaction record")

@@ -63,15 +63,18 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
 
     if (chaindata_listh_decode(&h, data, size) == 0) {
-        if (size != CHAINDATA_LISTH_SIZE) {
+        if (size != CHAINDATA_LISTH_SIZE + h.chunk0_len
+            || (h.chunk0_len && h.chunk0 != data + CHAINDATA_LISTH_SIZE))
+        {
             abort();
         }
 
         chaindata_listh_encode(out, &h);
 
-        if (memcmp(out, data, size) != 0
-            || chaindata_listh_decode(&h2, out, sizeof(out)) != 0
-            || h2.count != h.count)
+        if (memcmp(out, data, CHAINDATA_LISTH_SIZE) != 0
+            || (h.chunk0_len == 0
+                && (chaindata_listh_decode(&h2, out, sizeof(out)) != 0
+                    || h2.count != h.count)))
         {
             abort();
         }

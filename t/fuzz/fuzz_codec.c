@@ -1,7 +1,9 @@
 
 /*
  * libFuzzer target: the key codecs and small parsers of the codec: tx ids,
- * the stored tx header, JSON escaping, UTF-8 validation.  (Query lookup
+ * the stored tx header and its inline first chunk of events (hostile: read
+ * as a chunk, it must be refused or lie inside the value), JSON escaping,
+ * UTF-8 validation.  (Query lookup
  * and query integers are the request-target targets' part.)
  */
 
@@ -11,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chaindata_chunks.h"
 #include "chaindata_codec.h"
 
 
@@ -22,6 +25,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     unsigned char         txid[CHAINDATA_TXID_LEN];
     unsigned char        *esc, *end;
     chaindata_txh_t       h;
+    chaindata_chunk_t     c;
+    chaindata_piece_t    *last;
 
     if (chaindata_txid_parse(data, size, txid, &prefixed) == 0
         && size != 64 && size != 66)
@@ -33,6 +38,23 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (h.events_at > h.doc_len
             || ((h.flags & CHAINDATA_TXH_FARGS)
                 && h.fargs_start + h.fargs_len > h.doc_len))
+        {
+            abort();
+        }
+
+        last = h.npieces ? &h.piece[h.npieces - 1] : NULL;
+
+        if (h.chunk0
+            && (h.chunk0 + h.chunk0_len != data + size
+                || h.chunk0 < data + CHAINDATA_TXH_SIZE
+                || (last && last->deflate + last->deflate_len > h.chunk0)))
+        {
+            abort();
+        }
+
+        if (h.chunk0
+            && chaindata_chunk_decode(&c, h.chunk0, h.chunk0_len) == 0
+            && c.piece.deflate + c.piece.deflate_len > data + size)
         {
             abort();
         }

@@ -343,10 +343,137 @@ test_txh(void)
     ok(chaindata_txh_decode(&d, buf, n - 1) != 0,
        "a cut piece refused");
 
+    /* the first chunk inline: the value's last bytes, their length */
+    memcpy(buf + n, "CHUNK", 5);
+    h.flags |= CHAINDATA_TXH_CHUNK0;
+    h.chunk0_len = 5;
+    chaindata_txh_encode(buf, &h);
+    ok(chaindata_txh_decode(&d, buf, n + 5) == 0 && d.chunk0 == buf + n
+       && d.chunk0_len == 5 && d.npieces == 3 && d.doc_len == 10,
+       "tx header with its first chunk inline");
+    ok(chaindata_txh_decode(&d, buf, n + 4) != 0,
+       "an inline chunk that eats a piece refused");
+    h.chunk0_len = n + 6 - CHAINDATA_TXH_SIZE;
+    chaindata_txh_encode(buf, &h);
+    ok(chaindata_txh_decode(&d, buf, n + 5) != 0,
+       "an inline chunk longer than the value refused");
+    h.chunk0_len = 0;
+    chaindata_txh_encode(buf, &h);
+    ok(chaindata_txh_decode(&d, buf, n + 5) != 0,
+       "the inline flag without a length refused");
+    h.flags &= ~CHAINDATA_TXH_CHUNK0;
+    h.chunk0_len = 5;
+    chaindata_txh_encode(buf, &h);
+    ok(chaindata_txh_decode(&d, buf, n + 5) != 0,
+       "a length without the inline flag refused");
+    h.flags = CHAINDATA_TXH_FARGS | CHAINDATA_TXH_CHUNK0;
+    h.event_count = 0;
+    h.events_at = 0;
+    chaindata_txh_encode(buf, &h);
+    ok(chaindata_txh_decode(&d, buf, n + 5) != 0,
+       "an inline chunk without events refused");
+    h.flags = CHAINDATA_TXH_EVENTS | CHAINDATA_TXH_FARGS;
+    h.event_count = 3;
+    h.events_at = 5;
+    h.chunk0_len = 0;
+    chaindata_txh_encode(buf, &h);
+
     buf[0] = 1;
     ok(chaindata_txh_decode(&d, buf, n) != 0,
        "unknown format (schema 2's) refused");
     ok(chaindata_txh_decode(&d, buf, 10) != 0, "short value");
+}
+
+
+/* a list header, with its first chunk inline and without, and hostile */
+
+static void
+test_listh(void)
+{
+    unsigned char      buf[CHAINDATA_LISTH_SIZE + 8];
+    chaindata_listh_t  h, d;
+
+    memset(&h, 0, sizeof(h));
+    h.count = 21;
+    memset(h.digest, 0xcd, sizeof(h.digest));
+
+    chaindata_listh_encode(buf, &h);
+    ok(chaindata_listh_decode(&d, buf, CHAINDATA_LISTH_SIZE) == 0
+       && d.count == 21 && d.chunk0 == NULL && d.chunk0_len == 0,
+       "list header without its first chunk");
+    ok(chaindata_listh_decode(&d, buf, CHAINDATA_LISTH_SIZE + 3) != 0,
+       "bytes after a header without the flag refused");
+
+    h.chunk0_len = 3;
+    chaindata_listh_encode(buf, &h);
+    memcpy(buf + CHAINDATA_LISTH_SIZE, "abc", 3);
+    ok(chaindata_listh_decode(&d, buf, CHAINDATA_LISTH_SIZE + 3) == 0
+       && d.chunk0 == buf + CHAINDATA_LISTH_SIZE && d.chunk0_len == 3
+       && d.count == 21 && buf[1] == CHAINDATA_LISTH_CHUNK0,
+       "list header with its first chunk inline");
+    ok(chaindata_listh_decode(&d, buf, CHAINDATA_LISTH_SIZE + 2) != 0
+       && chaindata_listh_decode(&d, buf, CHAINDATA_LISTH_SIZE + 4) != 0,
+       "an inline chunk of another length refused");
+
+    buf[1] = 0;
+    ok(chaindata_listh_decode(&d, buf, CHAINDATA_LISTH_SIZE + 3) != 0,
+       "a length without the flag refused");
+
+    buf[1] = CHAINDATA_LISTH_CHUNK0;
+    buf[2] = 0;
+    ok(chaindata_listh_decode(&d, buf, CHAINDATA_LISTH_SIZE) != 0,
+       "the flag without a length refused");
+
+    buf[1] = 0x02;
+    ok(chaindata_listh_decode(&d, buf, CHAINDATA_LISTH_SIZE) != 0,
+       "an unknown flag refused");
+
+    h.count = 0;
+    chaindata_listh_encode(buf, &h);
+    ok(chaindata_listh_decode(&d, buf, CHAINDATA_LISTH_SIZE + 3) != 0,
+       "an inline chunk of an empty list refused");
+}
+
+
+/* a write's value joined to the one before, and the limit it keeps */
+
+static void
+test_writeset_join(void)
+{
+    int                   good;
+    unsigned char        *v;
+    chaindata_writeset_t  ws;
+
+    memset(&ws, 0, sizeof(ws));
+
+    v = chaindata_writeset_add(&ws, CHAINDATA_WRITE_PUT, CHAINDATA_DBI_TX,
+                               (unsigned char *) "k1", 2, 3);
+    memcpy(v, "abc", 3);
+    v = chaindata_writeset_add(&ws, CHAINDATA_WRITE_PUT,
+                               CHAINDATA_DBI_TX_EVENT,
+                               (unsigned char *) "k2", 2, 2);
+    memcpy(v, "de", 2);
+    v = chaindata_writeset_add(&ws, CHAINDATA_WRITE_PUT,
+                               CHAINDATA_DBI_TX_EVENT,
+                               (unsigned char *) "k3", 2, 2);
+    memcpy(v, "fg", 2);
+
+    ok(chaindata_writeset_join(&ws, 0, 6) == 0 && ws.nwrites == 3,
+       "join: over the limit, nothing moved");
+
+    good = chaindata_writeset_join(&ws, 0, 7) == 2 && ws.nwrites == 2
+           && ws.writes[0].val_len == 5
+           && memcmp(ws.buf + ws.writes[0].val_off, "abcde", 5) == 0
+           && ws.writes[1].key_len == 2
+           && memcmp(ws.buf + ws.writes[1].key_off, "k3", 2) == 0
+           && memcmp(ws.buf + ws.writes[1].val_off, "fg", 2) == 0
+           && ws.len == 2 + 5 + 2 + 2;
+    ok(good, "join: the next value moved, the writes after it shifted");
+
+    ok(chaindata_writeset_join(&ws, 1, 100) == 0,
+       "join: the last write has none after it");
+
+    chaindata_writeset_free(&ws);
 }
 
 
@@ -529,11 +656,14 @@ test_record_tx(void)
              id, id);
 
     ok(parse_tx(&rec, &ws, id, "2", ev) == 0, "valid tx accepted");
-    ok(ws.nwrites == 3, "writes: clear events, header, one chunk of two");
+    ok(ws.nwrites == 2, "writes: clear events, header with its chunk");
 
     w = &ws.writes[1];
     ok(chaindata_txh_decode(&h, ws.buf + w->val_off, w->val_len)
        == 0 && h.event_count == 2, "header decodes");
+    ok((h.flags & CHAINDATA_TXH_CHUNK0) && h.chunk0_len
+       && h.chunk0 + h.chunk0_len == ws.buf + w->val_off + w->val_len,
+       "the one chunk of events inside the header's value, at its end");
 
     /* the document's pieces inflated one after the other */
     in = chaindata_inflater_create();
@@ -553,8 +683,7 @@ test_record_tx(void)
        && memcmp(doc + h.fargs_start, ",\"function_args\":[]", h.fargs_len)
           == 0, "function_args span with its comma");
 
-    w = &ws.writes[2];
-    ok(chaindata_chunk_decode(&ec, ws.buf + w->val_off, w->val_len) == 0
+    ok(chaindata_chunk_decode(&ec, h.chunk0, h.chunk0_len) == 0
        && ec.n == 2
        && chaindata_piece_inflate(in, &ec.piece, (unsigned char *) plain)
           == 0
@@ -647,22 +776,24 @@ test_record_rune_chunks(void)
 
     ok(chaindata_record_parse(&rec, (unsigned char *) line, strlen(line),
                               &ws)
-       == 0 && ws.nwrites == 5,
-       "runes: 41 balances, writes: clear, header, three chunks");
+       == 0 && ws.nwrites == 4,
+       "runes: 41 balances, writes: clear, header with chunk 0, two chunks");
 
     key_len = chaindata_address_key(key, (unsigned char *) addr,
                                     strlen(addr));
     w = &ws.writes[1];
     ok(w->db == CHAINDATA_DBI_RUNE_BALANCES
        && chaindata_listh_decode(&h, ws.buf + w->val_off, w->val_len) == 0
-       && h.count == 41 && memcmp(h.digest, sha, CHAINDATA_DIGEST_LEN) == 0,
-       "runes: the header counts 41, the digest of the entries");
+       && h.count == 41 && memcmp(h.digest, sha, CHAINDATA_DIGEST_LEN) == 0
+       && h.chunk0_len > 0
+       && h.chunk0 + h.chunk0_len == ws.buf + w->val_off + w->val_len,
+       "runes: the header counts 41, the digest, chunk 0 inside");
 
     in = chaindata_inflater_create();
     good = in != NULL;
 
     for (k = 0; k < 3 && good; k++) {
-        w = &ws.writes[2 + k];
+        w = &ws.writes[1 + k];
         n = k < 2 ? 20 : 1;
         ckey_len = chaindata_list_entry_key(ckey, key, key_len, k);
 
@@ -672,11 +803,13 @@ test_record_rune_chunks(void)
 
         len = p - want;
 
-        good = w->db == CHAINDATA_DBI_RUNE_BALANCE_ENTRY
-               && w->key_len == ckey_len
-               && memcmp(ws.buf + w->key_off, ckey, ckey_len) == 0
-               && chaindata_chunk_decode(&c, ws.buf + w->val_off,
-                                         w->val_len) == 0
+        good = (k == 0
+                ? chaindata_chunk_decode(&c, h.chunk0, h.chunk0_len) == 0
+                : w->db == CHAINDATA_DBI_RUNE_BALANCE_ENTRY
+                  && w->key_len == ckey_len
+                  && memcmp(ws.buf + w->key_off, ckey, ckey_len) == 0
+                  && chaindata_chunk_decode(&c, ws.buf + w->val_off,
+                                            w->val_len) == 0)
                && c.n == n && c.piece.plain_len == len
                && chaindata_piece_inflate(in, &c.piece, plain) == 0
                && memcmp(plain, want, len) == 0
@@ -685,7 +818,7 @@ test_record_rune_chunks(void)
                       == (uint32_t) (len - strlen(entry[20 * k + 19])));
     }
 
-    ok(good, "runes: chunks 0, 1, 2 keyed by number, 20, 20 and 1 entries");
+    ok(good, "runes: chunk 0 inline, 1, 2 keyed by number, 20, 20, 1 entries");
 
     chaindata_inflater_destroy(in);
     chaindata_writeset_free(&ws);
@@ -1403,6 +1536,8 @@ main(void)
 {
     test_hex_and_ids();
     test_hex_table();
+    test_listh();
+    test_writeset_join();
     test_digest();
     test_js_number();
     test_js_integer_text();
