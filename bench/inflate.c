@@ -90,7 +90,13 @@ main(int argc, char **argv)
 
             c.n = 0;
 
-            if (h.event_count) {
+            if (h.chunk0) {
+                /* chunk 0 inside the value (lmdb-schema/pieces.md) */
+                if (chaindata_chunk_decode(&c, h.chunk0, h.chunk0_len) != 0) {
+                    continue;
+                }
+
+            } else if (h.event_count) {
                 memcpy(key, k.mv_data, CHAINDATA_TXID_LEN);
                 memset(key + CHAINDATA_TXID_LEN, 0, 4);
                 ek.mv_data = key;
@@ -140,6 +146,12 @@ main(int argc, char **argv)
     {
         if (chaindata_txh_decode(&h, v.mv_data, v.mv_size) == 0) {
             plain_all += h.doc_len;
+
+            if (h.chunk0
+                && chaindata_chunk_decode(&c, h.chunk0, h.chunk0_len) == 0)
+            {
+                plain_all += c.piece.plain_len;
+            }
         }
     }
 
