@@ -23,23 +23,28 @@ typedef struct {
 } chaindata_bits_t;
 
 
+/* the next count bits (at most 16), the first sent the lowest */
+
 static unsigned
 chaindata_bits_peek(chaindata_bits_t *b, unsigned count)
 {
     size_t    i, at;
-    unsigned  v;
+    uint64_t  w;
 
-    v = 0;
+    at = b->pos >> 3;
+    w = 0;
 
-    for (i = 0; i < count; i++) {
-        at = b->pos + i;
+    if (at + 4 <= b->n) {
+        w = (uint32_t) b->z[at] | (uint32_t) b->z[at + 1] << 8
+            | (uint32_t) b->z[at + 2] << 16 | (uint32_t) b->z[at + 3] << 24;
 
-        if ((at >> 3) < b->n && (b->z[at >> 3] >> (at & 7)) & 1) {
-            v |= 1u << i;
+    } else {
+        for (i = 0; at + i < b->n; i++) {
+            w |= (uint64_t) b->z[at + i] << (8 * i);
         }
     }
 
-    return v;
+    return (unsigned) (w >> (b->pos & 7)) & ((1u << count) - 1);
 }
 
 
