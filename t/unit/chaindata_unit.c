@@ -203,6 +203,88 @@ test_js_integer_text(void)
 }
 
 
+/* one byte escaped the simple way, as the word-at-a-time code must */
+
+static unsigned char *
+escape_byte(unsigned char *dst, unsigned char c)
+{
+    static const char  *hex = "0123456789abcdef";
+
+    if (c == '"' || c == '\\') {
+        *dst++ = '\\';
+        *dst++ = c;
+
+    } else if (c == '\b' || c == '\f' || c == '\n' || c == '\r'
+               || c == '\t')
+    {
+        *dst++ = '\\';
+        *dst++ = c == '\b' ? 'b' : c == '\f' ? 'f' : c == '\n' ? 'n'
+                 : c == '\r' ? 'r' : 't';
+
+    } else if (c < 0x20) {
+        dst += sprintf((char *) dst, "\\u00%c%c", hex[c >> 4], hex[c & 15]);
+
+    } else {
+        *dst++ = c;
+    }
+
+    return dst;
+}
+
+
+/*
+ * Every byte value at every place of a word, alone among plain bytes and
+ * among others of its kind, and random strings: escaped as byte by byte.
+ */
+
+static void
+test_json_escape_words(void)
+{
+    int            good;
+    size_t         i, at, len, k;
+    unsigned       seed, c;
+    unsigned char  in[40], want[240], out[240], *w, *e;
+
+    good = 1;
+    seed = 3;
+
+    for (i = 0; i < 256 * 24 + 20000; i++) {
+        if (i < 256 * 24) {
+            c = (unsigned) (i / 24);
+            at = i % 24;
+            len = 24;
+            memset(in, 'a' + (i % 3 == 0 ? 0 : 0x5d), len);
+            in[at] = (unsigned char) c;
+
+        } else {
+            seed = seed * 1103515245 + 12345;
+            len = (seed >> 16) % 40;
+
+            for (k = 0; k < len; k++) {
+                seed = seed * 1103515245 + 12345;
+                c = (seed >> 16) & 0xff;
+                in[k] = (unsigned char) ((seed >> 8) % 4 ? 0x20 + c % 0x60
+                                                         : c);
+            }
+        }
+
+        for (w = want, k = 0; k < len; k++) {
+            w = escape_byte(w, in[k]);
+        }
+
+        e = chaindata_json_escape(out, in, len);
+
+        good &= (size_t) (e - out) == (size_t) (w - want)
+                && memcmp(out, want, w - want) == 0
+                && chaindata_json_escape_len(in, len)
+                   == (size_t) (w - want);
+    }
+
+    ok(good, "escapes: every byte at every place of a word, and random "
+             "strings, as byte by byte");
+}
+
+
 static void
 test_json_escape(void)
 {
@@ -217,6 +299,8 @@ test_json_escape(void)
     ok(chaindata_json_escape_len((const unsigned char *) in,
                                  strlen(in)) == strlen(want),
        "escape length");
+
+    test_json_escape_words();
 }
 
 
