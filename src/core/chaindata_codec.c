@@ -455,25 +455,66 @@ chaindata_json_short_escape(unsigned char c)
 }
 
 
+/*
+ * The length of the run s starts with that JSON escapes nothing in, read
+ * 8 bytes at a time: a word goes whole when none of its bytes is below
+ * 0x20, '"' or '\\' (a zero byte of w - 0x0101..., as in the ASCII run
+ * below; the test is exact for "any"), then byte by byte to the first.
+ */
+
+#define CHAINDATA_ONES   0x0101010101010101ULL
+#define CHAINDATA_HIGHS  0x8080808080808080ULL
+
+#define chaindata_has_below(w, c)                                          \
+    (((w) - CHAINDATA_ONES * (c)) & ~(w) & CHAINDATA_HIGHS)
+#define chaindata_has_byte(w, c)                                           \
+    chaindata_has_below((w) ^ (CHAINDATA_ONES * (c)), 1)
+
+
+static size_t
+chaindata_json_plain_len(const unsigned char *s, size_t len)
+{
+    size_t    i;
+    uint64_t  w;
+
+    for (i = 0; len - i >= sizeof(w); i += sizeof(w)) {
+        memcpy(&w, s + i, sizeof(w));
+
+        if (chaindata_has_below(w, 0x20) || chaindata_has_byte(w, '"')
+            || chaindata_has_byte(w, '\\'))
+        {
+            break;
+        }
+    }
+
+    while (i < len && s[i] >= 0x20 && s[i] != '"' && s[i] != '\\') {
+        i++;
+    }
+
+    return i;
+}
+
+
 size_t
 chaindata_json_escape_len(const unsigned char *s, size_t len)
 {
-    size_t  n;
+    size_t  n, run;
 
     n = len;
 
-    while (len--) {
-        if (chaindata_json_short_escape(*s)) {
-            n += 1;
+    for ( ;; ) {
+        run = chaindata_json_plain_len(s, len);
+        s += run;
+        len -= run;
 
-        } else if (*s < 0x20) {
-            n += 5;
+        if (len == 0) {
+            return n;
         }
 
+        n += chaindata_json_short_escape(*s) ? 1 : 5;
         s++;
+        len--;
     }
-
-    return n;
 }
 
 
@@ -481,30 +522,36 @@ unsigned char *
 chaindata_json_escape(unsigned char *dst, const unsigned char *s,
     size_t len)
 {
+    size_t         run;
     unsigned char  e;
 
-    while (len--) {
+    for ( ;; ) {
+        run = chaindata_json_plain_len(s, len);
+        dst = (unsigned char *) memcpy(dst, s, run) + run;
+        s += run;
+        len -= run;
+
+        if (len == 0) {
+            return dst;
+        }
+
         e = chaindata_json_short_escape(*s);
 
         if (e) {
             *dst++ = '\\';
             *dst++ = e;
 
-        } else if (*s < 0x20) {
+        } else {
             *dst++ = '\\';
             *dst++ = 'u';
             *dst++ = '0';
             *dst++ = '0';
             dst = chaindata_hex_encode(dst, s, 1);
-
-        } else {
-            *dst++ = *s;
         }
 
         s++;
+        len--;
     }
-
-    return dst;
 }
 
 

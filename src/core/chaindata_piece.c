@@ -143,16 +143,18 @@ chaindata_piece_zlib(chaindata_deflater_t *d, const unsigned char *src,
  * the block not final; what follows the block's end makes the empty
  * stored block of a sync flush: the zero bits are its 3-bit header when
  * there are 3 or more of them (then LEN and NLEN, 00 00 ff ff), else a
- * zero byte completes them.  Which of the two is found by inflating the
- * piece back: only the right one inflates, whole, to src.  A stream of
- * more than one block never does (its last block is final): 0, and zlib
- * makes that piece.
+ * zero byte completes them.  How many there are is read from the block's
+ * header (chaindata_piece_padding()); when the header does not tell, the
+ * piece is inflated back: only the right one inflates, whole, to src.  A
+ * stream of more than one block (its first block not final) is not
+ * used: 0, and zlib makes that piece.
  */
 
 static size_t
 chaindata_piece_libdeflate(chaindata_deflater_t *d, const unsigned char *src,
     size_t len, unsigned char *z, size_t cap)
 {
+    int                         pad;
     size_t                      n, m, k, in, out;
     unsigned char              *check;
     static const unsigned char  tail[] = { 0, 0, 0, 0xff, 0xff, 3, 0 };
@@ -166,6 +168,22 @@ chaindata_piece_libdeflate(chaindata_deflater_t *d, const unsigned char *src,
         return 0;
     }
 
+    pad = chaindata_piece_padding(z, n, len);
+
+    if (pad == -2) {
+        return 0;
+    }
+
+    z[0] &= ~1;
+
+    if (pad >= 0) {
+        k = pad < 3;
+        m = n + sizeof(tail) - 1 + k;
+        memcpy(z + n, tail + 1 - k, sizeof(tail) - 1 + k);
+
+        return m;
+    }
+
     if (len > d->check_cap) {
         check = realloc(d->check, len);
         if (check == NULL) {
@@ -175,8 +193,6 @@ chaindata_piece_libdeflate(chaindata_deflater_t *d, const unsigned char *src,
         d->check = check;
         d->check_cap = len;
     }
-
-    z[0] &= ~1;
 
     for (k = 0; k < 2; k++) {
         m = n + sizeof(tail) - 1 + k;

@@ -89,6 +89,15 @@ size_t chaindata_piece_make(chaindata_deflater_t *d,
     const unsigned char *src, size_t len, unsigned char *out);
 
 /*
+ * The zero bits that pad the one final block of the raw deflate stream
+ * z[0, n) of len plain bytes to the byte, 0 … 7, read from the block's
+ * header; -1 when the header does not tell (a fixed Huffman block: its
+ * end-of-block code is zero bits only), -2 when z is not one final block
+ * (chaindata_piece_end.c).
+ */
+int chaindata_piece_padding(const unsigned char *z, size_t n, size_t len);
+
+/*
  * The encoded piece at the start of v[0, len): 0 and its length in *used,
  * or -1 when v does not hold a whole one (its lengths are checked against
  * len, never trusted).

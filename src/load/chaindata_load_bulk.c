@@ -20,7 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <lmdb.h>
@@ -31,6 +33,14 @@
 
 /* parser threads: one a processor, up to this */
 #define CHAINDATA_BULK_PARSERS  4
+
+/*
+ * Parser threads run this much nicer than the committer: the committer
+ * then takes a core whenever a batch is ready, and no backlog of parsed
+ * batches is left to commit on one core after the parsers are done
+ * (bench/RESULTS.md)
+ */
+#define CHAINDATA_BULK_PARSER_NICE  5
 
 /* a batch ends at this much input whatever its records */
 #define CHAINDATA_BULK_RAW      ((size_t) 128 * 1024 * 1024)
@@ -397,6 +407,11 @@ chaindata_bulk_parser(void *arg)
 
     p = arg;
     run = p->run;
+
+    /* this thread's own nice value (Linux); the committer's unchanged */
+    (void) setpriority(PRIO_PROCESS, (id_t) syscall(SYS_gettid),
+                       getpriority(PRIO_PROCESS, 0)
+                       + CHAINDATA_BULK_PARSER_NICE);
 
     for ( ;; ) {
         pthread_mutex_lock(&run->lock);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <libdeflate.h>
 #include <zlib.h>
 
 #include "chaindata_address.h"
@@ -240,6 +241,88 @@ test_js_integer_text(void)
 }
 
 
+/* one byte escaped the simple way, as the word-at-a-time code must */
+
+static unsigned char *
+escape_byte(unsigned char *dst, unsigned char c)
+{
+    static const char  *hex = "0123456789abcdef";
+
+    if (c == '"' || c == '\\') {
+        *dst++ = '\\';
+        *dst++ = c;
+
+    } else if (c == '\b' || c == '\f' || c == '\n' || c == '\r'
+               || c == '\t')
+    {
+        *dst++ = '\\';
+        *dst++ = c == '\b' ? 'b' : c == '\f' ? 'f' : c == '\n' ? 'n'
+                 : c == '\r' ? 'r' : 't';
+
+    } else if (c < 0x20) {
+        dst += sprintf((char *) dst, "\\u00%c%c", hex[c >> 4], hex[c & 15]);
+
+    } else {
+        *dst++ = c;
+    }
+
+    return dst;
+}
+
+
+/*
+ * Every byte value at every place of a word, alone among plain bytes and
+ * among others of its kind, and random strings: escaped as byte by byte.
+ */
+
+static void
+test_json_escape_words(void)
+{
+    int            good;
+    size_t         i, at, len, k;
+    unsigned       seed, c;
+    unsigned char  in[40], want[240], out[240], *w, *e;
+
+    good = 1;
+    seed = 3;
+
+    for (i = 0; i < 256 * 24 + 20000; i++) {
+        if (i < 256 * 24) {
+            c = (unsigned) (i / 24);
+            at = i % 24;
+            len = 24;
+            memset(in, 'a' + (i % 3 == 0 ? 0 : 0x5d), len);
+            in[at] = (unsigned char) c;
+
+        } else {
+            seed = seed * 1103515245 + 12345;
+            len = (seed >> 16) % 40;
+
+            for (k = 0; k < len; k++) {
+                seed = seed * 1103515245 + 12345;
+                c = (seed >> 16) & 0xff;
+                in[k] = (unsigned char) ((seed >> 8) % 4 ? 0x20 + c % 0x60
+                                                         : c);
+            }
+        }
+
+        for (w = want, k = 0; k < len; k++) {
+            w = escape_byte(w, in[k]);
+        }
+
+        e = chaindata_json_escape(out, in, len);
+
+        good &= (size_t) (e - out) == (size_t) (w - want)
+                && memcmp(out, want, w - want) == 0
+                && chaindata_json_escape_len(in, len)
+                   == (size_t) (w - want);
+    }
+
+    ok(good, "escapes: every byte at every place of a word, and random "
+             "strings, as byte by byte");
+}
+
+
 static void
 test_json_escape(void)
 {
@@ -254,6 +337,8 @@ test_json_escape(void)
     ok(chaindata_json_escape_len((const unsigned char *) in,
                                  strlen(in)) == strlen(want),
        "escape length");
+
+    test_json_escape_words();
 }
 
 
@@ -1531,6 +1616,227 @@ test_chunks(void)
 }
 
 
+/* the documents of t/fixtures/ one after the other; NULL if missing */
+
+static unsigned char *
+piece_documents(size_t *len)
+{
+    size_t          i, n, cap;
+    FILE           *f;
+    unsigned char  *all;
+    static const char  *names[] = {
+        "t/fixtures/tx.ndjson", "t/fixtures/tx-many-events.ndjson",
+        "t/fixtures/runes.ndjson", "t/fixtures/chainhook.ndjson"
+    };
+
+    cap = 1 << 20;
+    all = malloc(cap);
+    *len = 0;
+
+    for (i = 0; all && i < sizeof(names) / sizeof(names[0]); i++) {
+        f = fopen(names[i], "rb");
+        if (f == NULL) {
+            free(all);
+            return NULL;
+        }
+
+        n = fread(all + *len, 1, cap - *len, f);
+        *len += n;
+        fclose(f);
+    }
+
+    return all;
+}
+
+
+/*
+ * Which tail a single final block takes, found the slow way: its first
+ * bit cleared, only one of the two sync-flush tails inflates it whole to
+ * src.  1 when the zero padding holds the stored header (3 bits or
+ * more), 0 when a zero byte must complete it, -1 when neither inflates.
+ */
+
+static int
+piece_tail_by_inflating(struct libdeflate_decompressor *dd,
+    unsigned char *z, size_t n, const unsigned char *src, size_t len,
+    unsigned char *check)
+{
+    int                         fits;
+    size_t                      k, m, in, out;
+    static const unsigned char  tail[] = { 0, 0, 0, 0xff, 0xff, 3, 0 };
+
+    fits = -1;
+    z[0] &= ~1;
+
+    for (k = 0; k < 2; k++) {
+        m = n + sizeof(tail) - 1 + k;
+        memcpy(z + n, tail + 1 - k, sizeof(tail) - 1 + k);
+
+        if (libdeflate_deflate_decompress_ex(dd, z, m, check, len, &in, &out)
+            == LIBDEFLATE_SUCCESS
+            && in == m && out == len && memcmp(check, src, len) == 0)
+        {
+            fits = k == 0;
+            break;
+        }
+    }
+
+    z[0] |= 1;
+
+    return fits;
+}
+
+
+/*
+ * Pieces cut from real documents (t/fixtures/) and from random bytes, of
+ * 512 bytes to 24 KiB, at the loader's level and others: where the block
+ * ends, read from its header, is what inflating finds, and every piece
+ * made inflates on its own and in a gzip member to exactly its source.
+ */
+
+static void
+test_piece_ends(void)
+{
+    int                              pad, fits, level;
+    size_t                           i, k, len, n, dlen, used, mlen;
+    size_t                           decided, agree, good, pads[8];
+    unsigned                         seed;
+    unsigned char                   *docs, *src, *rnd, *z, *enc, *out;
+    unsigned char                   *member, *q, *plain;
+    chaindata_piece_t                p;
+    chaindata_gzip_sum_t             sum;
+    chaindata_deflater_t            *d[3];
+    chaindata_inflater_t            *in;
+    struct libdeflate_compressor    *c[3];
+    struct libdeflate_decompressor  *dd;
+    static const int                 levels[3] = {
+        CHAINDATA_PIECE_LEVEL, 6, 12
+    };
+
+    docs = piece_documents(&dlen);
+    rnd = malloc((1 << 16) + 24 * 1024);
+    z = malloc(1 << 17);
+    enc = malloc(1 << 17);
+    out = malloc(1 << 19);
+    member = malloc(1 << 20);
+    plain = malloc(1 << 19);
+    in = chaindata_inflater_create();
+    dd = libdeflate_alloc_decompressor();
+
+    for (k = 0; k < 3; k++) {
+        d[k] = chaindata_deflater_create(levels[k]);
+        c[k] = libdeflate_alloc_compressor(levels[k]);
+    }
+
+    if (docs == NULL || dlen < (1 << 17) || !rnd || !z || !enc || !out
+        || !member || !plain || !in || !dd || !d[0] || !d[1] || !d[2] || !c[0]
+        || !c[1] || !c[2])
+    {
+        ok(0, "piece ends: memory and t/fixtures/ (run from the top)");
+        return;
+    }
+
+    for (seed = 7, i = 0; i < (1 << 16); i++) {
+        seed = seed * 1103515245 + 12345;
+        rnd[i] = (unsigned char) (seed >> 16);
+    }
+
+    memset(rnd + (1 << 16), 'x', 24 * 1024);
+
+    memset(pads, 0, sizeof(pads));
+    decided = 0;
+    agree = 0;
+    good = 0;
+    mlen = 0;
+    chaindata_gzip_sum_init(&sum);
+    q = chaindata_gzip_header(member);
+
+    for (i = 0; i < 6000; i++) {
+        seed = seed * 1103515245 + 12345;
+        len = 512 + (seed >> 8) % (24 * 1024 - 512);
+        seed = seed * 1103515245 + 12345;
+
+        /* one in six of random bytes, one in 12 of one repeated byte */
+        if (i % 6 == 5) {
+            src = rnd + (seed >> 4) % ((1 << 16) - len);
+
+        } else if (i % 12 == 4) {
+            src = rnd + (1 << 16);
+
+        } else {
+            src = docs + (seed >> 4) % (dlen - len);
+        }
+
+        level = (int) (i % 3);
+
+        /* the header's answer against inflating's */
+        n = libdeflate_deflate_compress(c[level], src, len, z, 1 << 16);
+        pad = chaindata_piece_padding(z, n, len);
+
+        if (pad >= 0) {
+            decided++;
+            pads[pad]++;
+            fits = piece_tail_by_inflating(dd, z, n, src, len,
+                                           enc + (1 << 16));
+            agree += fits == (pad >= 3);
+        }
+
+        /* the piece made, inflated on its own, and into the member */
+        n = chaindata_piece_make(d[level], src, len, enc);
+
+        if (n == 0 || chaindata_piece_decode(&p, enc, n, &used) != 0
+            || used != n || chaindata_piece_inflate(in, &p, out) != 0
+            || memcmp(out, src, len) != 0)
+        {
+            continue;
+        }
+
+        good++;
+
+        if (mlen + len < (1 << 19)) {
+            chaindata_gzip_sum_piece(&sum, &p);
+            q = chaindata_gzip_piece(q, &p);
+            memcpy(plain + mlen, src, len);
+            mlen += len;
+        }
+    }
+
+    q = chaindata_gzip_trailer(q, &sum);
+
+    ok(good == 6000, "piece ends: 6000 pieces of documents and random "
+                     "bytes each inflate to their source");
+    ok(agree == decided && decided > 5000,
+       "piece ends: the header tells where the block ends, as inflating "
+       "finds, for all but fixed Huffman blocks");
+
+    for (k = 0, n = 0; k < 8; k++) {
+        n += pads[k] > 100;
+    }
+
+    ok(n == 8, "piece ends: all 8 paddings met");
+    ok(mlen > (1 << 18)
+       && gunzip(member, q - member, out, 1 << 19) == mlen
+       && memcmp(out, plain, mlen) == 0,
+       "piece ends: a gzip member of the pieces inflates (zlib) to "
+       "exactly their sources");
+
+    free(docs);
+    free(rnd);
+    free(z);
+    free(enc);
+    free(out);
+    free(member);
+    free(plain);
+    chaindata_inflater_destroy(in);
+    libdeflate_free_decompressor(dd);
+
+    for (k = 0; k < 3; k++) {
+        chaindata_deflater_destroy(d[k]);
+        libdeflate_free_compressor(c[k]);
+    }
+}
+
+
 int
 main(void)
 {
@@ -1553,6 +1859,7 @@ main(void)
     test_redact_line();
     test_migration_map();
     test_pieces();
+    test_piece_ends();
     test_chunks();
 
     printf("1..%d\n", tests);
