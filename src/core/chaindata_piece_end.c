@@ -131,9 +131,9 @@ static int
 chaindata_bits_litlen(chaindata_bits_t *b, unsigned char *len,
     unsigned *hlit)
 {
-    unsigned                 i, n, hdist, hclen, e, sym, rep, fill;
-    uint16_t                 table[128];
-    unsigned char            cl[19];
+    unsigned                    i, n, hdist, hclen, e, sym, rep, fill;
+    uint16_t                    table[128];
+    unsigned char               cl[19];
     static const unsigned char  order[19] = {
         16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15
     };

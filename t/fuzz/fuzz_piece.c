@@ -5,7 +5,10 @@
  * chunk, hostile: decoding checks its lengths, inflating fails cleanly
  * unless it is exactly its plain bytes with their CRC.  And
  * the input as plain bytes: made into pieces around stored bytes, the
- * gzip member inflates (zlib) to exactly the input.
+ * gzip member inflates (zlib) to exactly the input; compressed whole by
+ * libdeflate at the loader's level, where its block ends as read from
+ * the block's header (chaindata_piece_padding()) is where inflating
+ * finds it.
  */
 
 
@@ -14,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <libdeflate.h>
 #include <zlib.h>
 
 #include "chaindata_piece.h"
@@ -24,8 +28,10 @@
 #define FUZZ_PLAIN_MAX  (1 << 20)
 
 
-static chaindata_deflater_t  *deflater;
-static chaindata_inflater_t  *inflater;
+static chaindata_deflater_t            *deflater;
+static chaindata_inflater_t            *inflater;
+static struct libdeflate_compressor    *loader_level;
+static struct libdeflate_decompressor  *plain_inflater;
 
 
 static void
@@ -169,14 +175,72 @@ done:
 }
 
 
+/*
+ * The input compressed whole at the loader's level: when the header tells
+ * the padding of its one final block, that block made not final and
+ * followed by the tail it says (00 00 ff ff after 3 or more zero bits,
+ * else 00 00 00 ff ff) and an empty final block inflates to the input.
+ */
+
+static void
+fuzz_padding(const uint8_t *data, size_t size)
+{
+    int                         pad;
+    size_t                      n, cap, k, in, out;
+    unsigned char              *z, *back;
+    static const unsigned char  tail[] = { 0, 0, 0, 0xff, 0xff, 3, 0 };
+
+    cap = size + size / 8 + 64;
+    z = malloc(cap + sizeof(tail));
+    back = malloc(size + 1);
+
+    if (z == NULL || back == NULL) {
+        goto done;
+    }
+
+    n = libdeflate_deflate_compress(loader_level, data, size, z, cap);
+    pad = n ? chaindata_piece_padding(z, n, size) : -2;
+
+    if (pad < 0) {
+        goto done;
+    }
+
+    if (pad > 7) {
+        abort();
+    }
+
+    k = pad < 3;
+    z[0] &= ~1;
+    memcpy(z + n, tail + 1 - k, sizeof(tail) - 1 + k);
+    n += sizeof(tail) - 1 + k;
+
+    if (libdeflate_deflate_decompress_ex(plain_inflater, z, n, back, size,
+                                         &in, &out)
+        != LIBDEFLATE_SUCCESS
+        || in != n || out != size || memcmp(back, data, size) != 0)
+    {
+        abort();
+    }
+
+done:
+
+    free(z);
+    free(back);
+}
+
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (deflater == NULL) {
         deflater = chaindata_deflater_create(6);
         inflater = chaindata_inflater_create();
+        loader_level = libdeflate_alloc_compressor(CHAINDATA_PIECE_LEVEL);
+        plain_inflater = libdeflate_alloc_decompressor();
 
-        if (deflater == NULL || inflater == NULL) {
+        if (deflater == NULL || inflater == NULL || loader_level == NULL
+            || plain_inflater == NULL)
+        {
             abort();
         }
     }
@@ -184,6 +248,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_hostile(data, size);
     fuzz_chunk(data, size);
     fuzz_member(data, size);
+    fuzz_padding(data, size);
 
     return 0;
 }
