@@ -75,6 +75,10 @@
  */
 #define CHAINDATA_NODE_MAX            2030
 
+#if (CHAINDATA_NODE_MAX > 65535)
+#error "an inline chunk's length is 2 bytes in its header"
+#endif
+
 /* chainhooks: a UUID names one, its API key is kept only as a digest */
 #define CHAINDATA_UUID_LEN            16
 #define CHAINDATA_UUID_TEXT_LEN       36
