@@ -1336,6 +1336,7 @@ test_pieces(void)
     chaindata_deflater_t  *d;
     chaindata_inflater_t  *in;
     chaindata_gzip_sum_t   sum;
+    uint32_t               seed;
     static const size_t    sizes[] = { 0, 1, 17, 300, 4096, 100000, 70000 };
 
     d = chaindata_deflater_create(6);
@@ -1396,6 +1397,26 @@ test_pieces(void)
     chaindata_gzip_sum_init(&sum);
     q = chaindata_gzip_trailer(chaindata_gzip_header(z), &sum);
     ok(gunzip(z, q - z, out, 16) == 0, "pieces: an empty member");
+
+    /*
+     * a piece of over 64 KiB compressed is inflated where it lies, a
+     * smaller one from a copy ending in a stored final block: both whole
+     */
+    for (i = 0, seed = 13; i < 200000; i++) {
+        seed = seed * 1103515245 + 12345;
+        plain[i] = (unsigned char) (seed >> 16);
+    }
+
+    n = chaindata_piece_make(d, plain, 200000, enc);
+    ok(n > 0 && chaindata_piece_decode(&p, enc, n, &used) == 0
+       && p.deflate_len > 64 * 1024
+       && chaindata_piece_inflate(in, &p, out) == 0
+       && memcmp(out, plain, 200000) == 0
+       && (n = chaindata_piece_make(d, plain, 30000, enc)) > 0
+       && chaindata_piece_decode(&p, enc, n, &used) == 0
+       && chaindata_piece_inflate(in, &p, out) == 0
+       && memcmp(out, plain, 30000) == 0,
+       "pieces: over 64 KiB compressed and under, each inflates whole");
 
     /* hostile pieces: cut short, lengths that lie, a wrong CRC */
     n = chaindata_piece_make(d, plain, 4096, enc);
