@@ -16,7 +16,6 @@ use FindBin;
 use lib "$FindBin::Bin/lib";
 
 use Test::More;
-use IO::Uncompress::Gunzip qw(gunzip $GunzipError);
 use ChainData::Test qw(:all);
 
 require_build();
@@ -36,13 +35,6 @@ my $off = ChainData::Test::Nginx->start(
 
 my %GZ = ('Accept-Encoding' => 'gzip');
 
-sub inflate {
-    my ($z) = @_;
-    my $out;
-    gunzip(\$z => \$out, Transparent => 0) or return undef;
-    return $out;
-}
-
 # every transaction, pages, function_args left out: gzip inflates to plain
 for my $ng ($on, $off) {
     my $port = $ng->port;
@@ -56,7 +48,7 @@ for my $ng ($on, $off) {
             my $plain = http_get($port, $path);
             my $gz = http_get($port, $path, %GZ);
             $n++;
-            my $body = inflate($gz->{body});
+            my $body = gunzip_body($gz->{body});
             my $good = $plain->{status} == 200 && $gz->{status} == 200
                 && !defined $plain->{headers}{'content-encoding'}
                 && ($gz->{headers}{'content-encoding'} // '') eq 'gzip'
@@ -92,7 +84,7 @@ for my $c (@ae) {
     my $enc = $r->{headers}{'content-encoding'} // '';
     is($enc, $want ? 'gzip' : '', "Accept-Encoding: '$ae': "
                                   . ($want ? 'gzip' : 'plain'));
-    my $body = $want ? inflate($r->{body}) : $r->{body};
+    my $body = $want ? gunzip_body($r->{body}) : $r->{body};
     is($body, $plain->{body}, '... the same document');
 }
 
@@ -128,7 +120,7 @@ for my $h (\%GZ, {}) {
             my $want = splice_events($big->{data_raw}, $off, $lim, $ex);
             my $plain = http_get($port, $path);
             my $gz = http_get($port, $path, %GZ);
-            my $body = inflate($gz->{body});
+            my $body = gunzip_body($gz->{body});
             $n++;
             my $good = $plain->{status} == 200 && $plain->{body} eq $want
                 && ($gz->{headers}{'content-encoding'} // '') eq 'gzip'
@@ -210,7 +202,7 @@ sub damage {
         my @idx = map { $_->{event_index} } @{ $doc->{events} || [] };
         my $last = $off + $lim > 330000 ? 330000 : $off + $lim;
         my @want = $off < 330000 ? ($off .. $last - 1) : ();
-        my $body = inflate($gz->{body});
+        my $body = gunzip_body($gz->{body});
         $n++;
         my $good = $plain->{status} == 200 && "@idx" eq "@want"
             && defined $body && $body eq $plain->{body};
@@ -246,8 +238,8 @@ sub damage {
     spew($nd, join("\n", @lines) . "\n");
     my @ltx = tx_fixtures($nd);
     my $ldb = new_index($nd);
-    my %tx = dump_pairs(mdb_dump_of($ldb, 'tx'));
-    my %ev = dump_pairs(mdb_dump_of($ldb, 'tx_event'));
+    my %tx = mdb_dump_pairs(mdb_dump_of($ldb, 'tx'));
+    my %ev = mdb_dump_pairs(mdb_dump_of($ldb, 'tx_event'));
     my ($under, $over, $both) = (0, 1e9, 0);
     for my $t (@ltx) {
         my $id = substr($t->{tx_id}, 2);
@@ -282,7 +274,7 @@ sub damage {
                                      $q =~ /exclude/ ? 1 : 0);
             my $plain = http_get($ng->port, $path);
             my $gz = http_get($ng->port, $path, %GZ);
-            my $body = inflate($gz->{body});
+            my $body = gunzip_body($gz->{body});
             $n++;
             my $good = $plain->{status} == 200 && $plain->{body} eq $want
                 && ($gz->{headers}{'content-encoding'} // '') eq 'gzip'
@@ -294,20 +286,12 @@ sub damage {
                 . 'value and not: plain as stored, gzip inflates to it');
 }
 
-# the pairs of an mdb_dump (hex, no header): key => value
-sub dump_pairs {
-    my ($dump) = @_;
-    my ($body) = $dump =~ /^HEADER=END\n(.*?)^DATA=END/ms;
-    my @l = map { s/^ //r } split /\n/, $body // '';
-    return @l % 2 ? () : @l;
-}
-
 # a 404 is not made of pieces: nginx's gzip may compress it, once
 {
     my $r = http_get($port, '/extended/v1/tx/0x' . ('0' x 64), %GZ);
     is($r->{status}, 404, 'unknown transaction: 404');
     my $body = ($r->{headers}{'content-encoding'} // '') eq 'gzip'
-             ? inflate($r->{body}) : $r->{body};
+             ? gunzip_body($r->{body}) : $r->{body};
     like($body, qr/^\{"statusCode":404,/, '... a JSON body, compressed at most once');
 }
 

@@ -15,7 +15,6 @@ use FindBin;
 use lib "$FindBin::Bin/lib";
 
 use Test::More;
-use IO::Uncompress::Gunzip qw(gunzip $GunzipError);
 use Digest::SHA qw(sha256_hex);
 use ChainData::Test qw(:all);
 use ChainData::Runes qw(:all);
@@ -33,13 +32,6 @@ my $off = ChainData::Test::Nginx->start(db => $db, http => "gzip off;\n",
                                         locations => rune_locations());
 
 my %GZ = ('Accept-Encoding' => 'gzip');
-
-sub inflate {
-    my ($z) = @_;
-    my $out;
-    gunzip(\$z => \$out, Transparent => 0) or return undef;
-    return $out;
-}
 
 # every list, an unknown one of each route (the empty list) and a deleted one
 my @lists;
@@ -76,7 +68,7 @@ for my $ng ($on, $off) {
             my $want = expected_page($texts, $o, $lim);
             my $plain = http_get($port, "$path$q");
             my $gz = http_get($port, "$path$q", %GZ);
-            my $body = inflate($gz->{body});
+            my $body = gunzip_body($gz->{body});
             my $pe = $plain->{headers}{etag} // '';
             my $ge = $gz->{headers}{etag} // '';
             $n++;
@@ -110,7 +102,7 @@ for my $c (['gzip', 1], ['x-gzip;q=0.5', 1], ['*', 1], ['gzip;q=0', 0],
     my $r = http_get($port, $path, 'Accept-Encoding' => $ae);
     is($r->{headers}{'content-encoding'} // '', $want ? 'gzip' : '',
        "Accept-Encoding: '$ae': " . ($want ? 'gzip' : 'plain'));
-    is($want ? inflate($r->{body}) : $r->{body}, $plain->{body}, '... the same page');
+    is($want ? gunzip_body($r->{body}) : $r->{body}, $plain->{body}, '... the same page');
 }
 
 # HEAD: the headers of GET, no body
@@ -144,7 +136,7 @@ for my $h (\%GZ, {}) {
             if ($status == 304) {
                 is($r->{body}, '', "$what: no body");
             } else {
-                my $body = %$h ? inflate($r->{body}) : $r->{body};
+                my $body = %$h ? gunzip_body($r->{body}) : $r->{body};
                 is($body, $plain->{body}, "$what: the page");
             }
         }
@@ -198,8 +190,8 @@ ok(length($gz->{body}) < length($plain->{body}) * 0.8,
         my $db = $set eq 'balances' ? 'rune_balances' : 'rune_activity';
         my $hk = unpack('H*', $set eq 'balances'
                               ? chr(length $key) . $key : pack('H*', $key));
-        my %head = dump_pairs(mdb_dump_of($tdb, $db));
-        my %ent = dump_pairs(mdb_dump_of($tdb, $set eq 'balances'
+        my %head = mdb_dump_pairs(mdb_dump_of($tdb, $db));
+        my %ent = mdb_dump_pairs(mdb_dump_of($tdb, $set eq 'balances'
                              ? 'rune_balance_entry' : 'rune_activity_entry'));
         my $what = "$set of $len";
         is(hex(substr($head{$hk} // '', 2, 2)), $inline,
@@ -220,7 +212,7 @@ ok(length($gz->{body}) < length($plain->{body}) * 0.8,
             my $want = expected_page($t, $o, $lim);
             my $plain = http_get($ng->port, "$path$q");
             my $gz = http_get($ng->port, "$path$q", %GZ);
-            my $body = inflate($gz->{body});
+            my $body = gunzip_body($gz->{body});
             $n++;
             my $good = @$t == $len && $plain->{status} == 200
                 && $plain->{body} eq $want && defined $body && $body eq $want;
@@ -231,20 +223,12 @@ ok(length($gz->{body}) < length($plain->{body}) * 0.8,
                 . 'inflates to it');
 }
 
-# the pairs of an mdb_dump (hex, no header): key => value
-sub dump_pairs {
-    my ($dump) = @_;
-    my ($body) = $dump =~ /^HEADER=END\n(.*?)^DATA=END/ms;
-    my @l = map { s/^ //r } split /\n/, $body // '';
-    return @l % 2 ? () : @l;
-}
-
 # errors are not made of chunks: nginx's gzip may compress them, once
 {
     my $r = http_get($port, '/runes/v1/transactions/xyz/activity', %GZ);
     is($r->{status}, 400, 'a bad tx_id: 400');
     my $body = ($r->{headers}{'content-encoding'} // '') eq 'gzip'
-             ? inflate($r->{body}) : $r->{body};
+             ? gunzip_body($r->{body}) : $r->{body};
     like($body, qr/^\{"statusCode":400,/, '... a JSON body, compressed at most once');
 }
 

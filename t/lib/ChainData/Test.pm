@@ -14,6 +14,7 @@ use File::Path qw(make_path);
 use File::Spec;
 use File::Temp ();
 use IO::Select;
+use IO::Uncompress::Gunzip ();
 use IO::Socket::INET;
 use JSON::PP ();
 use POSIX qw(:sys_wait_h);
@@ -29,7 +30,7 @@ our @EXPORT_OK = qw(
     json_replace_member json_remove_member
     splice_events validate_tx_schema schema_path
     temp_dir slurp spew is_root random_tx_id example_config eventually
-    mdb_dump_of
+    mdb_dump_of mdb_dump_pairs gunzip_body
 );
 our %EXPORT_TAGS = (all => \@EXPORT_OK);
 
@@ -111,6 +112,23 @@ sub mdb_dump_of {
         ? ('-s', $name) : '-a', $dir]);
     die "mdb_dump $dir: $err" if $code;
     $out =~ s/^(?:mapsize|maxreaders)=.*\n//mg;
+    return $out;
+}
+
+# the pairs of an mdb_dump_of() of one database (hex): key => value
+sub mdb_dump_pairs {
+    my ($dump) = @_;
+    my ($body) = $dump =~ /^HEADER=END\n(.*?)^DATA=END/ms;
+    my @l = map { s/^ //r } split /\n/, $body // '';
+    return @l % 2 ? () : @l;
+}
+
+# a gzip member's plain bytes, or undef when it is not one whole member
+sub gunzip_body {
+    my ($z) = @_;
+    my $out;
+    IO::Uncompress::Gunzip::gunzip(\$z => \$out, Transparent => 0)
+        or return undef;
     return $out;
 }
 
