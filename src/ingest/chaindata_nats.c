@@ -264,7 +264,8 @@ chaindata_nats_options(chaindata_nats_t *n, natsOptions *o)
      * A request waits on an inbox of its own: the shared reply
      * subscription of the new style runs a detached thread that may still
      * be exiting when the program ends (valgrind calls its stack
-     * "possibly lost"); every thread of ours is then joined on close.
+     * "possibly lost").  Then every thread is joined on close, but for
+     * the one libnats detaches after a reconnect.
      */
 
     if (s == NATS_OK) {
