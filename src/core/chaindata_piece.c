@@ -334,8 +334,9 @@ chaindata_inflater_destroy(chaindata_inflater_t *in)
 
 /*
  * libdeflate inflates the whole piece, a final block included (the piece's
- * own, or the stored one of a copy), into exactly plain_len bytes (anything else is an error), never reading or
- * writing outside the two buffers.
+ * own, or the stored one of a copy), into exactly plain_len bytes
+ * (anything else is an error), never reading or writing outside the two
+ * buffers.
  */
 
 int
