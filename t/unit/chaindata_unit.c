@@ -735,8 +735,9 @@ test_record_tx(void)
     chaindata_record_init(&rec);
 
     snprintf(ev, sizeof(ev),
-             "{\"event_index\":1,\"event_type\":\"stx_lock\",\"tx_id\":\"0x%s\","
-             "\"stx_lock_event\":{}},{\"event_index\":0,\"event_type\":"
+             "{\"event_index\":1,\"event_type\":\"stx_lock\","
+             "\"tx_id\":\"0x%s\",\"stx_lock_event\":{}},"
+             "{\"event_index\":0,\"event_type\":"
              "\"smart_contract_log\",\"tx_id\":\"0x%s\",\"contract_log\":{}}",
              id, id);
 
@@ -787,8 +788,9 @@ test_record_tx(void)
        && strstr(rec.err, "tx_id") != NULL, "bad tx_id refused");
 
     snprintf(ev, sizeof(ev),
-             "{\"event_index\":0,\"event_type\":\"stx_lock\",\"tx_id\":\"0x%s\","
-             "\"stx_lock_event\":{}},{\"event_index\":0,\"event_type\":"
+             "{\"event_index\":0,\"event_type\":\"stx_lock\","
+             "\"tx_id\":\"0x%s\",\"stx_lock_event\":{}},"
+             "{\"event_index\":0,\"event_type\":"
              "\"smart_contract_log\",\"tx_id\":\"0x%s\",\"contract_log\":{}}",
              id, id);
     ok(parse_tx(&rec, &ws, id, "2", ev) != 0
