@@ -30,7 +30,9 @@ case "${1:-build}" in
     test)  need="$need perl lmdb-utils python3-jsonschema valgrind wrk
                  nats-server" ;;
     fuzz)  need="$need clang libclang-rt-14-dev" ;;
-    bench) need="$need perl lmdb-utils wrk nodejs nats-server" ;;
+    # linux-perf: bench/gzip's profiles; python3, curl: bench/gzip-runes
+    bench) need="$need perl lmdb-utils wrk nodejs nats-server linux-perf
+                 python3 curl" ;;
     deb)   need="$need build-essential dpkg-dev debhelper lintian" ;;
     *)     echo "usage: $0 [build|test|fuzz|bench|deb]" >&2; exit 2 ;;
 esac

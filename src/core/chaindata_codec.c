@@ -566,7 +566,7 @@ chaindata_ascii_len(const unsigned char *s, size_t len)
     for (i = 0; len - i >= sizeof(w); i += sizeof(w)) {
         memcpy(&w, s + i, sizeof(w));
 
-        if (w & 0x8080808080808080ULL) {
+        if (w & CHAINDATA_HIGHS) {
             break;
         }
     }
