@@ -12,6 +12,7 @@
 #include <ngx_http.h>
 
 #include "chaindata_piece.h"
+#include "ngx_http_chaindata_gzip.h"
 #include "ngx_http_chaindata_reply.h"
 #include "ngx_http_chaindata_store.h"
 

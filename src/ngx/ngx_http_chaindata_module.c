@@ -12,6 +12,7 @@
 
 #include "ngx_http_chaindata_module.h"
 #include "ngx_http_chaindata_store.h"
+#include "ngx_http_chaindata_gzip.h"
 #include "ngx_http_chaindata_reply.h"
 
 

@@ -9,6 +9,7 @@
 #include <ngx_http.h>
 
 #include "chaindata_codec.h"
+#include "ngx_http_chaindata_gzip.h"
 #include "ngx_http_chaindata_reply.h"
 #include "ngx_http_chaindata_store.h"
 

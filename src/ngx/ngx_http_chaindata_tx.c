@@ -12,6 +12,7 @@
 #include "chaindata_codec.h"
 #include "chaindata_paths.h"
 #include "ngx_http_chaindata_module.h"
+#include "ngx_http_chaindata_gzip.h"
 #include "ngx_http_chaindata_reply.h"
 #include "ngx_http_chaindata_store.h"
 
