@@ -21,6 +21,9 @@
  */
 #define NGX_HTTP_CHAINDATA_RECHECK  1
 
+/* how much of a value is fetched ahead of its reading */
+#define NGX_HTTP_CHAINDATA_PREFETCH  4096
+
 
 /* which file a path names */
 typedef struct {
@@ -626,6 +629,28 @@ ngx_http_chaindata_store_end(void)
 }
 
 
+/*
+ * The lines of a value just found are asked for at once: the answer reads
+ * them all, and one after the other each would be a miss of its own
+ * (bench/RESULTS.md, 2026-11-23: a tenth of a gzip answer's user time).
+ */
+
+static void
+ngx_http_chaindata_store_prefetch(MDB_val *val)
+{
+#if (defined __GNUC__)
+    u_char  *p, *last;
+
+    p = val->mv_data;
+    last = p + ngx_min(val->mv_size, NGX_HTTP_CHAINDATA_PREFETCH);
+
+    for ( /* void */ ; p < last; p += NGX_CPU_CACHE_LINE) {
+        __builtin_prefetch(p);
+    }
+#endif
+}
+
+
 ngx_int_t
 ngx_http_chaindata_store_get(ngx_log_t *log, chaindata_dbi_e db,
     u_char *key, size_t key_len, MDB_val *val)
@@ -642,6 +667,7 @@ ngx_http_chaindata_store_get(ngx_log_t *log, chaindata_dbi_e db,
     rc = mdb_get(st->txn, st->dbi[db], &k, val);
 
     if (rc == 0) {
+        ngx_http_chaindata_store_prefetch(val);
         return NGX_OK;
     }
 
@@ -710,6 +736,8 @@ ngx_http_chaindata_store_range(ngx_log_t *log, chaindata_dbi_e db,
         {
             break;
         }
+
+        ngx_http_chaindata_store_prefetch(&vals[*got]);
 
         (*got)++;
         op = MDB_NEXT;
