@@ -1338,7 +1338,7 @@ test_pieces(void)
     chaindata_deflater_t  *d;
     chaindata_inflater_t  *in;
     chaindata_gzip_sum_t   sum;
-    uint32_t               seed;
+    uint32_t               seed, crc;
     static const size_t    sizes[] = { 0, 1, 17, 300, 4096, 100000, 70000 };
 
     d = chaindata_deflater_create(6);
@@ -1394,6 +1394,29 @@ test_pieces(void)
     got = gunzip(z, zlen, out, 1 << 20);
     ok(got == plen && memcmp(out, plain, plen) == 0,
        "pieces: the member inflates to exactly the plain concatenation");
+
+    /* the CRCs of pieces of every length below 64 KiB, combined */
+    for (i = 0, seed = 7; i < 65536; i++) {
+        seed = seed * 1103515245 + 12345;
+        plain[i] = (unsigned char) (seed >> 16);
+    }
+
+    chaindata_gzip_sum_init(&sum);
+    crc = 0;
+    plen = 0;
+    good = 1;
+
+    for (i = 0; i < 65536; i += 1 + i / 64) {
+        p.crc = (uint32_t) libdeflate_crc32(0, plain, i);
+        p.plain_len = i;
+        chaindata_gzip_sum_piece(&sum, &p);
+        crc = (uint32_t) libdeflate_crc32(crc, plain, i);
+        plen += i;
+        good &= sum.crc == crc;
+    }
+
+    ok(good && sum.len == plen,
+       "pieces: CRCs combined as the CRC of the concatenation");
 
     /* an empty member: header and trailer */
     chaindata_gzip_sum_init(&sum);
