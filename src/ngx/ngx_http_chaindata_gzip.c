@@ -68,6 +68,48 @@ ngx_http_chaindata_accepts_gzip(ngx_http_request_t *r)
 
 
 /*
+ * The strong ETag of an answer made of pieces: the stored record's digest,
+ * quoted, then what of the request shapes the body (the route writes at
+ * most len bytes of it), then "-gz" for the gzip encoding: each encoding
+ * has its own ETag.  Begin returns where the route writes, or NULL.
+ */
+
+#define NGX_HTTP_CHAINDATA_ETAG_GZ  "-gz"
+
+u_char *
+ngx_http_chaindata_etag_begin(ngx_http_request_t *r, ngx_str_t *etag,
+    const u_char *digest, size_t len)
+{
+    u_char  *p;
+
+    etag->data = ngx_pnalloc(r->pool, 2 + 2 * CHAINDATA_DIGEST_LEN + len
+                                      + sizeof(NGX_HTTP_CHAINDATA_ETAG_GZ)
+                                      - 1);
+    if (etag->data == NULL) {
+        return NULL;
+    }
+
+    p = etag->data;
+    *p++ = '"';
+
+    return chaindata_hex_encode(p, digest, CHAINDATA_DIGEST_LEN);
+}
+
+
+void
+ngx_http_chaindata_etag_end(ngx_str_t *etag, u_char *p, ngx_uint_t gzip)
+{
+    if (gzip) {
+        p = ngx_cpymem(p, NGX_HTTP_CHAINDATA_ETAG_GZ,
+                       sizeof(NGX_HTTP_CHAINDATA_ETAG_GZ) - 1);
+    }
+
+    *p++ = '"';
+    etag->len = p - etag->data;
+}
+
+
+/*
  * The headers of an answer that varies with Accept-Encoding: one Vary,
  * Content-Encoding when it is gzip, and nginx's gzip filter told to leave
  * the body alone (it skips a body with a Content-Encoding; a plain one it

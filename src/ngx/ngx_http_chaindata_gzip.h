@@ -32,6 +32,10 @@ void ngx_http_chaindata_gzip_done(void);
 ngx_uint_t ngx_http_chaindata_accepts_gzip(ngx_http_request_t *r);
 ngx_int_t ngx_http_chaindata_set_encoding(ngx_http_request_t *r,
     ngx_uint_t gzip);
+u_char *ngx_http_chaindata_etag_begin(ngx_http_request_t *r, ngx_str_t *etag,
+    const u_char *digest, size_t len);
+void ngx_http_chaindata_etag_end(ngx_str_t *etag, u_char *p,
+    ngx_uint_t gzip);
 
 void ngx_http_chaindata_gz_init(ngx_http_chaindata_gz_t *gz,
     ngx_uint_t gzip);

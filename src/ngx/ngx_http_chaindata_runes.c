@@ -99,8 +99,8 @@ static ngx_http_chaindata_rune_route_t  ngx_http_chaindata_balances_route = {
 
 /*
  * The ETag names the stored list (the digest of all its entries, taken at
- * ingest), the page of it and the encoding ("-gz"), so it changes
- * whenever the body would: each encoding has its own strong ETag.
+ * ingest), the page of it and the encoding, so it changes whenever the
+ * body would.
  */
 
 static ngx_int_t
@@ -110,28 +110,18 @@ ngx_http_chaindata_page_etag(ngx_http_request_t *r,
 {
     u_char  *p;
 
-    etag->data = ngx_pnalloc(r->pool, 2 + 2 * CHAINDATA_DIGEST_LEN
-                                      + 1 + q->offset_text.len
-                                      + 1 + NGX_INT64_LEN
-                                      + sizeof("-gz") - 1);
-    if (etag->data == NULL) {
+    p = ngx_http_chaindata_etag_begin(r, etag, h->digest,
+                                      1 + q->offset_text.len
+                                      + 1 + NGX_INT64_LEN);
+    if (p == NULL) {
         return NGX_ERROR;
     }
 
-    p = etag->data;
-    *p++ = '"';
-    p = chaindata_hex_encode(p, h->digest,
-                             CHAINDATA_DIGEST_LEN);
     *p++ = '-';
     p = ngx_cpymem(p, q->offset_text.data, q->offset_text.len);
     p = ngx_sprintf(p, "-%uL", q->limit);
 
-    if (gzip) {
-        p = ngx_cpymem(p, "-gz", sizeof("-gz") - 1);
-    }
-
-    *p++ = '"';
-    etag->len = p - etag->data;
+    ngx_http_chaindata_etag_end(etag, p, gzip);
 
     return NGX_OK;
 }

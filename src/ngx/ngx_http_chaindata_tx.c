@@ -90,7 +90,7 @@ ngx_http_chaindata_tx_add_prefix(ngx_http_request_t *r,
 /*
  * The ETag names the stored document (its digest) and everything of the
  * request that shapes the body, so it changes whenever the body would:
- * the encoding too ("-gz"), each has its own strong ETag.
+ * the page of events, function_args left out, the encoding.
  */
 
 static ngx_int_t
@@ -100,17 +100,11 @@ ngx_http_chaindata_tx_etag(ngx_http_request_t *r,
 {
     u_char  *p;
 
-    etag->data = ngx_pnalloc(r->pool, 2 + 2 * CHAINDATA_DIGEST_LEN
-                                      + 2 * (1 + NGX_INT64_LEN) + 2
-                                      + sizeof("-gz") - 1);
-    if (etag->data == NULL) {
+    p = ngx_http_chaindata_etag_begin(r, etag, h->digest,
+                                      2 * (1 + NGX_INT64_LEN) + 2);
+    if (p == NULL) {
         return NGX_ERROR;
     }
-
-    p = etag->data;
-    *p++ = '"';
-    p = chaindata_hex_encode(p, h->digest,
-                             CHAINDATA_DIGEST_LEN);
 
     if (h->flags & CHAINDATA_TXH_EVENTS) {
         p = ngx_sprintf(p, "-%uL-%uL", q->offset, q->limit);
@@ -121,12 +115,7 @@ ngx_http_chaindata_tx_etag(ngx_http_request_t *r,
         *p++ = 'x';
     }
 
-    if (gzip) {
-        p = ngx_cpymem(p, "-gz", sizeof("-gz") - 1);
-    }
-
-    *p++ = '"';
-    etag->len = p - etag->data;
+    ngx_http_chaindata_etag_end(etag, p, gzip);
 
     return NGX_OK;
 }
