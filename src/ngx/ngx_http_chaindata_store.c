@@ -632,7 +632,7 @@ ngx_http_chaindata_store_end(void)
 /*
  * The lines of a value just found are asked for at once: the answer reads
  * them all, and one after the other each would be a miss of its own
- * (bench/RESULTS.md, 2026-11-23: a tenth of a gzip answer's user time).
+ * (bench/RESULTS.md, "2026-11-23 (third)": gzip answers 3-15 % cheaper).
  */
 
 static void
