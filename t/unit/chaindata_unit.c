@@ -1395,7 +1395,7 @@ test_pieces(void)
     ok(got == plen && memcmp(out, plain, plen) == 0,
        "pieces: the member inflates to exactly the plain concatenation");
 
-    /* the CRCs of pieces of every length below 64 KiB, combined */
+    /* the CRCs of pieces of lengths up to 64 KiB (all below 64), combined */
     for (i = 0, seed = 7; i < 65536; i++) {
         seed = seed * 1103515245 + 12345;
         plain[i] = (unsigned char) (seed >> 16);
