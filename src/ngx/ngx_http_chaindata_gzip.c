@@ -122,6 +122,7 @@ ngx_int_t
 ngx_http_chaindata_set_encoding(ngx_http_request_t *r, ngx_uint_t gzip)
 {
     ngx_str_t                  vary = ngx_string("Accept-Encoding");
+    ngx_str_t                  coding = ngx_string("gzip");
     ngx_table_elt_t           *h;
 #if (NGX_HTTP_GZIP)
     ngx_http_core_loc_conf_t  *clcf;
@@ -144,17 +145,11 @@ ngx_http_chaindata_set_encoding(ngx_http_request_t *r, ngx_uint_t gzip)
         return NGX_OK;
     }
 
-    h = ngx_list_push(&r->headers_out.headers);
+    h = ngx_http_chaindata_push_header(r, "Content-Encoding", &coding);
     if (h == NULL) {
         return NGX_ERROR;
     }
 
-    h->hash = 1;
-    ngx_str_set(&h->key, "Content-Encoding");
-    ngx_str_set(&h->value, "gzip");
-#if (nginx_version >= 1023000)
-    h->next = NULL;
-#endif
     r->headers_out.content_encoding = h;
 
     return NGX_OK;

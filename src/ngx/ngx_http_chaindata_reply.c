@@ -16,15 +16,15 @@
 
 
 
-ngx_int_t
-ngx_http_chaindata_add_header(ngx_http_request_t *r, const char *name,
+ngx_table_elt_t *
+ngx_http_chaindata_push_header(ngx_http_request_t *r, const char *name,
     ngx_str_t *value)
 {
     ngx_table_elt_t  *h;
 
     h = ngx_list_push(&r->headers_out.headers);
     if (h == NULL) {
-        return NGX_ERROR;
+        return NULL;
     }
 
     h->hash = 1;
@@ -35,7 +35,16 @@ ngx_http_chaindata_add_header(ngx_http_request_t *r, const char *name,
     h->next = NULL;
 #endif
 
-    return NGX_OK;
+    return h;
+}
+
+
+ngx_int_t
+ngx_http_chaindata_add_header(ngx_http_request_t *r, const char *name,
+    ngx_str_t *value)
+{
+    return ngx_http_chaindata_push_header(r, name, value) ? NGX_OK
+                                                          : NGX_ERROR;
 }
 
 
@@ -47,17 +56,11 @@ ngx_http_chaindata_set_cache(ngx_http_request_t *r, ngx_str_t *etag,
     ngx_table_elt_t  *h;
 
     if (etag && etag->len) {
-        h = ngx_list_push(&r->headers_out.headers);
+        h = ngx_http_chaindata_push_header(r, "ETag", etag);
         if (h == NULL) {
             return NGX_ERROR;
         }
 
-        h->hash = 1;
-        ngx_str_set(&h->key, "ETag");
-        h->value = *etag;
-#if (nginx_version >= 1023000)
-        h->next = NULL;
-#endif
         r->headers_out.etag = h;
     }
 

@@ -92,6 +92,9 @@ ngx_int_t ngx_http_chaindata_send_not_modified(ngx_http_request_t *r,
 ngx_int_t ngx_http_chaindata_budget_take(ngx_http_request_t *r,
     size_t size);
 
+/* a response header; push returns it (NULL: no memory) for headers_out */
+ngx_table_elt_t *ngx_http_chaindata_push_header(ngx_http_request_t *r,
+    const char *name, ngx_str_t *value);
 ngx_int_t ngx_http_chaindata_add_header(ngx_http_request_t *r,
     const char *name, ngx_str_t *value);
 
