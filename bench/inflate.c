@@ -24,8 +24,9 @@
 #include <lmdb.h>
 
 #include "chaindata_chunks.h"
-#include "chaindata_codec.h"
+#include "chaindata_layout.h"
 #include "chaindata_piece.h"
+#include "chaindata_schema.h"
 
 
 static double

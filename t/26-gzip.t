@@ -220,7 +220,7 @@ sub damage {
 # the ones nearest the limit on either side, and all the others, are
 # served plain as stored and gzip inflating to it
 {
-    my ($max) = slurp(repo_root() . '/src/core/chaindata_codec.h')
+    my ($max) = slurp(repo_root() . '/src/core/chaindata_layout.h')
                 =~ /#define CHAINDATA_NODE_MAX\s+(\d+)/;
     my ($base) = grep { /"event_count":1,/ && /"memo":"0x/ }
                  split /\n/, slurp($files[0]);

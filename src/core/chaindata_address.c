@@ -22,7 +22,6 @@
 #include <string.h>
 
 #include "chaindata_address.h"
-#include "chaindata_codec.h"
 
 
 #define CHAINDATA_BASE58_MIN     26

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "chaindata_chainhook_path.h"
+#include "chaindata_hex.h"
 
 
 /* how a path piece is compared with a literal */

@@ -18,7 +18,7 @@
 
 #include <stddef.h>
 
-#include "chaindata_codec.h"
+#include "chaindata_layout.h"
 #include "chaindata_paths.h"
 
 

@@ -7,8 +7,8 @@
 
 #include <string.h>
 
-#include "chaindata_codec.h"
 #include "chaindata_chunks.h"
+#include "chaindata_int.h"
 
 
 static size_t

@@ -7,7 +7,8 @@
 
 #include <string.h>
 
-#include "chaindata_codec.h"
+#include "chaindata_int.h"
+#include "chaindata_layout.h"
 
 
 /* out holds CHAINDATA_FEED_SIZE + pos->hash_len bytes */

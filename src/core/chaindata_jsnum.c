@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "chaindata_codec.h"
+#include "chaindata_hex.h"
 #include "chaindata_jsnum.h"
 
 

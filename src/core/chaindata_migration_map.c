@@ -7,7 +7,8 @@
 
 #include <string.h>
 
-#include "chaindata_codec.h"
+#include "chaindata_escape.h"
+#include "chaindata_hex.h"
 #include "chaindata_migration_map.h"
 
 

@@ -6,6 +6,7 @@
 
 #include <string.h>
 
+#include "chaindata_hex.h"
 #include "chaindata_jsnum.h"
 #include "chaindata_paths.h"
 

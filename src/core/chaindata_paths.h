@@ -17,8 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "chaindata_codec.h"
 #include "chaindata_jsnum.h"
+#include "chaindata_layout.h"
 
 
 /* a part of a request target, or a decoded copy of one */

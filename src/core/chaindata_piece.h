@@ -136,13 +136,4 @@ unsigned char *chaindata_gzip_trailer(unsigned char *out,
     const chaindata_gzip_sum_t *s);
 
 
-/*
- * 1 when an Accept-Encoding value takes gzip (RFC 9110, 12.5.3): "gzip"
- * or "x-gzip" with a weight above 0, or else "*" with one; "gzip;q=0"
- * refuses it whatever "*" says.  A member whose weight is not a qvalue
- * counts as absent.
- */
-int chaindata_gzip_accepted(const unsigned char *s, size_t len);
-
-
 #endif /* _CHAINDATA_PIECE_H_INCLUDED_ */

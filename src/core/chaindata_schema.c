@@ -7,8 +7,21 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "chaindata_codec.h"
 #include "chaindata_schema.h"
+
+
+const char *chaindata_db_names[CHAINDATA_DBI_COUNT] = {
+    CHAINDATA_DB_META,
+    CHAINDATA_DB_TX,
+    CHAINDATA_DB_TX_EVENT,
+    CHAINDATA_DB_CHAINHOOK,
+    CHAINDATA_DB_RUNE_ACTIVITY,
+    CHAINDATA_DB_RUNE_ACTIVITY_ENTRY,
+    CHAINDATA_DB_RUNE_BALANCES,
+    CHAINDATA_DB_RUNE_BALANCE_ENTRY,
+    CHAINDATA_DB_FEED,
+    CHAINDATA_DB_BLOCK
+};
 
 
 static const char *

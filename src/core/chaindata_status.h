@@ -16,7 +16,7 @@
 
 #include <lmdb.h>
 
-#include "chaindata_codec.h"
+#include "chaindata_layout.h"
 #include "chaindata_schema.h"
 
 

@@ -15,7 +15,8 @@
 
 #include <lmdb.h>
 
-#include "chaindata_codec.h"
+#include "chaindata_layout.h"
+#include "chaindata_schema.h"
 #include "chaindata_record.h"
 
 

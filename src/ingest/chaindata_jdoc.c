@@ -10,26 +10,26 @@
 
 #include <yajl/yajl_parse.h>
 
-#include "chaindata_codec.h"
+#include "chaindata_escape.h"
 #include "chaindata_jdoc.h"
 #include "chaindata_jstr.h"
 
 
-#define CHAINDATA_ARENA_CHUNK  (1024 * 1024)
+#define CHAINDATA_ARENA_BLOCK  (1024 * 1024)
 
 
-typedef struct chaindata_chunk_s  chaindata_chunk_t;
+typedef struct chaindata_arena_block_s  chaindata_arena_block_t;
 
-struct chaindata_chunk_s {
-    chaindata_chunk_t  *next;
-    size_t              size;
-    size_t              used;
-    unsigned char       data[];
+struct chaindata_arena_block_s {
+    chaindata_arena_block_t  *next;
+    size_t                    size;
+    size_t                    used;
+    unsigned char             data[];
 };
 
 
 struct chaindata_arena_s {
-    chaindata_chunk_t  *chunks;
+    chaindata_arena_block_t  *blocks;
 };
 
 
@@ -66,25 +66,25 @@ chaindata_arena_create(void)
 void *
 chaindata_arena_alloc(chaindata_arena_t *a, size_t size)
 {
-    size_t              chunk;
-    chaindata_chunk_t  *c;
+    size_t                    block;
+    chaindata_arena_block_t  *c;
 
     size = (size + 15) & ~(size_t) 15;
-    c = a->chunks;
+    c = a->blocks;
 
     if (c == NULL || c->size - c->used < size) {
-        chunk = size > CHAINDATA_ARENA_CHUNK
-                ? size : CHAINDATA_ARENA_CHUNK;
+        block = size > CHAINDATA_ARENA_BLOCK
+                ? size : CHAINDATA_ARENA_BLOCK;
 
-        c = malloc(sizeof(chaindata_chunk_t) + chunk);
+        c = malloc(sizeof(chaindata_arena_block_t) + block);
         if (c == NULL) {
             return NULL;
         }
 
-        c->size = chunk;
+        c->size = block;
         c->used = 0;
-        c->next = a->chunks;
-        a->chunks = c;
+        c->next = a->blocks;
+        a->blocks = c;
     }
 
     c->used += size;
@@ -93,24 +93,24 @@ chaindata_arena_alloc(chaindata_arena_t *a, size_t size)
 }
 
 
-/* keeps one chunk for the next record, frees the rest */
+/* keeps one block for the next record, frees the rest */
 
 void
 chaindata_arena_reset(chaindata_arena_t *a)
 {
-    chaindata_chunk_t  *c, *next;
+    chaindata_arena_block_t  *c, *next;
 
-    if (a->chunks == NULL) {
+    if (a->blocks == NULL) {
         return;
     }
 
-    for (c = a->chunks->next; c; c = next) {
+    for (c = a->blocks->next; c; c = next) {
         next = c->next;
         free(c);
     }
 
-    a->chunks->next = NULL;
-    a->chunks->used = 0;
+    a->blocks->next = NULL;
+    a->blocks->used = 0;
 }
 
 
@@ -122,7 +122,7 @@ chaindata_arena_destroy(chaindata_arena_t *a)
     }
 
     chaindata_arena_reset(a);
-    free(a->chunks);
+    free(a->blocks);
     free(a);
 }
 

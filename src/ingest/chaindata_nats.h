@@ -17,7 +17,7 @@
 
 #include <nats/nats.h>
 
-#include "chaindata_codec.h"
+#include "chaindata_layout.h"
 
 
 /* getopt codes of the options below, out of the way of letters */

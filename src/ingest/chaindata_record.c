@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "chaindata_codec.h"
+#include "chaindata_layout.h"
+#include "chaindata_schema.h"
 #include "chaindata_jdoc.h"
 #include "chaindata_record.h"
 

@@ -14,7 +14,8 @@
 #include <stdint.h>
 
 #include "chaindata_chunks.h"
-#include "chaindata_codec.h"
+#include "chaindata_layout.h"
+#include "chaindata_schema.h"
 #include "chaindata_digest.h"
 
 

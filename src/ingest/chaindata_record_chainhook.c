@@ -19,7 +19,9 @@
 
 #include <openssl/crypto.h>
 
-#include "chaindata_codec.h"
+#include "chaindata_hex.h"
+#include "chaindata_layout.h"
+#include "chaindata_schema.h"
 #include "chaindata_jdoc.h"
 #include "chaindata_record.h"
 

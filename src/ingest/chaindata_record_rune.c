@@ -18,10 +18,10 @@
 #include <string.h>
 
 #include "chaindata_address.h"
-#include "chaindata_codec.h"
+#include "chaindata_escape.h"
+#include "chaindata_layout.h"
 #include "chaindata_digest.h"
 #include "chaindata_jdoc.h"
-#include "chaindata_paths.h"
 #include "chaindata_record.h"
 #include "chaindata_record_rune.h"
 
@@ -444,7 +444,7 @@ chaindata_rune_ordered_write(unsigned char *p,
 
 /*
  * The plain length of the largest chunk of the list: its entries joined
- * with commas, per chunk of CHAINDATA_PAGE_LIMIT (lmdb-schema/runes.md).
+ * with commas, per chunk of CHAINDATA_RUNE_CHUNK (lmdb-schema/runes.md).
  */
 
 static size_t
@@ -462,7 +462,7 @@ chaindata_rune_chunk_max(const chaindata_rune_list_t *list,
     for (entry = results->child; entry; entry = entry->next) {
         len += (i ? 1 : 0) + chaindata_rune_ordered_size(entry, list->entry);
 
-        if (++i == CHAINDATA_PAGE_LIMIT || entry->next == NULL) {
+        if (++i == CHAINDATA_RUNE_CHUNK || entry->next == NULL) {
             max = len > max ? len : max;
             len = 0;
             i = 0;
@@ -488,7 +488,7 @@ chaindata_rune_write_chunk(chaindata_record_t *rec,
     chaindata_writeset_t *ws)
 {
     size_t                 size, ckey_len, used;
-    uint32_t               start[CHAINDATA_PAGE_LIMIT];
+    uint32_t               start[CHAINDATA_RUNE_CHUNK];
     unsigned               i;
     unsigned char         *p, *value, *end;
     unsigned char          ckey[CHAINDATA_LIST_ENTRY_KEY_MAX];
@@ -575,9 +575,9 @@ chaindata_rune_write_chunks(chaindata_record_t *rec,
 
     for (chunk = 0, left = results->n; left && rc == 0; chunk++) {
         rc = chaindata_rune_write_chunk(rec, list, &entry,
-                 left < CHAINDATA_PAGE_LIMIT ? left : CHAINDATA_PAGE_LIMIT,
+                 left < CHAINDATA_RUNE_CHUNK ? left : CHAINDATA_RUNE_CHUNK,
                  key, key_len, chunk, scratch, room, &digest, ws);
-        left -= left < CHAINDATA_PAGE_LIMIT ? left : CHAINDATA_PAGE_LIMIT;
+        left -= left < CHAINDATA_RUNE_CHUNK ? left : CHAINDATA_RUNE_CHUNK;
     }
 
     free(scratch);

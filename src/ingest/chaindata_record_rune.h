@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "chaindata_codec.h"
+#include "chaindata_schema.h"
 #include "chaindata_jdoc.h"
 #include "chaindata_record.h"
 

@@ -16,7 +16,8 @@
 #include <string.h>
 
 #include "chaindata_address.h"
-#include "chaindata_codec.h"
+#include "chaindata_layout.h"
+#include "chaindata_schema.h"
 #include "chaindata_jdoc.h"
 #include "chaindata_record.h"
 #include "chaindata_record_rune.h"

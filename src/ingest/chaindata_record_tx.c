@@ -16,10 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "chaindata_codec.h"
+#include "chaindata_hex.h"
+#include "chaindata_layout.h"
+#include "chaindata_schema.h"
 #include "chaindata_digest.h"
 #include "chaindata_jdoc.h"
-#include "chaindata_paths.h"
 #include "chaindata_record.h"
 
 
@@ -623,7 +624,7 @@ chaindata_tx_put(chaindata_record_t *rec,
 
     /* the plain document and each chunk of events are written here first */
     scratch_len = chaindata_chunks_scratch_len(items, n,
-                                               CHAINDATA_EVENT_LIMIT);
+                                               CHAINDATA_EVENT_CHUNK);
     scratch_len = scratch_len > doc_size ? scratch_len : doc_size;
 
     scratch = malloc(scratch_len ? scratch_len : 1);
@@ -677,7 +678,7 @@ chaindata_tx_put(chaindata_record_t *rec,
 
     rc = chaindata_writeset_chunks(rec, ws, CHAINDATA_DBI_TX_EVENT, txid,
                                    sizeof(txid), items, n,
-                                   CHAINDATA_EVENT_LIMIT, scratch, &digest);
+                                   CHAINDATA_EVENT_CHUNK, scratch, &digest);
 
     free(scratch);
 
@@ -685,7 +686,7 @@ chaindata_tx_put(chaindata_record_t *rec,
         return -1;
     }
 
-    nchunks = chaindata_chunk_count(n, CHAINDATA_EVENT_LIMIT);
+    nchunks = chaindata_chunk_count(n, CHAINDATA_EVENT_CHUNK);
     chaindata_digest_final(&digest, sha256);
     memcpy(h.digest, sha256, CHAINDATA_DIGEST_LEN);
 

@@ -14,7 +14,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "chaindata_codec.h"
+#include "chaindata_layout.h"
+#include "chaindata_schema.h"
 #include "chaindata_stream.h"
 
 

@@ -22,7 +22,7 @@
 
 #include <lmdb.h>
 
-#include "chaindata_codec.h"
+#include "chaindata_schema.h"
 #include "chaindata_feed.h"
 #include "chaindata_index.h"
 #include "chaindata_load.h"

@@ -24,7 +24,7 @@
 
 #include <lmdb.h>
 
-#include "chaindata_codec.h"
+#include "chaindata_schema.h"
 #include "chaindata_load.h"
 
 

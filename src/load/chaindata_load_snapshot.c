@@ -24,7 +24,6 @@
 
 #include <lmdb.h>
 
-#include "chaindata_codec.h"
 #include "chaindata_load.h"
 #include "chaindata_schema.h"
 

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "chaindata_hex.h"
 #include "chaindata_mirror.h"
 
 

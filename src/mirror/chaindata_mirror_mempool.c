@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chaindata_hex.h"
 #include "chaindata_mirror.h"
 
 

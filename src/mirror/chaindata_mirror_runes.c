@@ -30,6 +30,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "chaindata_hex.h"
 #include "chaindata_mirror.h"
 
 

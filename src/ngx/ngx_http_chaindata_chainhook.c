@@ -13,7 +13,8 @@
 #include <openssl/crypto.h>
 
 #include "chaindata_chainhook_path.h"
-#include "chaindata_codec.h"
+#include "chaindata_layout.h"
+#include "chaindata_schema.h"
 #include "ngx_http_chaindata_module.h"
 #include "ngx_http_chaindata_reply.h"
 #include "ngx_http_chaindata_store.h"

@@ -1,11 +1,15 @@
 
 /*
- * chaindata: conditional requests (README, "Conditionals").  Every route
- * evaluates If-Match and If-None-Match itself, If-Match first (RFC 9110,
- * 13.2.2), so that its 412 and 304 carry the route's own headers (the
- * deprecation headers of the rune routes among them); nginx's
- * not-modified filter is kept out of its replies.  If-Modified-Since and
- * If-Unmodified-Since are ignored: no reply has a modification date.
+ * chaindata: entity tags and conditional requests (README,
+ * "Conditionals"): the ETag of an answer made of pieces, and the
+ * preconditions that compare a reply's ETag with the request's.
+ *
+ * Every route evaluates If-Match and If-None-Match itself, If-Match
+ * first (RFC 9110, 13.2.2), so that its 412 and 304 carry the route's
+ * own headers (the deprecation headers of the rune routes among them);
+ * nginx's not-modified filter is kept out of its replies.
+ * If-Modified-Since and If-Unmodified-Since are ignored: no reply has a
+ * modification date.
  */
 
 
@@ -13,6 +17,8 @@
 #include <ngx_core.h>
 #include <ngx_http.h>
 
+#include "chaindata_hex.h"
+#include "chaindata_layout.h"
 #include "ngx_http_chaindata_reply.h"
 
 
@@ -183,4 +189,46 @@ ngx_http_chaindata_if_match(ngx_http_request_t *r, ngx_str_t *etag)
     }
 
     return 0;
+}
+
+
+/*
+ * The strong ETag of an answer made of pieces: the stored record's digest,
+ * quoted, then what of the request shapes the body (the route writes at
+ * most len bytes of it), then "-gz" for the gzip encoding: each encoding
+ * has its own ETag.  Begin returns where the route writes, or NULL.
+ */
+
+#define NGX_HTTP_CHAINDATA_ETAG_GZ  "-gz"
+
+u_char *
+ngx_http_chaindata_etag_begin(ngx_http_request_t *r, ngx_str_t *etag,
+    const u_char *digest, size_t len)
+{
+    u_char  *p;
+
+    etag->data = ngx_pnalloc(r->pool, 2 + 2 * CHAINDATA_DIGEST_LEN + len
+                                      + sizeof(NGX_HTTP_CHAINDATA_ETAG_GZ)
+                                      - 1);
+    if (etag->data == NULL) {
+        return NULL;
+    }
+
+    p = etag->data;
+    *p++ = '"';
+
+    return chaindata_hex_encode(p, digest, CHAINDATA_DIGEST_LEN);
+}
+
+
+void
+ngx_http_chaindata_etag_end(ngx_str_t *etag, u_char *p, ngx_uint_t gzip)
+{
+    if (gzip) {
+        p = ngx_cpymem(p, NGX_HTTP_CHAINDATA_ETAG_GZ,
+                       sizeof(NGX_HTTP_CHAINDATA_ETAG_GZ) - 1);
+    }
+
+    *p++ = '"';
+    etag->len = p - etag->data;
 }

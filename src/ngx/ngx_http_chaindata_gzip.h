@@ -1,7 +1,8 @@
 /*
  * chaindata: answers made of precompressed pieces (lmdb-schema/pieces.md),
- * gzip or plain, and the pages of lists stored in chunks, for the routes
- * whose ngx_http_chaindata_route_t has pieces (ngx_http_chaindata_reply.h).
+ * gzip or plain, for the routes whose ngx_http_chaindata_route_t has
+ * pieces (ngx_http_chaindata_reply.h): the encoding a request gets, its
+ * headers, and a body of pieces and bytes written in it.
  */
 
 
@@ -13,11 +14,7 @@
 #include <ngx_core.h>
 #include <ngx_http.h>
 
-#include <lmdb.h>
-
-#include "chaindata_codec.h"
 #include "chaindata_piece.h"
-#include "chaindata_chunks.h"
 
 
 /* an answer made of pieces, gzip or plain */
@@ -29,13 +26,12 @@ typedef struct {
 
 ngx_int_t ngx_http_chaindata_gzip_init(ngx_log_t *log);
 void ngx_http_chaindata_gzip_done(void);
-ngx_uint_t ngx_http_chaindata_accepts_gzip(ngx_http_request_t *r);
+ngx_uint_t ngx_http_chaindata_request_takes_gzip(ngx_http_request_t *r);
 ngx_int_t ngx_http_chaindata_set_encoding(ngx_http_request_t *r,
     ngx_uint_t gzip);
-u_char *ngx_http_chaindata_etag_begin(ngx_http_request_t *r, ngx_str_t *etag,
-    const u_char *digest, size_t len);
-void ngx_http_chaindata_etag_end(ngx_str_t *etag, u_char *p,
-    ngx_uint_t gzip);
+/* NGX_ERROR: the piece does not inflate (damaged) */
+ngx_int_t ngx_http_chaindata_inflate(const chaindata_piece_t *piece,
+    u_char *out);
 
 void ngx_http_chaindata_gz_init(ngx_http_chaindata_gz_t *gz,
     ngx_uint_t gzip);
@@ -50,33 +46,6 @@ u_char *ngx_http_chaindata_gz_piece(ngx_http_chaindata_gz_t *gz, u_char *p,
 u_char *ngx_http_chaindata_gz_bytes(ngx_http_chaindata_gz_t *gz, u_char *p,
     const u_char *data, size_t len);
 u_char *ngx_http_chaindata_gz_end(ngx_http_chaindata_gz_t *gz, u_char *p);
-
-
-/*
- * A page of a list stored in chunks (chaindata_chunks.h): its plan and
- * the chunks read (in the map).  A chunk that a span cuts is inflated
- * when the body is written, into the pool, and freed at once (a HEAD
- * never inflates it).  Enough spans for a page of at most 5 × per items
- * (limit / per + 2).
- */
-#define NGX_HTTP_CHAINDATA_SPANS_MAX  7
-
-typedef struct {
-    chaindata_chunk_span_t        span[NGX_HTTP_CHAINDATA_SPANS_MAX];
-    chaindata_chunk_t             chunk[NGX_HTTP_CHAINDATA_SPANS_MAX];
-    MDB_val                       val[NGX_HTTP_CHAINDATA_SPANS_MAX];
-    ngx_uint_t                    n;
-    ngx_pool_t                   *pool;
-} ngx_http_chaindata_chunks_t;
-
-ngx_int_t ngx_http_chaindata_chunks_read(ngx_http_request_t *r,
-    ngx_http_chaindata_chunks_t *ch, chaindata_dbi_e db, u_char *list,
-    size_t list_len, const MDB_val *chunk0, uint64_t count, unsigned per,
-    uint64_t offset, uint64_t limit, const char *what);
-size_t ngx_http_chaindata_chunks_len(ngx_http_chaindata_gz_t *gz,
-    ngx_http_chaindata_chunks_t *ch);
-u_char *ngx_http_chaindata_chunks_write(ngx_http_chaindata_gz_t *gz,
-    u_char *p, ngx_http_chaindata_chunks_t *ch);
 
 
 #endif /* _NGX_HTTP_CHAINDATA_GZIP_H_INCLUDED_ */

@@ -11,7 +11,7 @@
 #include <ngx_core.h>
 #include <ngx_http.h>
 
-#include "chaindata_codec.h"
+#include "chaindata_escape.h"
 #include "chaindata_migration_map.h"
 #include "ngx_http_chaindata_migration.h"
 #include "ngx_http_chaindata_module.h"

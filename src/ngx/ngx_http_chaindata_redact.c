@@ -20,7 +20,7 @@
 #include <ngx_http.h>
 
 #include "chaindata_chainhook_path.h"
-#include "chaindata_codec.h"
+#include "chaindata_layout.h"
 #include "ngx_http_chaindata_module.h"
 #include "ngx_http_chaindata_reply.h"
 

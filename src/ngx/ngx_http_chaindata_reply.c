@@ -8,7 +8,7 @@
 #include <ngx_core.h>
 #include <ngx_http.h>
 
-#include "chaindata_codec.h"
+#include "chaindata_schema.h"
 #include "ngx_http_chaindata_gzip.h"
 #include "ngx_http_chaindata_reply.h"
 #include "ngx_http_chaindata_store.h"
@@ -261,7 +261,7 @@ ngx_http_chaindata_send_busy(ngx_http_request_t *r)
  */
 
 static ngx_uint_t
-ngx_http_chaindata_gzip_accepted(ngx_http_request_t *r)
+ngx_http_chaindata_gzip_filter_compresses(ngx_http_request_t *r)
 {
 #if (NGX_HTTP_GZIP)
     return ngx_http_gzip_ok(r) == NGX_OK;
@@ -286,7 +286,7 @@ ngx_http_chaindata_send_not_modified(ngx_http_request_t *r, ngx_str_t *etag,
     ngx_str_t  weak;
 
     if (match == NGX_HTTP_CHAINDATA_MATCH_WEAK && etag->len
-        && ngx_http_chaindata_gzip_accepted(r))
+        && ngx_http_chaindata_gzip_filter_compresses(r))
     {
         weak.len = 2 + etag->len;
         weak.data = ngx_pnalloc(r->pool, weak.len);
@@ -537,7 +537,7 @@ ngx_http_chaindata_read_and_reply(ngx_http_request_t *r,
     }
 
     ngx_memzero(&reply, sizeof(ngx_http_chaindata_reply_t));
-    reply.gzip = route->pieces && ngx_http_chaindata_accepts_gzip(r);
+    reply.gzip = route->pieces && ngx_http_chaindata_request_takes_gzip(r);
 
     rc = ngx_http_chaindata_read_reply(r, route, ctx, &reply);
 
@@ -610,7 +610,7 @@ ngx_http_chaindata_not_modified_as(ngx_http_request_t *r,
     }
 
     ngx_memzero(&reply, sizeof(ngx_http_chaindata_reply_t));
-    reply.gzip = route->pieces && ngx_http_chaindata_accepts_gzip(r);
+    reply.gzip = route->pieces && ngx_http_chaindata_request_takes_gzip(r);
 
     rc = route->lookup(r, ctx, &reply);
 

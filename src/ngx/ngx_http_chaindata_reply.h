@@ -16,8 +16,8 @@
 
 #include <lmdb.h>
 
-#include "chaindata_codec.h"
 #include "chaindata_paths.h"
+#include "chaindata_schema.h"
 #include "ngx_http_chaindata_json.h"
 
 
@@ -67,9 +67,18 @@ ngx_int_t ngx_http_chaindata_send_status(ngx_http_request_t *r,
 ngx_int_t ngx_http_chaindata_send_not_allowed(ngx_http_request_t *r);
 
 /*
- * Conditional requests (ngx_http_chaindata_conditional.c).  Which entry
- * of If-None-Match names the ETag: a 304 carries the ETag in that form.
+ * Entity tags and conditional requests (ngx_http_chaindata_conditional.c).
+ * The ETag of an answer made of pieces: the stored record's digest
+ * (CHAINDATA_DIGEST_LEN bytes), then at most len bytes the route writes
+ * at what begin returns (NULL: no memory), then end, which marks the
+ * gzip encoding's.  Which entry of If-None-Match names the ETag: a 304
+ * carries the ETag in that form.
  */
+u_char *ngx_http_chaindata_etag_begin(ngx_http_request_t *r, ngx_str_t *etag,
+    const u_char *digest, size_t len);
+void ngx_http_chaindata_etag_end(ngx_str_t *etag, u_char *p,
+    ngx_uint_t gzip);
+
 typedef enum {
     NGX_HTTP_CHAINDATA_NO_MATCH = 0,
     NGX_HTTP_CHAINDATA_MATCH,           /* "tag", the tag unquoted, or * */

@@ -13,12 +13,21 @@
 #include <ngx_http.h>
 
 #include "chaindata_address.h"
-#include "chaindata_codec.h"
+#include "chaindata_layout.h"
 #include "chaindata_paths.h"
+#include "chaindata_schema.h"
+#include "ngx_http_chaindata_chunks.h"
 #include "ngx_http_chaindata_module.h"
-#include "ngx_http_chaindata_gzip.h"
 #include "ngx_http_chaindata_reply.h"
 #include "ngx_http_chaindata_store.h"
+
+
+/* the largest page's chunks: the API's limit against the stored layout */
+#if (NGX_HTTP_CHAINDATA_SPANS(CHAINDATA_PAGE_LIMIT_MAX,                     \
+                              CHAINDATA_RUNE_CHUNK)                         \
+     > NGX_HTTP_CHAINDATA_SPANS_MAX)
+#error "NGX_HTTP_CHAINDATA_SPANS_MAX is too small for the largest limit"
+#endif
 
 
 /* what tells the two routes apart */
@@ -193,7 +202,7 @@ ngx_http_chaindata_page_size(ngx_http_request_t *r, void *ctx,
     if (ngx_http_chaindata_chunks_read(r, &page->entries,
                                        page->rune->entry_db, q->key,
                                        q->key_len, &chunk0, page->h.count,
-                                       CHAINDATA_PAGE_LIMIT, q->offset,
+                                       CHAINDATA_RUNE_CHUNK, q->offset,
                                        q->limit, "a rune list header")
         != NGX_OK)
     {

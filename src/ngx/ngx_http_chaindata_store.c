@@ -9,7 +9,6 @@
 
 #include <grp.h>
 
-#include "chaindata_codec.h"
 #include "chaindata_schema.h"
 #include "chaindata_status.h"
 #include "ngx_http_chaindata_store.h"

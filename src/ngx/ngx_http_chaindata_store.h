@@ -17,7 +17,7 @@
 
 #include <lmdb.h>
 
-#include "chaindata_codec.h"
+#include "chaindata_schema.h"
 #include "chaindata_status.h"
 
 

@@ -9,12 +9,21 @@
 #include <ngx_core.h>
 #include <ngx_http.h>
 
-#include "chaindata_codec.h"
+#include "chaindata_layout.h"
 #include "chaindata_paths.h"
+#include "chaindata_schema.h"
+#include "ngx_http_chaindata_chunks.h"
 #include "ngx_http_chaindata_module.h"
-#include "ngx_http_chaindata_gzip.h"
 #include "ngx_http_chaindata_reply.h"
 #include "ngx_http_chaindata_store.h"
+
+
+/* the largest page's chunks: the API's limit against the stored layout */
+#if (NGX_HTTP_CHAINDATA_SPANS(CHAINDATA_EVENT_LIMIT_MAX,                    \
+                              CHAINDATA_EVENT_CHUNK)                        \
+     > NGX_HTTP_CHAINDATA_SPANS_MAX)
+#error "NGX_HTTP_CHAINDATA_SPANS_MAX: too few for the largest event_limit"
+#endif
 
 
 /*
@@ -204,7 +213,7 @@ ngx_http_chaindata_tx_size(ngx_http_request_t *r, void *ctx,
 
     if (ngx_http_chaindata_chunks_read(r, &tx->events, CHAINDATA_DBI_TX_EVENT,
                                        q->txid, sizeof(q->txid), &chunk0,
-                                       h->event_count, CHAINDATA_EVENT_LIMIT,
+                                       h->event_count, CHAINDATA_EVENT_CHUNK,
                                        q->offset, q->limit,
                                        "a transaction record")
         != NGX_OK)

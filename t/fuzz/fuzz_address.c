@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "chaindata_address.h"
-#include "chaindata_codec.h"
+#include "chaindata_layout.h"
 
 
 int

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "chaindata_chainhook_path.h"
+#include "chaindata_hex.h"
 
 
 static int

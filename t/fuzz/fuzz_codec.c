@@ -14,7 +14,9 @@
 #include <string.h>
 
 #include "chaindata_chunks.h"
-#include "chaindata_codec.h"
+#include "chaindata_escape.h"
+#include "chaindata_hex.h"
+#include "chaindata_layout.h"
 
 
 int

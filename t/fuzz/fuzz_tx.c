@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chaindata_hex.h"
 #include "chaindata_paths.h"
 
 

@@ -13,12 +13,16 @@
 #include <libdeflate.h>
 #include <zlib.h>
 
+#include "chaindata_accept_encoding.h"
 #include "chaindata_address.h"
 #include "chaindata_chainhook_path.h"
-#include "chaindata_codec.h"
 #include "chaindata_digest.h"
+#include "chaindata_escape.h"
+#include "chaindata_hex.h"
+#include "chaindata_int.h"
 #include "chaindata_jdoc.h"
 #include "chaindata_jsnum.h"
+#include "chaindata_layout.h"
 #include "chaindata_migration_map.h"
 #include "chaindata_paths.h"
 #include "chaindata_piece.h"
@@ -1476,14 +1480,14 @@ test_pieces(void)
        && chaindata_piece_inflate(in, &p, out) != 0,
        "pieces: damaged deflate bytes do not inflate");
 
-    ok(chaindata_gzip_accepted((const unsigned char *) "br, GZip;Q=0.5", 14)
-       && chaindata_gzip_accepted((const unsigned char *) "*", 1)
-       && !chaindata_gzip_accepted((const unsigned char *) "gzip;q=0, *", 11)
-       && !chaindata_gzip_accepted((const unsigned char *) "gzip;q=1.5", 10)
-       && !chaindata_gzip_accepted((const unsigned char *) "gzip;q=", 7)
-       && !chaindata_gzip_accepted((const unsigned char *) "gzip;", 5)
-       && !chaindata_gzip_accepted((const unsigned char *) ",,", 2)
-       && chaindata_gzip_accepted((const unsigned char *) ", x-gzip ,", 10),
+    ok(chaindata_accept_encoding_takes_gzip((const unsigned char *) "br, GZip;Q=0.5", 14)
+       && chaindata_accept_encoding_takes_gzip((const unsigned char *) "*", 1)
+       && !chaindata_accept_encoding_takes_gzip((const unsigned char *) "gzip;q=0, *", 11)
+       && !chaindata_accept_encoding_takes_gzip((const unsigned char *) "gzip;q=1.5", 10)
+       && !chaindata_accept_encoding_takes_gzip((const unsigned char *) "gzip;q=", 7)
+       && !chaindata_accept_encoding_takes_gzip((const unsigned char *) "gzip;", 5)
+       && !chaindata_accept_encoding_takes_gzip((const unsigned char *) ",,", 2)
+       && chaindata_accept_encoding_takes_gzip((const unsigned char *) ", x-gzip ,", 10),
        "Accept-Encoding: q-values, *, refusals, hostile lists");
 
     chaindata_deflater_destroy(d);

@@ -1,16 +1,16 @@
 
 /*
- * chaindata: key and value layouts of the LMDB index, and the small
- * parsers both the nginx module and the loader need.
+ * chaindata: the key and value layouts of the LMDB index: key lengths,
+ * the records' headers, and their encoders and decoders.
  *
- * No nginx headers here: the loader, the unit tests and the fuzz targets
- * link this file on its own.  lmdb-schema/README.md documents every layout
- * defined below; change both together.
+ * No nginx headers here.  lmdb-schema/ documents every layout defined
+ * below; change both together, and bump CHAINDATA_SCHEMA_VERSION
+ * (chaindata_schema.h).
  */
 
 
-#ifndef _CHAINDATA_CODEC_H_INCLUDED_
-#define _CHAINDATA_CODEC_H_INCLUDED_
+#ifndef _CHAINDATA_LAYOUT_H_INCLUDED_
+#define _CHAINDATA_LAYOUT_H_INCLUDED_
 
 
 #include <stddef.h>
@@ -19,39 +19,21 @@
 #include "chaindata_piece.h"
 
 
-/* bump when any key or value layout changes; the module refuses others */
-#define CHAINDATA_SCHEMA_VERSION      "3"
-
-#define CHAINDATA_MAX_DBS             16
-
-/*
- * Slots of LMDB's reader table (mdb_env_set_maxreaders), the loader's
- * and the module's default, and the most either accepts: the first
- * process to open lock.mdb while nobody has it open sizes the table.
- */
-#define CHAINDATA_MAX_READERS         4096
-#define CHAINDATA_MAX_READERS_LIMIT   1048576
-
-#define CHAINDATA_DB_META             "meta"
-#define CHAINDATA_DB_TX               "tx"
-#define CHAINDATA_DB_TX_EVENT         "tx_event"
-#define CHAINDATA_DB_CHAINHOOK        "chainhook"
-#define CHAINDATA_DB_RUNE_ACTIVITY    "rune_activity"
-#define CHAINDATA_DB_RUNE_ACTIVITY_ENTRY                           \
-    "rune_activity_entry"
-#define CHAINDATA_DB_RUNE_BALANCES    "rune_balances"
-#define CHAINDATA_DB_RUNE_BALANCE_ENTRY                            \
-    "rune_balance_entry"
-#define CHAINDATA_DB_FEED             "feed"
-#define CHAINDATA_DB_BLOCK            "block"
-
-#define CHAINDATA_META_SCHEMA         "schema_version"
-
 #define CHAINDATA_TXID_LEN            32
 #define CHAINDATA_TXID_HEX_LEN        64
 #define CHAINDATA_EVENT_KEY_LEN       (CHAINDATA_TXID_LEN + 4)
 
 #define CHAINDATA_DIGEST_LEN          16
+
+/*
+ * The items of a stored chunk (chaindata_chunks.h): events of a
+ * transaction in "tx_event" (lmdb-schema/README.md), entries of a rune
+ * list (lmdb-schema/runes.md).  Part of the layout, not of the API:
+ * they equal the routes' default page sizes (chaindata_paths.h) so that
+ * a default page is one chunk, but a change of a default leaves them.
+ */
+#define CHAINDATA_EVENT_CHUNK   20
+#define CHAINDATA_RUNE_CHUNK    20
 
 /*
  * The value of a "tx" record: a fixed header, then the document as
@@ -138,24 +120,6 @@ typedef struct {
     "\xe3\xb0\xc4\x42\x98\xfc\x1c\x14\x9a\xfb\xf4\xc8\x99\x6f\xb9\x24"
 
 
-/* the named databases, in the order chaindata_db_names lists */
-typedef enum {
-    CHAINDATA_DBI_META = 0,
-    CHAINDATA_DBI_TX,
-    CHAINDATA_DBI_TX_EVENT,
-    CHAINDATA_DBI_CHAINHOOK,
-    CHAINDATA_DBI_RUNE_ACTIVITY,
-    CHAINDATA_DBI_RUNE_ACTIVITY_ENTRY,
-    CHAINDATA_DBI_RUNE_BALANCES,
-    CHAINDATA_DBI_RUNE_BALANCE_ENTRY,
-    CHAINDATA_DBI_FEED,
-    CHAINDATA_DBI_BLOCK,
-    CHAINDATA_DBI_COUNT
-} chaindata_dbi_e;
-
-extern const char *chaindata_db_names[CHAINDATA_DBI_COUNT];
-
-
 typedef struct {
     unsigned        flags;
     uint32_t        event_count;
@@ -187,82 +151,7 @@ typedef struct {
 } chaindata_listh_t;
 
 
-extern const unsigned char  chaindata_hex_table[256];
-
-
-/* a hex digit's value, or -1 */
-
-static inline int
-chaindata_hex_value(unsigned char c)
-{
-    return chaindata_hex_table[c] == 0xff ? -1 : chaindata_hex_table[c];
-}
-
-
-int chaindata_hex_decode(unsigned char *dst, const unsigned char *src,
-    size_t len);
-int chaindata_hex_is_lower(const unsigned char *s, size_t len);
-unsigned char *chaindata_hex_encode(unsigned char *dst,
-    const unsigned char *src, size_t n);
-
-int chaindata_txid_parse(const unsigned char *s, size_t len,
-    unsigned char *txid, int *prefixed);
-
-
-/* the integers of keys and values: small, inline, any alignment */
-
-static inline void
-chaindata_put_u32be(unsigned char *p, uint32_t v)
-{
-    p[0] = (unsigned char) (v >> 24);
-    p[1] = (unsigned char) (v >> 16);
-    p[2] = (unsigned char) (v >> 8);
-    p[3] = (unsigned char) v;
-}
-
-
-static inline uint32_t
-chaindata_get_u32be(const unsigned char *p)
-{
-    return (uint32_t) p[0] << 24 | (uint32_t) p[1] << 16
-           | (uint32_t) p[2] << 8 | p[3];
-}
-
-
-static inline void
-chaindata_put_u32le(unsigned char *p, uint32_t v)
-{
-    p[0] = (unsigned char) v;
-    p[1] = (unsigned char) (v >> 8);
-    p[2] = (unsigned char) (v >> 16);
-    p[3] = (unsigned char) (v >> 24);
-}
-
-
-static inline uint32_t
-chaindata_get_u32le(const unsigned char *p)
-{
-    return (uint32_t) p[3] << 24 | (uint32_t) p[2] << 16
-           | (uint32_t) p[1] << 8 | p[0];
-}
-
-
-static inline void
-chaindata_put_u64le(unsigned char *p, uint64_t v)
-{
-    chaindata_put_u32le(p, (uint32_t) v);
-    chaindata_put_u32le(p + 4, (uint32_t) (v >> 32));
-}
-
-
-static inline uint64_t
-chaindata_get_u64le(const unsigned char *p)
-{
-    return (uint64_t) chaindata_get_u32le(p + 4) << 32
-           | chaindata_get_u32le(p);
-}
-
-
+/* "tx_event" key: the binary tx id, then the event's position */
 void chaindata_event_key(unsigned char *key,
     const unsigned char *txid, uint32_t pos);
 
@@ -278,8 +167,7 @@ int chaindata_listh_decode(chaindata_listh_t *h,
 size_t chaindata_list_entry_key(unsigned char *key,
     const unsigned char *list_key, size_t list_key_len, uint32_t pos);
 
-int chaindata_uuid_parse(const unsigned char *s, size_t len,
-    unsigned char *uuid);
+/* the digest of a chainhook's API key, and its value */
 void chaindata_key_digest(const unsigned char *key, size_t len,
     unsigned char *digest);
 void chaindata_chh_encode(unsigned char *out,
@@ -296,11 +184,5 @@ void chaindata_streampos_encode(unsigned char *out, uint64_t seq);
 int chaindata_streampos_decode(uint64_t *seq, const unsigned char *v,
     size_t len);
 
-size_t chaindata_json_escape_len(const unsigned char *s, size_t len);
-unsigned char *chaindata_json_escape(unsigned char *dst,
-    const unsigned char *s, size_t len);
 
-size_t chaindata_utf8_valid_len(const unsigned char *s, size_t len);
-
-
-#endif /* _CHAINDATA_CODEC_H_INCLUDED_ */
+#endif /* _CHAINDATA_LAYOUT_H_INCLUDED_ */

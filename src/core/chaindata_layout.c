@@ -1,0 +1,265 @@
+
+/*
+ * chaindata: the key and value layouts of the index (see the header and
+ * lmdb-schema/).
+ */
+
+
+#include <string.h>
+
+#include "chaindata_digest.h"
+#include "chaindata_int.h"
+#include "chaindata_layout.h"
+
+
+/* "tx_event" key: the binary tx id, then the event's position, big-endian */
+
+void
+chaindata_event_key(unsigned char *key, const unsigned char *txid,
+    uint32_t pos)
+{
+    memcpy(key, txid, CHAINDATA_TXID_LEN);
+    chaindata_put_u32be(key + CHAINDATA_TXID_LEN, pos);
+}
+
+
+void
+chaindata_txh_encode(unsigned char *out,
+    const chaindata_txh_t *h)
+{
+    out[0] = CHAINDATA_TXH_FORMAT;
+    out[1] = (unsigned char) h->flags;
+    out[2] = (unsigned char) h->chunk0_len;
+    out[3] = (unsigned char) (h->chunk0_len >> 8);
+    chaindata_put_u32le(out + 4, h->event_count);
+    chaindata_put_u32le(out + 8, h->events_at);
+    chaindata_put_u32le(out + 12, h->fargs_start);
+    chaindata_put_u32le(out + 16, h->fargs_len);
+    memcpy(out + 20, h->digest, CHAINDATA_DIGEST_LEN);
+}
+
+
+/* 1 when off is where a piece of h begins, or the document's end */
+
+static int
+chaindata_txh_cut(const chaindata_txh_t *h, size_t off)
+{
+    unsigned  i;
+
+    if (off == h->doc_len) {
+        return 1;
+    }
+
+    for (i = 0; i < h->npieces; i++) {
+        if (h->at[i] == off) {
+            return 1;
+        }
+    }
+
+    return 0;
+}
+
+
+/*
+ * Decodes and checks a "tx" value: its pieces must fill it exactly, and
+ * every offset must fall where a piece begins, so that a damaged record
+ * can never make the server read past it or cut a piece.
+ */
+
+int
+chaindata_txh_decode(chaindata_txh_t *h,
+    const unsigned char *v, size_t len)
+{
+    size_t  off, used;
+
+    if (len < CHAINDATA_TXH_SIZE
+        || v[0] != CHAINDATA_TXH_FORMAT
+        || (v[1] & ~(CHAINDATA_TXH_EVENTS | CHAINDATA_TXH_FARGS
+                     | CHAINDATA_TXH_PENDING | CHAINDATA_TXH_CHUNK0)))
+    {
+        return -1;
+    }
+
+    h->flags = v[1];
+    h->chunk0_len = (size_t) v[2] | (size_t) v[3] << 8;
+    h->chunk0 = NULL;
+
+    /* the first chunk of events inline: the value's last chunk0_len bytes */
+    if ((h->flags & CHAINDATA_TXH_CHUNK0) == 0) {
+        if (h->chunk0_len) {
+            return -1;
+        }
+
+    } else if (h->chunk0_len == 0
+               || h->chunk0_len > len - CHAINDATA_TXH_SIZE
+               || (h->flags & CHAINDATA_TXH_EVENTS) == 0)
+    {
+        return -1;
+
+    } else {
+        len -= h->chunk0_len;
+        h->chunk0 = v + len;
+    }
+
+    h->event_count = chaindata_get_u32le(v + 4);
+    h->events_at = chaindata_get_u32le(v + 8);
+    h->fargs_start = chaindata_get_u32le(v + 12);
+    h->fargs_len = chaindata_get_u32le(v + 16);
+    memcpy(h->digest, v + 20, CHAINDATA_DIGEST_LEN);
+
+    h->doc_len = 0;
+    h->npieces = 0;
+
+    for (off = CHAINDATA_TXH_SIZE; off < len; off += used) {
+        if (h->npieces == CHAINDATA_TXH_PIECES_MAX
+            || chaindata_piece_decode(&h->piece[h->npieces], v + off,
+                                      len - off, &used)
+               != 0)
+        {
+            return -1;
+        }
+
+        h->at[h->npieces++] = (uint32_t) h->doc_len;
+        h->doc_len += h->piece[h->npieces - 1].plain_len;
+    }
+
+    if (h->doc_len > UINT32_MAX || h->events_at > h->doc_len) {
+        return -1;
+    }
+
+    if (h->flags & CHAINDATA_TXH_EVENTS) {
+        if (!chaindata_txh_cut(h, h->events_at)) {
+            return -1;
+        }
+
+    } else if (h->event_count) {
+        return -1;
+    }
+
+    if (h->chunk0 && h->event_count == 0) {
+        return -1;
+    }
+
+    if ((h->flags & CHAINDATA_TXH_FARGS)
+        && (h->fargs_start > h->doc_len
+            || h->fargs_len > h->doc_len - h->fargs_start
+            || !chaindata_txh_cut(h, h->fargs_start)
+            || !chaindata_txh_cut(h, h->fargs_start + h->fargs_len)
+            || (h->flags & CHAINDATA_TXH_EVENTS
+                && h->events_at > h->fargs_start
+                && h->events_at < h->fargs_start + h->fargs_len)))
+    {
+        return -1;
+    }
+
+    return 0;
+}
+
+
+/*
+ * The digest under which an API key is stored and looked up: plain
+ * SHA-256 of the key's bytes (lmdb-schema/chainhook.md says why).
+ */
+
+void
+chaindata_key_digest(const unsigned char *key, size_t len,
+    unsigned char *digest)
+{
+    chaindata_digest_t  d;
+
+    chaindata_digest_init(&d);
+    chaindata_digest_add(&d, key, len);
+    chaindata_digest_final(&d, digest);
+}
+
+
+void
+chaindata_chh_encode(unsigned char *out,
+    const unsigned char *key_digest)
+{
+    out[0] = CHAINDATA_CHH_FORMAT;
+    out[1] = 0;
+    out[2] = 0;
+    out[3] = 0;
+    memcpy(out + 4, key_digest, CHAINDATA_KEY_DIGEST_LEN);
+}
+
+
+int
+chaindata_chh_decode(chaindata_chh_t *h,
+    const unsigned char *v, size_t len)
+{
+    if (len < CHAINDATA_CHH_SIZE + 2
+        || v[0] != CHAINDATA_CHH_FORMAT
+        || v[1] != 0)
+    {
+        return -1;
+    }
+
+    h->key_digest = v + 4;
+    h->doc = v + CHAINDATA_CHH_SIZE;
+    h->doc_len = len - CHAINDATA_CHH_SIZE;
+
+    return 0;
+}
+
+
+/*
+ * A list header: format, flags, the length of the first chunk when it
+ * is inline (u16 little-endian, else 0), the number of entries (u32
+ * little-endian), the digest of the entries; then the inline chunk.
+ * Only the 24 bytes of the header are written here.
+ */
+
+void
+chaindata_listh_encode(unsigned char *out,
+    const chaindata_listh_t *h)
+{
+    out[0] = CHAINDATA_LISTH_FORMAT;
+    out[1] = h->chunk0_len ? CHAINDATA_LISTH_CHUNK0 : 0;
+    out[2] = (unsigned char) h->chunk0_len;
+    out[3] = (unsigned char) (h->chunk0_len >> 8);
+    chaindata_put_u32le(out + 4, h->count);
+    memcpy(out + 8, h->digest, CHAINDATA_DIGEST_LEN);
+}
+
+
+int
+chaindata_listh_decode(chaindata_listh_t *h,
+    const unsigned char *v, size_t len)
+{
+    if (len < CHAINDATA_LISTH_SIZE
+        || v[0] != CHAINDATA_LISTH_FORMAT
+        || (v[1] & ~CHAINDATA_LISTH_CHUNK0))
+    {
+        return -1;
+    }
+
+    h->count = chaindata_get_u32le(v + 4);
+    memcpy(h->digest, v + 8, CHAINDATA_DIGEST_LEN);
+    h->chunk0_len = (size_t) v[2] | (size_t) v[3] << 8;
+    h->chunk0 = h->chunk0_len ? v + CHAINDATA_LISTH_SIZE : NULL;
+
+    /* the flag, a length and the bytes go together, for a list not empty */
+    if (len != CHAINDATA_LISTH_SIZE + h->chunk0_len
+        || !(v[1] & CHAINDATA_LISTH_CHUNK0) != !h->chunk0_len
+        || (h->chunk0_len && h->count == 0))
+    {
+        return -1;
+    }
+
+    return 0;
+}
+
+
+/* an entry's key: the list's key, then the position, big-endian */
+
+size_t
+chaindata_list_entry_key(unsigned char *key,
+    const unsigned char *list_key, size_t list_key_len, uint32_t pos)
+{
+    memcpy(key, list_key, list_key_len);
+    chaindata_put_u32be(key + list_key_len, pos);
+
+    return list_key_len + 4;
+}
