@@ -30,6 +30,9 @@ LOAD_SRCS   := $(wildcard src/load/*.c)
 MIRROR_SRCS := $(wildcard src/mirror/*.c)
 MODULE_SRCS := $(wildcard src/ngx/*.c)
 HEADERS     := $(wildcard src/*/*.h)
+# the unit tests: unit_main.c, and a test_*.c a room of the code
+UNIT_SRCS   := $(wildcard t/unit/*.c)
+UNIT_HDRS   := $(wildcard t/unit/*.h)
 INCS        := -Isrc/core -Isrc/ingest -Isrc/mirror
 LIBS        := -llmdb -lyajl -lcrypto -lz -ldeflate -lnats -lpthread
 
@@ -113,9 +116,9 @@ $(1)/chaindata-mirror: $(patsubst src/%.c,$(1)/obj/%.o,$(MIRROR_SRCS)) \
                        $(1)/libchaindata_ingest.a $(1)/libchaindata_core.a
 	$(CC) $(2) $(3) -o $$@ $$^ $(LIBS) -lcurl -lm
 
-$(1)/chaindata-unit: t/unit/chaindata_unit.c $(HEADERS) \
+$(1)/chaindata-unit: $(UNIT_SRCS) $(HEADERS) $(UNIT_HDRS) \
                      $(1)/libchaindata_ingest.a $(1)/libchaindata_core.a
-	$(CC) $(2) $(3) $(WARNINGS) $(INCS) -o $$@ $$< \
+	$(CC) $(2) $(3) $(WARNINGS) $(INCS) -o $$@ $(UNIT_SRCS) \
 	    $(1)/libchaindata_ingest.a $(1)/libchaindata_core.a $(LIBS)
 endef
 
