@@ -124,18 +124,11 @@ endef
 
 $(eval $(call chaindata_build,$(BUILD),$(CPPFLAGS) $(CFLAGS),$(LDFLAGS)))
 
-# No nginx header outside src/ngx/, and no ngx_http_ name outside it
-# either: the core, the ingest side and the tools build without nginx.
+# The folders include down only (core nothing else of ours; ngx core;
+# ingest core; load and mirror core and ingest, never each other) and
+# nginx stays in src/ngx/: the rules are tools/check-layout's table.
 check-layout:
-	@if grep -rlE '#[[:space:]]*include[[:space:]]*[<"](ngx_|nginx)' \
-	        src --include='*.[ch]' | grep -v '^src/ngx/'; then \
-	    echo "chaindata: the files above include an nginx header" \
-	         "outside src/ngx/"; exit 1; fi
-	@if grep -rlE '\b(ngx_http_|NGX_HTTP_)' src --include='*.[ch]' \
-	        | grep -v '^src/ngx/'; then \
-	    echo "chaindata: the files above carry ngx_http_ names" \
-	         "outside src/ngx/"; exit 1; fi
-	@echo "chaindata: layout ok (no nginx outside src/ngx/)"
+	@tools/check-layout
 
 test: deps-test check-layout all unit
 	$(PROVE) -I t/lib -r t/
