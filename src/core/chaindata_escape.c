@@ -34,10 +34,12 @@ chaindata_json_short_escape(unsigned char c)
 
 
 /*
- * The length of the run s starts with that JSON escapes nothing in, read
- * 8 bytes at a time: a word goes whole when none of its bytes is below
- * 0x20, '"' or '\\' (a zero byte of w - 0x0101..., as in the ASCII run
- * below; the test is exact for "any"), then byte by byte to the first.
+ * The runs s starts with, read 8 bytes at a time: a word goes whole while
+ * none of its bytes ends the run (a zero byte of w - 0x0101..., exact for
+ * "any"), then byte by byte to the first that does.  Two runs: the bytes
+ * JSON escapes nothing in (none below 0x20, '"' or '\\'), and ASCII.
+ * Each caller names its run, a constant: the compiler makes one loop of
+ * each.
  */
 
 #define CHAINDATA_ONES   0x0101010101010101ULL
@@ -49,8 +51,37 @@ chaindata_json_short_escape(unsigned char c)
     chaindata_has_below((w) ^ (CHAINDATA_ONES * (c)), 1)
 
 
-static size_t
-chaindata_json_plain_len(const unsigned char *s, size_t len)
+typedef enum {
+    CHAINDATA_RUN_JSON_PLAIN,
+    CHAINDATA_RUN_ASCII
+} chaindata_run_e;
+
+
+static inline int
+chaindata_run_word(uint64_t w, chaindata_run_e run)
+{
+    if (run == CHAINDATA_RUN_ASCII) {
+        return !(w & CHAINDATA_HIGHS);
+    }
+
+    return !(chaindata_has_below(w, 0x20) || chaindata_has_byte(w, '"')
+             || chaindata_has_byte(w, '\\'));
+}
+
+
+static inline int
+chaindata_run_byte(unsigned char c, chaindata_run_e run)
+{
+    if (run == CHAINDATA_RUN_ASCII) {
+        return c < 0x80;
+    }
+
+    return c >= 0x20 && c != '"' && c != '\\';
+}
+
+
+static inline size_t
+chaindata_run_len(const unsigned char *s, size_t len, chaindata_run_e run)
 {
     size_t    i;
     uint64_t  w;
@@ -58,14 +89,12 @@ chaindata_json_plain_len(const unsigned char *s, size_t len)
     for (i = 0; len - i >= sizeof(w); i += sizeof(w)) {
         memcpy(&w, s + i, sizeof(w));
 
-        if (chaindata_has_below(w, 0x20) || chaindata_has_byte(w, '"')
-            || chaindata_has_byte(w, '\\'))
-        {
+        if (!chaindata_run_word(w, run)) {
             break;
         }
     }
 
-    while (i < len && s[i] >= 0x20 && s[i] != '"' && s[i] != '\\') {
+    while (i < len && chaindata_run_byte(s[i], run)) {
         i++;
     }
 
@@ -81,7 +110,7 @@ chaindata_json_escape_len(const unsigned char *s, size_t len)
     n = len;
 
     for ( ;; ) {
-        run = chaindata_json_plain_len(s, len);
+        run = chaindata_run_len(s, len, CHAINDATA_RUN_JSON_PLAIN);
         s += run;
         len -= run;
 
@@ -104,7 +133,7 @@ chaindata_json_escape(unsigned char *dst, const unsigned char *s,
     unsigned char  e;
 
     for ( ;; ) {
-        run = chaindata_json_plain_len(s, len);
+        run = chaindata_run_len(s, len, CHAINDATA_RUN_JSON_PLAIN);
         dst = (unsigned char *) memcpy(dst, s, run) + run;
         s += run;
         len -= run;
@@ -133,30 +162,6 @@ chaindata_json_escape(unsigned char *dst, const unsigned char *s,
 }
 
 
-/* the length of the ASCII run s starts with, read 8 bytes at a time */
-
-static size_t
-chaindata_ascii_len(const unsigned char *s, size_t len)
-{
-    size_t    i;
-    uint64_t  w;
-
-    for (i = 0; len - i >= sizeof(w); i += sizeof(w)) {
-        memcpy(&w, s + i, sizeof(w));
-
-        if (w & CHAINDATA_HIGHS) {
-            break;
-        }
-    }
-
-    while (i < len && s[i] < 0x80) {
-        i++;
-    }
-
-    return i;
-}
-
-
 /*
  * The length of the longest prefix of s that is well-formed UTF-8
  * (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF);
@@ -175,7 +180,7 @@ chaindata_utf8_valid_len(const unsigned char *s, size_t len)
         c = s[i];
 
         if (c < 0x80) {
-            i += chaindata_ascii_len(s + i, len - i);
+            i += chaindata_run_len(s + i, len - i, CHAINDATA_RUN_ASCII);
             continue;
         }
 

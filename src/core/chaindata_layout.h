@@ -155,6 +155,11 @@ typedef struct {
 void chaindata_event_key(unsigned char *key,
     const unsigned char *txid, uint32_t pos);
 
+/*
+ * A "tx" value's header (CHAINDATA_TXH_SIZE bytes at out), and the whole
+ * value decoded: 0, or -1 when it is not one (lengths checked against
+ * len, never trusted).  The same for a list's header.
+ */
 void chaindata_txh_encode(unsigned char *out,
     const chaindata_txh_t  *h);
 int chaindata_txh_decode(chaindata_txh_t *h,
@@ -175,6 +180,7 @@ void chaindata_chh_encode(unsigned char *out,
 int chaindata_chh_decode(chaindata_chh_t *h,
     const unsigned char *v, size_t len);
 
+/* a source's position in "feed": out holds CHAINDATA_FEED_SIZE + hash */
 void chaindata_feedpos_encode(unsigned char *out,
     const chaindata_feedpos_t *pos);
 int chaindata_feedpos_decode(chaindata_feedpos_t *pos,

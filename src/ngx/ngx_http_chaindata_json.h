@@ -37,10 +37,14 @@ void ngx_http_chaindata_json_int(ngx_http_chaindata_json_t *j, int64_t n);
 void ngx_http_chaindata_json_bool(ngx_http_chaindata_json_t *j,
     ngx_uint_t b);
 void ngx_http_chaindata_json_null(ngx_http_chaindata_json_t *j);
+
+/* a map's members are a key, then its value */
 void ngx_http_chaindata_json_map_open(ngx_http_chaindata_json_t *j);
 void ngx_http_chaindata_json_map_close(ngx_http_chaindata_json_t *j);
 void ngx_http_chaindata_json_array_open(ngx_http_chaindata_json_t *j);
 void ngx_http_chaindata_json_array_close(ngx_http_chaindata_json_t *j);
+
+/* the text made, in out; NGX_ERROR when anything failed */
 ngx_int_t ngx_http_chaindata_json_done(ngx_http_chaindata_json_t *j,
     ngx_str_t *out);
 
