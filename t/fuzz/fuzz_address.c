@@ -2,7 +2,7 @@
 /*
  * libFuzzer target: Bitcoin address syntax and address keys, and the rune
  * list header and entry keys (chaindata_address.c, the list part
- * of chaindata_codec.c).
+ * of chaindata_layout.c).
  */
 
 

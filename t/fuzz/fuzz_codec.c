@@ -1,9 +1,10 @@
 
 /*
- * libFuzzer target: the key codecs and small parsers of the codec: tx ids,
- * the stored tx header and its inline first chunk of events (hostile: read
- * as a chunk, it must be refused or lie inside the value), JSON escaping,
- * UTF-8 validation.  (Query lookup
+ * libFuzzer target: the key codecs and small parsers of the core: tx ids
+ * (chaindata_hex.c), the stored tx header and its inline first chunk of
+ * events (chaindata_layout.c; hostile: read as a chunk, it must be refused
+ * or lie inside the value), JSON escaping, UTF-8 validation
+ * (chaindata_escape.c).  (Query lookup
  * and query integers are the request-target targets' part.)
  */
 
