@@ -325,7 +325,8 @@ install: all man
 	install -m 755 $(addprefix $(BUILD)/,$(PROGRAMS)) $(DESTDIR)$(BINDIR)/
 	install -m 644 $(filter %.1,$(MANPAGES)) $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 $(filter %.8,$(MANPAGES)) $(DESTDIR)$(MANDIR)/man8/
-	install -m 644 README.md nginx.conf.example $(DESTDIR)$(DOCDIR)/
+	install -m 644 README.md nginx.conf.example \
+	    doc/examples/front-of-upstream.conf $(DESTDIR)$(DOCDIR)/
 	install -m 644 lmdb-schema/*.md $(DESTDIR)$(DOCDIR)/lmdb-schema/
 	for f in systemd/*.example; do \
 	    $(SUBST) $$f > $(DESTDIR)$(DOCDIR)/examples/$${f#systemd/}; done
