@@ -1,7 +1,7 @@
 
 /*
- * chaindata: CORS on the routes' answers (README, "CORS"), as upstream's
- * Fastify servers send it by default.  stacks-blockchain-api 9.0.2
+ * chaindata: CORS on the routes' answers (README, "chaindata_cors"), as
+ * upstream's Fastify servers send it by default.  stacks-blockchain-api 9.0.2
  * registers @fastify/cors 11.2.0 with { exposedHeaders: ['X-API-Version']
  * } (src/api/init.ts:157); the Runes API with its defaults (api-toolkit,
  * src/fastify/fastify.ts).  @fastify/cors (index.js:9-21 its defaults,
