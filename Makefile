@@ -1,6 +1,7 @@
 # chaindata: nginx module + loader.  `make` builds both into build/,
 # `make test` runs every test, `make run` serves a demo index on
-# 127.0.0.1:8080 in the foreground, `make install` and `make deb` install
+# 127.0.0.1:8080 (PORT=N for another) in the foreground, `make install`
+# and `make deb` install
 # and package it (below).  Missing Debian packages are installed as root
 # (tools/deps.sh).
 
@@ -130,11 +131,18 @@ $(eval $(call chaindata_build,$(BUILD),$(CPPFLAGS) $(CFLAGS),$(LDFLAGS)))
 check-layout:
 	@tools/check-layout
 
+# prove, its summary as it is, then which checks were skipped and why
+# (t/lib/ChainData/Harness.pm)
+PROVE_T      = PERL5LIB=t/lib$(if $(PERL5LIB),:$(PERL5LIB)) $(PROVE) \
+               -I t/lib --harness ChainData::Harness
+
 test: deps-test check-layout all unit
-	$(PROVE) -I t/lib -r t/
+	$(PROVE_T) -r t/
 
 # the demo: an index built from the fixtures, served with
-# nginx.conf.example (paths pointed into build/demo)
+# nginx.conf.example (paths pointed into build/demo) on 127.0.0.1:PORT
+PORT        ?= 8080
+
 run: all
 	rm -rf $(BUILD)/demo
 	mkdir -p $(BUILD)/demo/logs
@@ -143,9 +151,13 @@ run: all
 	    -e 's|/var/lib/chaindata|$(CURDIR)/$(BUILD)/demo/index|' \
 	    -e 's|/var/log/nginx/|$(CURDIR)/$(BUILD)/demo/logs/|' \
 	    -e 's|^user .*;|user $(shell id -un);|' \
+	    -e 's|listen 127\.0\.0\.1:8080;|listen 127.0.0.1:$(PORT);|' \
 	    nginx.conf.example > $(BUILD)/demo/nginx.conf
-	@echo "chaindata: serving on http://127.0.0.1:8080/ (Ctrl-C stops)"
-	@echo "chaindata: try curl -i http://127.0.0.1:8080/extended/v1/tx/$$(sed -n '1s/.*"tx_id":"\(0x[0-9a-f]*\)".*/\1/p' t/fixtures/tx-many-events.ndjson)"
+	@grep -q 'listen 127.0.0.1:$(PORT);' $(BUILD)/demo/nginx.conf || { \
+	    echo "chaindata: nginx.conf.example listens elsewhere than" \
+	         "127.0.0.1:8080, PORT not applied"; exit 1; }
+	@echo "chaindata: serving on http://127.0.0.1:$(PORT)/ (Ctrl-C stops)"
+	@echo "chaindata: try curl -i http://127.0.0.1:$(PORT)/extended/v1/tx/$$(sed -n '1s/.*"tx_id":"\(0x[0-9a-f]*\)".*/\1/p' t/fixtures/tx-many-events.ndjson)"
 	$(NGINX) -p $(CURDIR)/$(BUILD)/demo -c $(CURDIR)/$(BUILD)/demo/nginx.conf \
 	    -g 'daemon off; pid $(CURDIR)/$(BUILD)/demo/nginx.pid;'
 
@@ -201,7 +213,7 @@ asan: $(ASAN)/ngx_http_chaindata_module.so $(ASAN)/chaindata-load \
 
 test-asan: deps-test asan fuzzers
 	CHAINDATA_BUILD=$(ASAN) CHAINDATA_PRELOAD="$(SAN_PRELOAD)" \
-	    $(PROVE) -I t/lib -r t/
+	    $(PROVE_T) -r t/
 	t/fuzz/run --seconds $(FUZZ_SMOKE)
 
 # The loader and the unit tests under valgrind (memcheck, leaks included):
@@ -218,7 +230,7 @@ test-valgrind: deps-test all unit
 	    exit 1; }
 	$(VALGRIND) $(UNIT) > /dev/null
 	CHAINDATA_LOADER_WRAPPER="$(VALGRIND)" \
-	    $(PROVE) -I t/lib t/12-loader.t t/11-tx-live-update.t \
+	    $(PROVE_T) t/12-loader.t t/11-tx-live-update.t \
 	    t/77-nats-units.t
 
 # libFuzzer targets (clang) for every parser that takes outside input:
@@ -321,7 +333,8 @@ install: all man
 	install -m 755 $(addprefix $(BUILD)/,$(PROGRAMS)) $(DESTDIR)$(BINDIR)/
 	install -m 644 $(filter %.1,$(MANPAGES)) $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 $(filter %.8,$(MANPAGES)) $(DESTDIR)$(MANDIR)/man8/
-	install -m 644 README.md nginx.conf.example $(DESTDIR)$(DOCDIR)/
+	install -m 644 README.md nginx.conf.example \
+	    doc/examples/front-of-upstream.conf $(DESTDIR)$(DOCDIR)/
 	install -m 644 lmdb-schema/*.md $(DESTDIR)$(DOCDIR)/lmdb-schema/
 	for f in systemd/*.example; do \
 	    $(SUBST) $$f > $(DESTDIR)$(DOCDIR)/examples/$${f#systemd/}; done

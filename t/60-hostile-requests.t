@@ -214,8 +214,15 @@ sub json_error {
     $ok &&= is($doc->{statusCode}, $status, "$name: statusCode");
     $ok &&= ok(defined $doc->{error} && defined $doc->{message},
                "$name: error and message");
-    $ok &&= like($r->{headers}{'cache-control'} // '', qr/\bno-store\b/,
-                 "$name: no-store");
+    # the tx route's 400s carry no Cache-Control, as upstream's validator
+    # answers before its hook that sets no-store (README, differences)
+    if ($status == 400 && $name =~ /^tx:/ && !$o{page}) {
+        $ok &&= ok(!defined $r->{headers}{'cache-control'},
+                   "$name: no Cache-Control, as upstream");
+    } else {
+        $ok &&= like($r->{headers}{'cache-control'} // '', qr/\bno-store\b/,
+                     "$name: no-store");
+    }
     if (defined $o{message}) {
         $ok &&= (ref $o{message}
                  ? like($doc->{message}, $o{message}, "$name: message")
@@ -227,7 +234,7 @@ sub json_error {
 # an answer of the error page: the fixed text of its status, nothing else
 sub error_page {
     my ($r, $status, $name, %o) = @_;
-    json_error($r, $status, $name, %o);
+    json_error($r, $status, $name, %o, page => 1);
     return if ($o{method} // '') eq 'HEAD';
     my $doc = eval { json_decode($r->{body}) } or return;
     is_deeply([sort keys %$doc], [qw(error message statusCode)],
@@ -567,12 +574,17 @@ same_worker('repeats, numbers, -0, non-UTF-8, CR/LF');
 # ---------------------------------------------------------------- methods
 
 for my $route (@ROUTES) {
-    for my $m (qw(POST PUT DELETE PATCH OPTIONS PROPFIND FOO)) {
+    for my $m (qw(POST PUT DELETE PATCH PROPFIND FOO)) {
         my $r = req($m, $PATH{$route}, _body => $m eq 'POST' ? 'MARK=1' : undef);
         json_error($r, 405, "$route: $m",
                    message => 'only GET and HEAD are served here');
         is($r->{headers}{allow}, 'GET, HEAD', "$route: $m: Allow");
     }
+    # OPTIONS is a CORS preflight (t/91-cors-headers.t); without Origin and
+    # Access-Control-Request-Method not one, as @fastify/cors answers it
+    json_error(req('OPTIONS', $PATH{$route}), 400,
+               "$route OPTIONS without Origin",
+               message => 'Invalid Preflight Request');
     my $r = req('TRACE', $PATH{$route});
     error_page($r, 405, "$route: TRACE (nginx's own 405)");
     is($r->{headers}{allow}, 'GET, HEAD', "$route: TRACE: Allow");

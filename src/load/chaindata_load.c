@@ -708,7 +708,8 @@ main(int argc, char **argv)
     ld.max_readers = CHAINDATA_MAX_READERS;
 
     if (chaindata_parse_args(&ld, argc, argv) != 0) {
-        chaindata_usage(stderr);
+        /* the error is said above: where to read more, not all of it */
+        fprintf(stderr, "Try \"chaindata-load --help\" for more.\n");
         return CHAINDATA_EXIT_USAGE;
     }
 

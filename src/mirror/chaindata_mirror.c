@@ -559,7 +559,8 @@ main(int argc, char **argv)
     }
 
     if (chaindata_mirror_args(&m, argc, argv) != 0) {
-        chaindata_mirror_usage(stderr);
+        /* the error is said above: where to read more, not all of it */
+        fprintf(stderr, "Try \"chaindata-mirror --help\" for more.\n");
         return CHAINDATA_MIRROR_USAGE;
     }
 

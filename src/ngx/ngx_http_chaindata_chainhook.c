@@ -60,6 +60,7 @@ static ngx_http_chaindata_route_t  ngx_http_chaindata_chh_route = {
     "chainhook not found",
     "the chainhook could not be read from the index",
     NGX_HTTP_CHAINDATA_CACHE_NONE,
+    0,
     0
 };
 

@@ -27,6 +27,10 @@ static char *ngx_http_chaindata_db(ngx_conf_t *cf, ngx_command_t *cmd,
     void *conf);
 static char *ngx_http_chaindata_handler_slot(ngx_conf_t *cf,
     ngx_command_t *cmd, void *conf);
+static char *ngx_http_chaindata_miss_fallback(ngx_conf_t *cf,
+    ngx_command_t *cmd, void *conf);
+static ngx_int_t ngx_http_chaindata_check_fallbacks(ngx_conf_t *cf,
+    ngx_http_chaindata_main_conf_t *mcf);
 static char *ngx_http_chaindata_check_conf(ngx_cycle_t *cycle, void *conf);
 static ngx_int_t ngx_http_chaindata_init_process(ngx_cycle_t *cycle);
 static void ngx_http_chaindata_exit_process(ngx_cycle_t *cycle);
@@ -158,6 +162,20 @@ static ngx_command_t  ngx_http_chaindata_commands[] = {
       offsetof(ngx_http_chaindata_loc_conf_t, migration_redirect),
       NULL },
 
+    { ngx_string("chaindata_cors"),
+      NGX_HTTP_MAIN_CONF|NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_FLAG,
+      ngx_conf_set_flag_slot,
+      NGX_HTTP_LOC_CONF_OFFSET,
+      offsetof(ngx_http_chaindata_loc_conf_t, cors),
+      NULL },
+
+    { ngx_string("chaindata_miss_fallback"),
+      NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_TAKE1,
+      ngx_http_chaindata_miss_fallback,
+      NGX_HTTP_LOC_CONF_OFFSET,
+      0,
+      NULL },
+
       ngx_null_command
 };
 
@@ -245,6 +263,14 @@ ngx_http_chaindata_postconfiguration(ngx_conf_t *cf)
 
     mcf = ngx_http_conf_get_module_main_conf(cf, ngx_http_chaindata_module);
 
+    if (ngx_http_chaindata_check_fallbacks(cf, mcf) != NGX_OK) {
+        return NGX_ERROR;
+    }
+
+    if (ngx_http_chaindata_cors_init(cf) != NGX_OK) {
+        return NGX_ERROR;
+    }
+
     if (mcf->chainhook == 0) {
         return NGX_OK;
     }
@@ -272,6 +298,13 @@ ngx_http_chaindata_create_main_conf(ngx_conf_t *cf)
      */
 
     if (ngx_array_init(&mcf->error_logs, cf->pool, 4, sizeof(ngx_log_t *))
+        != NGX_OK)
+    {
+        return NULL;
+    }
+
+    if (ngx_array_init(&mcf->fallbacks, cf->pool, 2,
+                       sizeof(ngx_http_chaindata_fallback_t))
         != NGX_OK)
     {
         return NULL;
@@ -319,12 +352,15 @@ ngx_http_chaindata_create_loc_conf(ngx_conf_t *cf)
      *     lcf->migration = 0;
      *     lcf->migration_base = { 0, NULL };
      *     lcf->migration_base_brc20 = { 0, NULL };
+     *     lcf->cors_route = NGX_HTTP_CHAINDATA_CORS_NONE;
+     *     lcf->miss_fallback = { 0, NULL };
      */
 
     lcf->deprecation = NGX_CONF_UNSET;
     lcf->sunset = NGX_CONF_UNSET;
     lcf->migration_redirect = NGX_CONF_UNSET;
     lcf->body_budget = NGX_CONF_UNSET_SIZE;
+    lcf->cors = NGX_CONF_UNSET;
 
     return lcf;
 }
@@ -347,6 +383,10 @@ ngx_http_chaindata_merge_loc_conf(ngx_conf_t *cf, void *parent, void *child)
 
     ngx_conf_merge_size_value(conf->body_budget, prev->body_budget,
                               NGX_HTTP_CHAINDATA_BODY_BUDGET);
+
+    /* upstream sends CORS by default; cors_route is the location's own */
+    ngx_conf_merge_value(conf->cors, prev->cors, 1);
+    ngx_conf_merge_str_value(conf->miss_fallback, prev->miss_fallback, "");
 
     if (ngx_http_chaindata_merge_deprecation(cf, prev, conf)
         != NGX_CONF_OK)
@@ -412,6 +452,14 @@ ngx_http_chaindata_handler_slot(ngx_conf_t *cf, ngx_command_t *cmd,
 
     clcf->handler = (ngx_http_handler_pt) cmd->post;
 
+    /* the Stacks API exposes its version header (ngx_http_chaindata_cors.c) */
+    if (clcf->handler == ngx_http_chaindata_tx_handler) {
+        lcf->cors_route = NGX_HTTP_CHAINDATA_CORS_STACKS;
+
+    } else if (clcf->handler != ngx_http_chaindata_status_handler) {
+        lcf->cors_route = NGX_HTTP_CHAINDATA_CORS_ROUTE;
+    }
+
     if (clcf->handler == ngx_http_chaindata_error_handler) {
         return NGX_CONF_OK;
     }
@@ -429,6 +477,101 @@ ngx_http_chaindata_handler_slot(ngx_conf_t *cf, ngx_command_t *cmd,
     }
 
     return NGX_CONF_OK;
+}
+
+
+/*
+ * chaindata_miss_fallback @name | off: a request for a record the index
+ * does not hold goes to that named location (README, "In front of
+ * upstream").  The name is checked once the server's named locations are
+ * known, in postconfiguration.
+ */
+
+static char *
+ngx_http_chaindata_miss_fallback(ngx_conf_t *cf, ngx_command_t *cmd,
+    void *conf)
+{
+    ngx_http_chaindata_loc_conf_t  *lcf = conf;
+
+    ngx_str_t                       *value;
+    ngx_http_chaindata_fallback_t   *fb;
+    ngx_http_chaindata_main_conf_t  *mcf;
+
+    if (lcf->miss_fallback.data) {
+        return "is duplicate";
+    }
+
+    value = cf->args->elts;
+
+    if (ngx_strcmp(value[1].data, "off") == 0) {
+        ngx_str_set(&lcf->miss_fallback, "");
+        return NGX_CONF_OK;
+    }
+
+    if (value[1].len < 2 || value[1].data[0] != '@') {
+        ngx_conf_log_error(NGX_LOG_EMERG, cf, 0,
+                           "\"chaindata_miss_fallback\" takes a named "
+                           "location (\"@name\") or \"off\", not \"%V\"",
+                           &value[1]);
+        return NGX_CONF_ERROR;
+    }
+
+    lcf->miss_fallback = value[1];
+
+    mcf = ngx_http_conf_get_module_main_conf(cf, ngx_http_chaindata_module);
+
+    fb = ngx_array_push(&mcf->fallbacks);
+    if (fb == NULL) {
+        return NGX_CONF_ERROR;
+    }
+
+    fb->name = value[1];
+    fb->cscf = ngx_http_conf_get_module_srv_conf(cf, ngx_http_core_module);
+    fb->file = cf->conf_file->file.name;
+    fb->line = cf->conf_file->line;
+
+    return NGX_CONF_OK;
+}
+
+
+/* every chaindata_miss_fallback names a named location of its server */
+
+static ngx_int_t
+ngx_http_chaindata_check_fallbacks(ngx_conf_t *cf,
+    ngx_http_chaindata_main_conf_t *mcf)
+{
+    ngx_uint_t                      i;
+    ngx_http_core_loc_conf_t      **clcfp;
+    ngx_http_chaindata_fallback_t  *fb;
+
+    fb = mcf->fallbacks.elts;
+
+    for (i = 0; i < mcf->fallbacks.nelts; i++) {
+
+        clcfp = fb[i].cscf->named_locations;
+
+        while (clcfp && *clcfp) {
+            if ((*clcfp)->name.len == fb[i].name.len
+                && ngx_strncmp((*clcfp)->name.data, fb[i].name.data,
+                               fb[i].name.len)
+                   == 0)
+            {
+                break;
+            }
+
+            clcfp++;
+        }
+
+        if (clcfp == NULL || *clcfp == NULL) {
+            ngx_log_error(NGX_LOG_EMERG, cf->log, 0,
+                          "\"chaindata_miss_fallback\" names \"%V\", which "
+                          "is no named location of its server in %V:%ui",
+                          &fb[i].name, &fb[i].file, fb[i].line);
+            return NGX_ERROR;
+        }
+    }
+
+    return NGX_OK;
 }
 
 

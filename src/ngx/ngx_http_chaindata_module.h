@@ -19,7 +19,25 @@ typedef struct {
     ngx_uint_t   handlers;        /* locations that read the index */
     ngx_uint_t   chainhook;       /* of them, chainhook status locations */
     ngx_array_t  error_logs;      /* ngx_log_t *: the servers' and locations' */
+    ngx_array_t  fallbacks;       /* ngx_http_chaindata_fallback_t */
 } ngx_http_chaindata_main_conf_t;
+
+
+/* a chaindata_miss_fallback, checked once the named locations are known */
+typedef struct {
+    ngx_str_t                  name;
+    ngx_http_core_srv_conf_t  *cscf;
+    ngx_str_t                  file;
+    ngx_uint_t                 line;
+} ngx_http_chaindata_fallback_t;
+
+
+/* the CORS headers of a location's answers (ngx_http_chaindata_cors.c) */
+typedef enum {
+    NGX_HTTP_CHAINDATA_CORS_NONE = 0,   /* no route here, chaindata_status */
+    NGX_HTTP_CHAINDATA_CORS_ROUTE,      /* the Runes API's, the others' */
+    NGX_HTTP_CHAINDATA_CORS_STACKS      /* the Stacks API's: X-API-Version */
+} ngx_http_chaindata_cors_e;
 
 
 /* a date that is not set (NGX_CONF_UNSET is "not configured") */
@@ -46,6 +64,10 @@ typedef struct {
     ngx_str_t    migration_base_brc20;
 
     size_t       body_budget;     /* chaindata_body_budget */
+
+    ngx_flag_t   cors;            /* chaindata_cors */
+    ngx_uint_t   cors_route;      /* this location's, not inherited */
+    ngx_str_t    miss_fallback;   /* chaindata_miss_fallback: "@name" */
 } ngx_http_chaindata_loc_conf_t;
 
 
@@ -91,6 +113,10 @@ char *ngx_http_chaindata_merge_deprecation(ngx_conf_t *cf,
 ngx_int_t ngx_http_chaindata_deprecation_headers(ngx_http_request_t *r);
 ngx_int_t ngx_http_chaindata_deprecation_headers_with(ngx_http_request_t *r,
     ngx_str_t *successor);
+
+/* ngx_http_chaindata_cors.c */
+ngx_int_t ngx_http_chaindata_cors_init(ngx_conf_t *cf);
+ngx_int_t ngx_http_chaindata_cors_preflight(ngx_http_request_t *r);
 
 /* ngx_http_chaindata_status.c */
 ngx_int_t ngx_http_chaindata_status_handler(ngx_http_request_t *r);

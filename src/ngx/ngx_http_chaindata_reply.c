@@ -9,6 +9,7 @@
 #include <ngx_http.h>
 
 #include "chaindata_schema.h"
+#include "ngx_http_chaindata_module.h"
 #include "ngx_http_chaindata_gzip.h"
 #include "ngx_http_chaindata_reply.h"
 #include "ngx_http_chaindata_store.h"
@@ -300,8 +301,12 @@ ngx_http_chaindata_send_not_modified(ngx_http_request_t *r, ngx_str_t *etag,
 
     r->disable_not_modified = 1;
 
+    /*
+     * "Content-Length: 0" to HEAD, as upstream's Fastify answers HEAD
+     * (lib/head-route.js: a reply without a payload), none to GET
+     */
     r->headers_out.status = NGX_HTTP_NOT_MODIFIED;
-    r->headers_out.content_length_n = -1;
+    r->headers_out.content_length_n = (r->method == NGX_HTTP_HEAD) ? 0 : -1;
     r->header_only = 1;
 
     if (ngx_http_chaindata_set_cache(r, etag, cache_control) != NGX_OK) {
@@ -315,17 +320,6 @@ ngx_http_chaindata_send_not_modified(ngx_http_request_t *r, ngx_str_t *etag,
 /*
  * A relative Location, as upstream sends it: the header is added as is,
  * not through headers_out.location, which nginx would make absolute.
- */
-
-ngx_int_t
-ngx_http_chaindata_send_redirect(ngx_http_request_t *r, ngx_str_t *location)
-{
-    return ngx_http_chaindata_send_location(r, NGX_HTTP_MOVED_TEMPORARILY,
-                                            location, NULL);
-}
-
-
-/*
  * Any redirect status; the caller makes *location safe for a header.  A
  * relative Location never begins with two slashes, or a slash and a
  * backslash, which clients read as another host: a path "//host/..." (as
@@ -358,6 +352,15 @@ ngx_http_chaindata_send_location(ngx_http_request_t *r, ngx_uint_t status,
         return NGX_HTTP_INTERNAL_SERVER_ERROR;
     }
 
+    return ngx_http_chaindata_send_empty(r, status);
+}
+
+
+/* an answer without a body (a redirect, a preflight's 204) */
+
+ngx_int_t
+ngx_http_chaindata_send_empty(ngx_http_request_t *r, ngx_uint_t status)
+{
     r->headers_out.status = status;
     r->headers_out.content_length_n = 0;
     r->header_only = 1;
@@ -377,12 +380,43 @@ ngx_http_chaindata_send_not_allowed(ngx_http_request_t *r)
         return rc;
     }
 
+    /* a browser's preflight, with chaindata_cors on */
+    rc = ngx_http_chaindata_cors_preflight(r);
+    if (rc != NGX_DECLINED) {
+        return rc;
+    }
+
     if (ngx_http_chaindata_add_header(r, "Allow", &allow) != NGX_OK) {
         return NGX_HTTP_INTERNAL_SERVER_ERROR;
     }
 
     return ngx_http_chaindata_send_error(r, NGX_HTTP_NOT_ALLOWED, NULL,
                "only GET and HEAD are served here");
+}
+
+
+/*
+ * A 400 of the route: without Cache-Control where upstream sends none
+ * (route->invalid_bare: its validator answers before the hook that sets
+ * "no-store", stacks-blockchain-api src/api/init.ts:159-167).
+ */
+
+static ngx_int_t
+ngx_http_chaindata_send_invalid(ngx_http_request_t *r,
+    const ngx_http_chaindata_route_t *route, const char *message)
+{
+    ngx_http_chaindata_json_t  j;
+
+    if (ngx_http_chaindata_json_init(&j, r->pool) != NGX_OK) {
+        return NGX_HTTP_INTERNAL_SERVER_ERROR;
+    }
+
+    ngx_http_chaindata_error_members(&j, NGX_HTTP_BAD_REQUEST, route->code,
+                                     message);
+    ngx_http_chaindata_json_map_close(&j);
+
+    return ngx_http_chaindata_send_json_done(r, &j, NGX_HTTP_BAD_REQUEST,
+               route->invalid_bare ? NULL : NGX_HTTP_CHAINDATA_CACHE_NONE);
 }
 
 
@@ -404,16 +438,42 @@ ngx_http_chaindata_send_bad_target(ngx_http_request_t *r,
                                              route->no_route);
 
     case CHAINDATA_TARGET_BAD_PARAM:
-        return ngx_http_chaindata_send_error(r, NGX_HTTP_BAD_REQUEST,
-                                             route->code, route->invalid);
+        return ngx_http_chaindata_send_invalid(r, route, route->invalid);
 
     case CHAINDATA_TARGET_BAD_QUERY:
-        return ngx_http_chaindata_send_error(r, NGX_HTTP_BAD_REQUEST,
-                   route->code, ngx_http_chaindata_query_message(r, query));
+        return ngx_http_chaindata_send_invalid(r, route,
+                   ngx_http_chaindata_query_message(r, query));
 
     default:
         return NGX_HTTP_INTERNAL_SERVER_ERROR;
     }
+}
+
+
+/*
+ * A record the index does not hold, with chaindata_miss_fallback: the
+ * request goes to that named location as it came (README, "In front of
+ * upstream"); nothing of this route's answer was set yet.
+ */
+
+static ngx_int_t
+ngx_http_chaindata_miss(ngx_http_request_t *r,
+    const ngx_http_chaindata_route_t *route)
+{
+    ngx_http_chaindata_loc_conf_t  *lcf;
+
+    lcf = ngx_http_get_module_loc_conf(r, ngx_http_chaindata_module);
+
+    if (lcf->miss_fallback.len == 0) {
+        return ngx_http_chaindata_send_error(r, NGX_HTTP_NOT_FOUND, NULL,
+                                             route->not_found);
+    }
+
+    ngx_log_debug1(NGX_LOG_DEBUG_HTTP, r->connection->log, 0,
+                   "chaindata: not in the index, to \"%V\"",
+                   &lcf->miss_fallback);
+
+    return ngx_http_named_location(r, &lcf->miss_fallback);
 }
 
 
@@ -575,8 +635,7 @@ ngx_http_chaindata_read_and_reply(ngx_http_request_t *r,
             return ngx_http_chaindata_send_status(r, reply.status);
 
         case NGX_HTTP_NOT_FOUND:
-            return ngx_http_chaindata_send_error(r, NGX_HTTP_NOT_FOUND, NULL,
-                                                 route->not_found);
+            return ngx_http_chaindata_miss(r, route);
 
         case NGX_HTTP_SERVICE_UNAVAILABLE:
             return ngx_http_chaindata_send_busy(r);
@@ -593,19 +652,19 @@ ngx_http_chaindata_read_and_reply(ngx_http_request_t *r,
  * without "0x"): a 304 when its If-None-Match names the ETag the route's
  * lookup gives, as the route itself would answer; NGX_DECLINED when it
  * does not, or when that cannot be told (nothing stored, the index
- * unreadable now).
+ * unreadable now).  *etag is that ETag when there is one, else empty.
  */
 
 ngx_int_t
 ngx_http_chaindata_not_modified_as(ngx_http_request_t *r,
-    const ngx_http_chaindata_route_t *route, void *ctx)
+    const ngx_http_chaindata_route_t *route, void *ctx, ngx_str_t *etag)
 {
     ngx_int_t                   rc;
     ngx_http_chaindata_reply_t  reply;
 
-    if (r->headers_in.if_none_match == NULL
-        || ngx_http_chaindata_store_begin(r->connection->log) != NGX_OK)
-    {
+    ngx_str_null(etag);
+
+    if (ngx_http_chaindata_store_begin(r->connection->log) != NGX_OK) {
         return NGX_DECLINED;
     }
 
@@ -617,6 +676,12 @@ ngx_http_chaindata_not_modified_as(ngx_http_request_t *r,
     ngx_http_chaindata_store_end();
 
     if (rc != NGX_OK || reply.status != NGX_HTTP_OK || reply.etag.len == 0) {
+        return NGX_DECLINED;
+    }
+
+    *etag = reply.etag;
+
+    if (r->headers_in.if_none_match == NULL) {
         return NGX_DECLINED;
     }
 

@@ -48,10 +48,10 @@ void ngx_http_chaindata_error_members(ngx_http_chaindata_json_t *j,
 ngx_int_t ngx_http_chaindata_send_error(ngx_http_request_t *r,
     ngx_uint_t status, const char *code, const char *message);
 ngx_int_t ngx_http_chaindata_send_unavailable(ngx_http_request_t *r);
-ngx_int_t ngx_http_chaindata_send_redirect(ngx_http_request_t *r,
-    ngx_str_t *location);
 ngx_int_t ngx_http_chaindata_send_location(ngx_http_request_t *r,
     ngx_uint_t status, ngx_str_t *location, const char *cache_control);
+ngx_int_t ngx_http_chaindata_send_empty(ngx_http_request_t *r,
+    ngx_uint_t status);
 
 /*
  * The reason phrase of an error status, and the body chaindata_error
@@ -153,6 +153,7 @@ typedef struct {
     const char                   *unreadable;     /* 500 */
     const char                   *cache_control;  /* of 200 and 304 */
     ngx_uint_t                    pieces;         /* gzip or plain */
+    ngx_uint_t                    invalid_bare;   /* 400: no Cache-Control */
 } ngx_http_chaindata_route_t;
 
 ngx_int_t ngx_http_chaindata_send_bad_target(ngx_http_request_t *r,
@@ -161,7 +162,7 @@ ngx_int_t ngx_http_chaindata_send_bad_target(ngx_http_request_t *r,
 ngx_int_t ngx_http_chaindata_read_and_reply(ngx_http_request_t *r,
     const ngx_http_chaindata_route_t *route, void *ctx);
 ngx_int_t ngx_http_chaindata_not_modified_as(ngx_http_request_t *r,
-    const ngx_http_chaindata_route_t *route, void *ctx);
+    const ngx_http_chaindata_route_t *route, void *ctx, ngx_str_t *etag);
 
 /* in a read callback: a stored value that cannot be decoded (an alert) */
 void ngx_http_chaindata_log_damaged(ngx_log_t *log, chaindata_dbi_e db,

@@ -58,13 +58,24 @@ static ngx_http_chaindata_route_t  ngx_http_chaindata_tx_route = {
     "could not find transaction by ID",
     "the transaction could not be read from the index",
     NGX_HTTP_CHAINDATA_CACHE_PUBLIC,
+    1,
     1
 };
 
 
+/*
+ * The redirect carries the ETag of what its target serves this request,
+ * with that answer's Cache-Control and Vary, as upstream's carries the
+ * transaction's (its route's preHandler sets them before the handler
+ * redirects: stacks-blockchain-api src/api/routes/v1/tx.ts:443-470,
+ * src/api/controllers/cache-controller.ts:184-186); without one (nothing
+ * stored, the index unreadable now) "no-store", its default
+ * (src/api/init.ts:166).
+ */
+
 static ngx_int_t
 ngx_http_chaindata_tx_add_prefix(ngx_http_request_t *r,
-    chaindata_span_t *seg)
+    chaindata_span_t *seg, ngx_str_t *etag)
 {
     u_char     *p;
     size_t      prefix, escape;
@@ -92,7 +103,21 @@ ngx_http_chaindata_tx_add_prefix(ngx_http_request_t *r,
         ngx_memcpy(p, r->args.data, r->args.len);
     }
 
-    return ngx_http_chaindata_send_redirect(r, &location);
+    if (etag->len == 0) {
+        return ngx_http_chaindata_send_location(r, NGX_HTTP_MOVED_TEMPORARILY,
+                   &location, NGX_HTTP_CHAINDATA_CACHE_NONE);
+    }
+
+    r->headers_out.etag = ngx_http_chaindata_push_header(r, "ETag", etag);
+
+    if (r->headers_out.etag == NULL
+        || ngx_http_chaindata_set_encoding(r, 0) != NGX_OK)
+    {
+        return NGX_HTTP_INTERNAL_SERVER_ERROR;
+    }
+
+    return ngx_http_chaindata_send_location(r, NGX_HTTP_MOVED_TEMPORARILY,
+               &location, NGX_HTTP_CHAINDATA_CACHE_PUBLIC);
 }
 
 
@@ -283,10 +308,10 @@ ngx_http_chaindata_tx_write(void *ctx, u_char *p)
 
 
 /*
- * An id without "0x": a 302 to the same path with it, unless the request
- * is conditional and its If-None-Match names the ETag of the document
- * that path serves for the same query (upstream evaluates the conditional
- * first): then the 304 that path would answer.
+ * An id without "0x": a 302 to the same path with it, carrying the ETag
+ * of the document that path serves for the same query, unless the
+ * request's If-None-Match names that ETag (upstream evaluates the
+ * conditional first): then the 304 that path would answer.
  */
 
 static ngx_int_t
@@ -295,11 +320,13 @@ ngx_http_chaindata_tx_redirect(ngx_http_request_t *r,
 {
     u_char            target[2 + CHAINDATA_TXID_HEX_LEN];
     ngx_int_t         rc;
+    ngx_str_t         etag;
     chaindata_span_t  id;
 
     id = tx->q.id;
+    ngx_str_null(&etag);
 
-    if (r->headers_in.if_none_match && id.len == CHAINDATA_TXID_HEX_LEN) {
+    if (id.len == CHAINDATA_TXID_HEX_LEN) {
 
         /* the target of the redirect, for its page */
         ngx_memcpy(ngx_cpymem(target, "0x", 2), id.data, id.len);
@@ -308,7 +335,7 @@ ngx_http_chaindata_tx_redirect(ngx_http_request_t *r,
             == CHAINDATA_TARGET_OK)
         {
             rc = ngx_http_chaindata_not_modified_as(r,
-                     &ngx_http_chaindata_tx_route, tx);
+                     &ngx_http_chaindata_tx_route, tx, &etag);
 
             if (rc != NGX_DECLINED) {
                 return rc;
@@ -316,7 +343,7 @@ ngx_http_chaindata_tx_redirect(ngx_http_request_t *r,
         }
     }
 
-    return ngx_http_chaindata_tx_add_prefix(r, &id);
+    return ngx_http_chaindata_tx_add_prefix(r, &id, &etag);
 }
 
 

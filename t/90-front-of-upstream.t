@@ -1,0 +1,207 @@
+#!/usr/bin/perl
+# chaindata in front of the upstream APIs: doc/examples/front-of-upstream.conf
+# as it is, its upstreams pointed at a second nginx serving recorded
+# upstream answers (t/lib/ChainData/Upstream.pm's files) and logging every
+# request it receives.  chaindata serves its routes from the index; every
+# other request, the routes under the same prefixes included, reaches
+# upstream unchanged, and so does a transaction the index does not hold
+# (chaindata_miss_fallback); the upstream's log holds exactly the requests
+# chaindata did not serve.
+
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+
+use Test::More;
+use ChainData::Test qw(:all);
+use ChainData::Runes qw(rune_lists);
+use ChainData::Upstream qw(confirmed_docs make_chain write_chain);
+
+require_build();
+
+my $EXAMPLE = repo_root() . '/doc/examples/front-of-upstream.conf';
+
+# ---------------------------------------------------------------- upstream
+
+# a chain of the fixtures' confirmed transactions, and a mempool
+# transaction the index never saw (submitted a moment ago)
+my @docs = confirmed_docs();
+my $pending = $docs[0] =~ s/"tx_id":"0x[0-9a-f]{64}"/"tx_id":"0x${\ ('ab' x 32)}"/r;
+$pending =~ s/"tx_status":"success"/"tx_status":"pending"/;
+my $PENDING = '0x' . ('ab' x 32);
+my $root = temp_dir();
+write_chain($root, make_chain(100, [[@docs]]), mempool => [$pending]);
+
+# upstream answers a recorded file, else a JSON 404 naming nothing of the
+# request; X-Upstream marks its answers
+my $up = ChainData::Test::Nginx->start(
+    no_load_module => 1,
+    locations => <<"EOF");
+        add_header X-Upstream recorded always;
+        location / {
+            root $root/up;
+            default_type application/json;
+            try_files "\$uri/q=\$args" \@none;
+        }
+        location \@none {
+            default_type application/json;
+            add_header X-Upstream recorded always;
+            add_header Cache-Control no-store always;
+            return 404 '{"error":"not recorded"}';
+        }
+EOF
+
+# the requests upstream received, "METHOD TARGET", in order
+sub upstream_log {
+    my @lines = split /\n/, slurp($up->prefix . '/access.log');
+    return map { /"(\S+) (\S+) HTTP\/1\.[01]"/ ? "$1 $2" : () } @lines;
+}
+
+# ---------------------------------------------------------------- the edge
+
+# the example file: chaindata_db is the harness's, the upstreams are the
+# recorded one, the server body goes into the harness's server
+my $conf = slurp($EXAMPLE);
+$conf =~ s/^\s*#.*\n//mg;
+$conf =~ s/^\s*chaindata_db\s[^;]*;\n//m or die "$EXAMPLE: no chaindata_db\n";
+my $n = ($conf =~ s/^(\s*server\s+)127\.0\.0\.1:\d+;/${1}127.0.0.1:${\ $up->port};/mg);
+is($n, 2, 'the example names two upstreams (Stacks API, Runes API)');
+my ($start, $end) = ChainData::Test::_block_span($conf, qr/^server\s*\{/m)
+    or die "$EXAMPLE: no server block\n";
+my $server = substr($conf, $start, $end - $start);
+substr($conf, $start, $end - $start) = '';
+$server =~ s/^server\s*\{//;
+$server =~ s/\}\s*\z//;
+$server =~ s/^\s*(?:listen|server_name)\s[^;]*;\n//mg;
+
+my $index = new_index(fixture_path('tx.ndjson'), fixture_path('runes.ndjson'));
+my $edge = ChainData::Test::Nginx->start(db => $index, http => $conf,
+                                         locations => $server);
+my $port = $edge->port;
+
+my ($tx) = grep { !$_->{mempool} } tx_fixtures(fixture_path('tx.ndjson'));
+my $ID = $tx->{tx_id};
+(my $BARE = $ID) =~ s/^0x//;
+my $L = rune_lists(fixture_path('runes.ndjson'));
+my ($RTX) = grep { @{ $L->{activity}{$_} } } sort keys %{ $L->{activity} };
+my ($ADDR) = map { $L->{address}{$_} } grep { @{ $L->{balances}{$_} } }
+             sort keys %{ $L->{balances} };
+
+my @expected;    # what upstream must have received, in order
+
+sub chaindata {
+    my ($method, $target, $status, $name) = @_;
+    my $r = http_request($port, $method, $target);
+    is($r->{status}, $status, "chaindata: $name: $status");
+    ok(!defined $r->{headers}{'x-upstream'}, "chaindata: $name: not upstream's");
+    return $r;
+}
+
+sub upstream {
+    my ($method, $target, $status, $name, %h) = @_;
+    my $r = http_request($port, $method, $target, %h);
+    is($r->{status}, $status, "upstream: $name: $status");
+    is($r->{headers}{'x-upstream'}, 'recorded', "upstream: $name: upstream's answer");
+    push @expected, "$method $target";
+    return $r;
+}
+
+# ---------------------------------------------------------------- chaindata's
+
+my $r = chaindata('GET', "/extended/v1/tx/$ID", 200, 'a transaction');
+like($r->{body}, qr/"tx_id":"\Q$ID\E"/, 'chaindata: the transaction from the index');
+chaindata('GET', "/extended/v1/tx/$ID?event_limit=1&event_offset=1", 200, 'a page of events');
+chaindata('GET', "/extended/v1/tx/$ID/", 200, 'a trailing slash');
+chaindata('HEAD', "/extended/v1/tx/$ID", 200, 'HEAD');
+chaindata('GET', '/extended/v1/tx/' . uc($BARE), 302, '64 digits without 0x');
+chaindata('GET', "/extended/v1/tx/$ID?event_limit=101", 400, 'a bad query');
+chaindata('GET', "/runes/v1/transactions/$RTX/activity", 200, 'rune activity');
+chaindata('GET', "/runes/v1/addresses/$ADDR/balances?limit=2", 200, 'rune balances');
+chaindata('GET', '/chaindata/status', 200, 'the status');
+
+# ---------------------------------------------------------------- upstream's
+
+# the routes under the same prefixes
+upstream('GET', '/extended/v1/tx/mempool?limit=50&offset=0', 200, 'the mempool');
+upstream('GET', "/extended/v1/tx/multiple?tx_id=$ID", 404, '/multiple');
+upstream('GET', "/extended/v1/tx/events?tx_id=$ID&limit=1", 404, '/events');
+upstream('GET', '/extended/v1/tx/block_height/100', 404, '/block_height/N');
+upstream('GET', "/extended/v1/tx/$ID/raw", 404, '/{id}/raw');
+upstream('GET', "/extended/v1/tx/$BARE/raw", 404, '/{id}/raw without 0x');
+upstream('GET', '/extended/v1/tx/0x' . ('a' x 63), 404, 'an id of 63 digits');
+upstream('GET', '/extended/v1/tx/', 404, 'the prefix alone');
+upstream('GET', '/extended/v1/tx/something-new?x=1', 404, 'a route added later');
+# the rest of the API, unchanged (the query as it came)
+upstream('GET', '/extended/v2/blocks?limit=1', 200, 'the tip');
+upstream('GET', '/extended/v2/blocks/100/transactions?limit=50&offset=0', 200,
+         'a block\'s transactions');
+upstream('GET', '/extended/v2/blocks?limit=1&a=%2F%20b', 404, 'an encoded query');
+upstream('POST', '/v2/transactions', 404, 'a broadcast', _body => '{"tx":"00"}');
+upstream('GET', '/runes/v1/etchings', 404, 'rune etchings');
+upstream('GET', "/runes/v1/addresses/$ADDR/activity", 404, 'an address\'s activity');
+upstream('GET', "/runes/v1/transactions/$RTX/activity/", 404,
+         'rune activity with a trailing slash');
+
+# a transaction the index does not hold: upstream's answer, as it is
+$r = upstream('GET', "/extended/v1/tx/$PENDING?event_limit=100&event_offset=0",
+              200, 'a mempool transaction the index lacks');
+like($r->{body}, qr/"tx_status":"pending"/, 'upstream: the pending transaction');
+$r = upstream('HEAD', "/extended/v1/tx/$PENDING", 404, 'HEAD of a miss');
+$r = upstream('GET', '/extended/v1/tx/0x' . ('cd' x 32), 404,
+              'a transaction nobody has');
+is($r->{body}, '{"error":"not recorded"}', 'upstream: its own 404 body');
+# upstream's headers alone: not cached as a 404 by chaindata's doing, no
+# CORS header of chaindata's beside upstream's
+is(scalar(grep { lc $_->[0] eq 'cache-control' } @{ $r->{header_list} }), 1,
+   'upstream: one Cache-Control, upstream\'s');
+is($r->{headers}{'cache-control'}, 'no-store', 'upstream: no-store, upstream\'s');
+ok(!defined $r->{headers}{'access-control-allow-origin'},
+   'upstream: no CORS header of chaindata\'s');
+
+# the 302 of a miss without 0x is chaindata's (as upstream's own route
+# redirects first), the target then upstream's
+chaindata('GET', '/extended/v1/tx/' . ('ef' x 32), 302, 'a miss without 0x');
+upstream('GET', '/extended/v1/tx/0x' . ('ef' x 32), 404, 'its target');
+
+ok(eventually(5, sub { upstream_log() >= @expected }),
+   'upstream logged every request');
+is_deeply([upstream_log()], \@expected,
+          'upstream received exactly the requests chaindata does not serve, unchanged');
+
+$edge->stop;
+$up->stop;
+
+# ---------------------------------------------------------------- nginx -t
+
+my ($code, $out) = ChainData::Test::Nginx->test_config(
+    db => $index,
+    locations => "        location /extended/v1/tx/ {\n"
+               . "            chaindata_tx;\n"
+               . "            chaindata_miss_fallback \@nowhere;\n"
+               . "        }\n");
+isnt($code, 0, 'nginx -t: a fallback that names no named location fails');
+like($out, qr/"chaindata_miss_fallback" names "\@nowhere", which is no named location of its server/,
+     'nginx -t: and says so');
+
+($code, $out) = ChainData::Test::Nginx->test_config(
+    db => $index,
+    locations => "        location /extended/v1/tx/ {\n"
+               . "            chaindata_tx;\n"
+               . "            chaindata_miss_fallback /elsewhere;\n"
+               . "        }\n");
+isnt($code, 0, 'nginx -t: a fallback that is not "@name" fails');
+like($out, qr/"chaindata_miss_fallback" takes a named location \("\@name"\) or "off"/,
+     'nginx -t: and says what it takes');
+
+($code, $out) = ChainData::Test::Nginx->test_config(
+    db => $index,
+    locations => "        chaindata_miss_fallback \@up;\n"
+               . "        location /extended/v1/tx/ {\n"
+               . "            chaindata_tx;\n"
+               . "            chaindata_miss_fallback off;\n"
+               . "        }\n"
+               . "        location \@up { return 204; }\n");
+is($code, 0, 'nginx -t: a server-level fallback, "off" in a location') or diag($out);
+
+done_testing();

@@ -1,0 +1,48 @@
+#!/usr/bin/perl
+# A usage error of chaindata-load or chaindata-mirror: exit 2, the error
+# named on one line and where to read more on the next, not the whole
+# --help text (which --help alone prints, to standard output).
+
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+
+use Test::More;
+use ChainData::Test qw(:all);
+
+require_build();
+
+my @CASES = (
+    ['chaindata-load', [], qr/^chaindata-load: --db DIR is required$/],
+    ['chaindata-load', ['--no-such-option'], qr/unrecognized option '--no-such-option'$/],
+    ['chaindata-load', ['--db'], qr/option '--db' requires an argument$/],
+    ['chaindata-load', ['--db', '/nonexistent', '--bulk', '--follow'],
+     qr/^chaindata-load: --bulk and --follow exclude each other$/],
+    ['chaindata-mirror', [], qr/^chaindata-mirror: --db DIR is required$/],
+    ['chaindata-mirror', ['--no-such-option'], qr/unrecognized option '--no-such-option'$/],
+    ['chaindata-mirror', ['--db', '/nonexistent'],
+     qr/^chaindata-mirror: name a source: /],
+);
+
+for my $c (@CASES) {
+    my ($prog, $args, $error) = @$c;
+    my $name = join ' ', $prog, @$args;
+    my ($code, $out, $err) = run_cmd([build_path($prog), @$args]);
+    is($code, 2, "$name: exit 2");
+    is($out, '', "$name: nothing on standard output");
+    my @lines = split /\n/, $err;
+    is(scalar @lines, 2, "$name: two lines, not the whole --help")
+        or diag($err);
+    like($lines[0] // '', $error, "$name: the error named");
+    is($lines[1], "Try \"$prog --help\" for more.", "$name: where to read more");
+}
+
+for my $prog ('chaindata-load', 'chaindata-mirror') {
+    my ($code, $out, $err) = run_cmd([build_path($prog), '--help']);
+    is($code, 0, "$prog --help: exit 0");
+    like($out, qr/^usage: \Q$prog\E /, "$prog --help: the usage on standard output");
+    is($err, '', "$prog --help: nothing on standard error");
+}
+
+done_testing();

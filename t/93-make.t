@@ -1,0 +1,88 @@
+#!/usr/bin/perl
+# What a newcomer runs first: `make test` says, after prove's summary
+# (kept as it is), how many checks it skipped and why; `make run PORT=N`
+# serves the demo on that port.
+
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+
+use IO::Socket::INET;
+use POSIX qw(setsid);
+use Test::More;
+use Time::HiRes qw(sleep);
+use ChainData::Test qw(:all);
+
+require_build();
+
+my $root = repo_root();
+
+# ---------------------------------------------------------------- make test
+
+# the prove command of `make test`, as make would run it, on two files:
+# one skipped whole, one that skips two checks
+my ($code, $out, $err) = run_cmd(['make', '-n', '-C', $root, 'test']);
+my ($prove) = grep { /--harness/ } split /\n/, $out;
+ok($prove && $prove =~ s{\s-r t/\s*$}{}, 'make test runs prove with a harness')
+    or diag($out);
+my $dir = temp_dir();
+spew("$dir/a.t", "use Test::More skip_all => 'needs root: the packaging tools';\n");
+spew("$dir/b.t", "use Test::More tests => 4;\nok(1);\n"
+    . "SKIP: { skip 'the reference schema is not there', 2; ok(1); ok(1); }\n"
+    . "ok(1);\n");
+($code, $out, $err) = run_cmd(['sh', '-c', "cd '$root' && $prove '$dir/a.t' '$dir/b.t'"]);
+is($code, 0, 'the two files pass');
+like($out, qr/^All tests successful\.\nFiles=2, Tests=4, .*\nResult: PASS\n/m,
+     'prove\'s own summary, as it is');
+like($out, qr/^Result: PASS\nchaindata: 2 checks skipped, 1 file skipped whole:\n/m,
+     'then how many checks were skipped');
+like($out, qr{^  \Q$dir\E/a\.t: the whole file: needs root: the packaging tools$}m,
+     'a file skipped whole, and why');
+like($out, qr{^  \Q$dir\E/b\.t: 2 checks: the reference schema is not there$}m,
+     'checks skipped, how many, and why');
+
+spew("$dir/c.t", "use Test::More tests => 1;\nok(0);\n");
+($code, $out, $err) = run_cmd(['sh', '-c', "cd '$root' && $prove '$dir/c.t'"]);
+isnt($code, 0, 'a failure still fails');
+like($out, qr/^Result: FAIL\nchaindata: nothing skipped\n/m,
+     'and says nothing was skipped');
+
+# ---------------------------------------------------------------- make run
+
+SKIP: {
+    skip 'make run serves the plain build, not '
+        . "CHAINDATA_BUILD=$ENV{CHAINDATA_BUILD}", 3 if $ENV{CHAINDATA_BUILD};
+
+    my $s = IO::Socket::INET->new(LocalAddr => '127.0.0.1', LocalPort => 0,
+                                  Proto => 'tcp', Listen => 1, ReuseAddr => 1)
+        or die "bind: $!";
+    my $port = $s->sockport;
+    close $s;
+
+    my $log = temp_dir() . '/run.log';
+    my $pid = fork // die "fork: $!";
+    if ($pid == 0) {
+        setsid();
+        open STDOUT, '>', $log or die;
+        open STDERR, '>&', \*STDOUT or die;
+        exec 'make', '-s', '-C', $root, 'run', "PORT=$port";
+        exit 127;
+    }
+    my $up = eventually(60, sub {
+        IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => $port,
+                              Proto => 'tcp') ? 1 : 0;
+    });
+    my ($tx) = tx_fixtures(fixture_path('tx-many-events.ndjson'));
+    my $r = $up ? eval { http_get($port, "/extended/v1/tx/$tx->{tx_id}") }
+                : undef;
+    # make and the nginx it runs in the foreground: their process group
+    kill 'TERM', -$pid;
+    waitpid $pid, 0;
+    ok($up, "make run PORT=$port listens there") or diag(slurp($log));
+    is($r && $r->{status}, 200, 'and serves the demo index');
+    like(slurp($log), qr{serving on http://127\.0\.0\.1:$port/},
+         'and says where');
+}
+
+done_testing();
