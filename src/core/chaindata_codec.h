@@ -49,7 +49,6 @@
 
 #define CHAINDATA_TXID_LEN            32
 #define CHAINDATA_TXID_HEX_LEN        64
-#define CHAINDATA_EVENT_KEY_LEN       (CHAINDATA_TXID_LEN + 4)
 
 #define CHAINDATA_DIGEST_LEN          16
 
@@ -262,9 +261,6 @@ chaindata_get_u64le(const unsigned char *p)
            | chaindata_get_u32le(p);
 }
 
-
-void chaindata_event_key(unsigned char *key,
-    const unsigned char *txid, uint32_t pos);
 
 void chaindata_txh_encode(unsigned char *out,
     const chaindata_txh_t  *h);
