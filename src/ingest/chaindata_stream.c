@@ -113,7 +113,9 @@ chaindata_stream_line(chaindata_stream_t *s, const unsigned char *line,
         return chaindata_stream_refuse(s, seq, s->in->err);
     }
 
-    s->blocks += (s->in->frame == CHAINDATA_FRAME_END);
+    if (s->in->frame == CHAINDATA_FRAME_END) {
+        s->blocks++;
+    }
 
     return 0;
 }

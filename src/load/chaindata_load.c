@@ -246,7 +246,9 @@ chaindata_load_line(chaindata_loader_t *ld, const char *line, size_t n,
         return chaindata_end_batch(ld, lineno);
 
     case CHAINDATA_FRAME_END:
-        ld->blocks += (rc == 0);
+        if (rc == 0) {
+            ld->blocks++;
+        }
 
         return chaindata_end_batch(ld, lineno);
 

@@ -63,6 +63,7 @@ struct chaindata_req_s {
     size_t               cap;
     chaindata_arena_t   *arena;
     chaindata_jv_t      *root;      /* the body parsed, for check() */
+    chaindata_jv_t      *list;      /* the list check() found good in it */
     char                 why[256];
 
     unsigned             tries;
@@ -228,7 +229,7 @@ int chaindata_plist_fetch(chaindata_mirror_t *m, chaindata_plist_t **lists,
 int chaindata_plist_each(chaindata_plist_t *l,
     int (*each)(void *ctx, const chaindata_jv_t *e), void *ctx);
 void chaindata_plist_free(chaindata_plist_t *l);
-/* a record {"kind":kind,"id":"ID","results":[entries]}, emitted */
+/* the record {"kind":kind,id_name:"id","results":[entries]}, emitted */
 int chaindata_list_record(chaindata_mirror_t *m, const char *kind,
     const char *id_name, const char *id, const chaindata_jv_t **entries,
     size_t n);

@@ -16,14 +16,46 @@
 #include "chaindata_mirror.h"
 
 
+/*
+ * What is published: every line but a chainhook record, which carries an
+ * API key and stays in the index it was applied to (README "Scaling
+ * out"), whatever the options.
+ */
+
+static int
+chaindata_mirror_published(const chaindata_ingest_t *in)
+{
+    return in->frame != CHAINDATA_FRAME_NONE
+           || (in->rec.kind != CHAINDATA_REC_CHAINHOOK_PUT
+               && in->rec.kind != CHAINDATA_REC_CHAINHOOK_DELETE);
+}
+
+
+static void
+chaindata_mirror_refused(chaindata_mirror_t *m, const char *about)
+{
+    chaindata_ingest_t  *in;
+
+    in = &m->in;
+
+    if (about == NULL && in->feed.open) {
+        chaindata_mirror_log(m, "error", "block %llu of %s: a record "
+                             "upstream's answers make is refused: %s",
+                             (unsigned long long) in->feed.height,
+                             in->feed.source, in->err);
+        return;
+    }
+
+    chaindata_mirror_log(m, "error", "%s is refused: %s",
+                         about ? about : "a record", in->err);
+}
+
+
 int
 chaindata_mirror_emit(chaindata_mirror_t *m, chaindata_line_t *l,
     const char *about)
 {
-    int                   rc;
-    chaindata_ingest_t   *in;
-
-    in = &m->in;
+    int  rc;
 
     if (l->failed) {
         chaindata_line_free(l);
@@ -31,25 +63,12 @@ chaindata_mirror_emit(chaindata_mirror_t *m, chaindata_line_t *l,
         return -1;
     }
 
-    rc = chaindata_ingest_line(in, l->buf, l->len);
+    rc = chaindata_ingest_line(&m->in, l->buf, l->len);
 
     if (rc != 0) {
-        if (about == NULL && in->feed.open) {
-            chaindata_mirror_log(m, "error", "block %llu of %s: a record "
-                                 "upstream's answers make is refused: %s",
-                                 (unsigned long long) in->feed.height,
-                                 in->feed.source, in->err);
+        chaindata_mirror_refused(m, about);
 
-        } else {
-            chaindata_mirror_log(m, "error", "%s is refused: %s",
-                                 about ? about : "a record", in->err);
-        }
-
-    /* chainhook records carry API keys: never published (README) */
-    } else if (in->frame != CHAINDATA_FRAME_NONE
-               || (in->rec.kind != CHAINDATA_REC_CHAINHOOK_PUT
-                   && in->rec.kind != CHAINDATA_REC_CHAINHOOK_DELETE))
-    {
+    } else if (chaindata_mirror_published(&m->in)) {
         rc = chaindata_pub_line(m, l->buf, l->len);
     }
 

@@ -198,6 +198,7 @@ chaindata_http_start(chaindata_http_t *h, chaindata_req_t *r)
     curl_easy_reset(r->easy);
     r->len = 0;
     r->status = 0;
+    r->list = NULL;
     r->why[0] = '\0';
 
     curl_easy_setopt(r->easy, CURLOPT_URL, r->url);

@@ -167,7 +167,8 @@ chaindata_mempool_check(chaindata_req_t *r)
 {
     uint64_t               total;
     unsigned char          id[CHAINDATA_TXID_LEN];
-    const chaindata_jv_t  *res, *tx;
+    chaindata_jv_t        *res;
+    const chaindata_jv_t  *tx;
 
     if (chaindata_req_json(r) != 0) {
         return -1;
@@ -189,6 +190,7 @@ chaindata_mempool_check(chaindata_req_t *r)
     }
 
     r->arg = total;
+    r->list = res;
 
     return 0;
 }
@@ -401,9 +403,7 @@ chaindata_mempool_listed(chaindata_mirror_t *m, chaindata_req_t **pages,
     const chaindata_jv_t  *tx, *st;
 
     for (i = 0; i < npages; i++) {
-        tx = chaindata_jv_get(pages[i]->root, "results")->child;
-
-        for ( /* void */ ; tx; tx = tx->next) {
+        for (tx = pages[i]->list->child; tx; tx = tx->next) {
             (void) chaindata_doc_id(tx, id);
             st = chaindata_jv_get(tx, "tx_status");
 

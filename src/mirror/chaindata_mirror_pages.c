@@ -20,8 +20,9 @@ chaindata_page_check(chaindata_req_t *r)
 {
     uint64_t               total, limit, offset, want;
     const char            *why;
+    chaindata_jv_t        *res;
     chaindata_plist_t     *l;
-    const chaindata_jv_t  *res, *e;
+    const chaindata_jv_t  *e;
 
     l = r->ctx;
 
@@ -67,6 +68,8 @@ chaindata_page_check(chaindata_req_t *r)
     if (r->arg == 0) {
         l->total = total;
     }
+
+    r->list = res;
 
     return 0;
 }
@@ -165,9 +168,7 @@ chaindata_plist_each(chaindata_plist_t *l,
     const chaindata_jv_t  *e;
 
     for (j = 0; j < l->npages; j++) {
-        e = chaindata_jv_get(l->pages[j]->root, "results")->child;
-
-        for ( /* void */ ; e; e = e->next) {
+        for (e = l->pages[j]->list->child; e; e = e->next) {
             if (each(ctx, e) != 0) {
                 return -1;
             }

@@ -165,7 +165,8 @@ chaindata_stacks_check_tx(chaindata_req_t *r)
 {
     uint64_t               count, idx, want, i;
     chaindata_stx_t       *t;
-    const chaindata_jv_t  *id, *ev, *e;
+    chaindata_jv_t        *ev;
+    const chaindata_jv_t  *id, *e;
 
     t = r->ctx;
 
@@ -220,6 +221,8 @@ chaindata_stacks_check_tx(chaindata_req_t *r)
     } else if (count != t->event_count) {
         return chaindata_req_fail(r, "event_count changed between pages");
     }
+
+    r->list = ev;
 
     return 0;
 }
@@ -381,10 +384,10 @@ chaindata_stacks_record(chaindata_mirror_t *m, chaindata_stx_t *t)
     chaindata_jv_t   *ev, *more;
     chaindata_line_t  l;
 
-    ev = chaindata_jv_get(t->pages[0]->root, "events");
+    ev = t->pages[0]->list;
 
     for (j = 1; ev && j < t->npages; j++) {
-        more = chaindata_jv_get(t->pages[j]->root, "events");
+        more = t->pages[j]->list;
 
         if (more->child == NULL) {
             continue;
