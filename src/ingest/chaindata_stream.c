@@ -302,7 +302,10 @@ chaindata_stream_anew(chaindata_stream_t *s, uint64_t last)
 }
 
 
-/* where to start: 0, or a CHAINDATA_STREAM_ code; *until for --once */
+/*
+ * Where to start: 0 to go on (*until: the end for --once), -1 stopped by
+ * a signal, or the CHAINDATA_EXIT_ code to end with.
+ */
 
 static int
 chaindata_stream_start(chaindata_stream_t *s, int once, uint64_t *until)
