@@ -83,6 +83,7 @@ chaindata_block_open(chaindata_mirror_t *m, const char *source,
     uint64_t height, const unsigned char *hash, size_t hash_len,
     const unsigned char *parent, size_t parent_len, uint64_t t)
 {
+    char              about[96];
     chaindata_line_t  l;
 
     chaindata_block_reset(m);
@@ -90,7 +91,10 @@ chaindata_block_open(chaindata_mirror_t *m, const char *source,
     (void) chaindata_feed_write_block(&l, source, height, hash, hash_len,
                                       parent, parent_len, t);
 
-    return chaindata_mirror_emit(m, &l, "a framing record");
+    snprintf(about, sizeof(about), "block %llu of %s",
+             (unsigned long long) height, source);
+
+    return chaindata_mirror_emit(m, &l, about);
 }
 
 
@@ -130,7 +134,7 @@ chaindata_block_commit(chaindata_mirror_t *m)
     (void) chaindata_feed_write_mark(&l, CHAINDATA_FRAME_END,
                                      m->in.feed.source, m->in.feed.height);
 
-    if (chaindata_mirror_emit(m, &l, "a framing record") != 0) {
+    if (chaindata_mirror_emit(m, &l, "the block_end") != 0) {
         chaindata_block_abandon(m);
         return -1;
     }
@@ -143,6 +147,7 @@ int
 chaindata_block_undo(chaindata_mirror_t *m, const char *source,
     uint64_t height)
 {
+    char              about[96];
     chaindata_line_t  l;
 
     chaindata_block_reset(m);
@@ -150,7 +155,10 @@ chaindata_block_undo(chaindata_mirror_t *m, const char *source,
     (void) chaindata_feed_write_mark(&l, CHAINDATA_FRAME_ROLLBACK, source,
                                      height);
 
-    if (chaindata_mirror_emit(m, &l, "a framing record") != 0) {
+    snprintf(about, sizeof(about), "the rollback of %s to %llu", source,
+             (unsigned long long) height);
+
+    if (chaindata_mirror_emit(m, &l, about) != 0) {
         chaindata_block_reset(m);
         return -1;
     }
