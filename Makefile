@@ -1,9 +1,9 @@
-# chaindata: nginx module + loader.  `make` builds both into build/,
-# `make test` runs every test, `make run` serves a demo index on
-# 127.0.0.1:8080 (PORT=N for another) in the foreground, `make install`
-# and `make deb` install
-# and package it (below).  Missing Debian packages are installed as root
-# (tools/deps.sh).
+# chaindata: nginx module, loader (chaindata-load) and mirror
+# (chaindata-mirror).  `make` builds the three into build/, `make test`
+# runs every test, `make run` serves a demo index on 127.0.0.1:8080
+# (PORT=N for another) in the foreground, `make install` and `make deb`
+# install and package it (below).  Missing Debian packages are installed
+# as root (tools/deps.sh).
 
 NGX_SRC     ?= /usr/share/nginx/src
 NGINX       ?= /usr/sbin/nginx
@@ -22,9 +22,10 @@ UNIT        := $(BUILD)/chaindata-unit
 
 # Sources are found by their folders, never listed (./config finds the
 # module's the same way): src/core/ is the nginx-free core, src/ingest/
-# the record kinds the loader validates and stores, src/load/ the
-# loader's main, src/ngx/ the module.  Programs link the core and the
-# ingest side as archives, so each takes only the objects it uses.
+# the record kinds the loader and the mirror validate and store, src/load/
+# the loader, src/mirror/ the mirror, src/ngx/ the module.  Programs link
+# the core and the ingest side as archives, so each takes only the
+# objects it uses.
 CORE_SRCS   := $(wildcard src/core/*.c)
 INGEST_SRCS := $(wildcard src/ingest/*.c)
 LOAD_SRCS   := $(wildcard src/load/*.c)

@@ -78,4 +78,12 @@ is($code, 0, 'rollback before the first block: exit 0') or diag($err);
 is(feed(), 'none', 'rollback before the first block: no position');
 ok(!has($id[0]) && !has($id[3]), 'rollback before the first block: every block undone');
 
+# a replay leaves out its own records, not those after its block_end
+($code, $out, $err) = load(block(20, 'c20', 'c19') . bend(20));
+is($code, 0, 'block 20: exit 0') or diag($err);
+($code, $out, $err) = load(block(20, 'c20', 'c19') . tx(1) . bend(20) . tx(3));
+is($code, 0, 'replayed block, then a record: exit 0') or diag($err);
+ok(!has($id[1]), 'replayed block: its record is left out');
+ok(has($id[3]), 'the record after the replayed block is applied');
+
 done_testing();

@@ -14,6 +14,7 @@ use lib "$FindBin::Bin/lib";
 use Test::More;
 use ChainData::Test qw(:all);
 use ChainData::Upstream qw(nginx_locations);
+use ChainData::Nats qw(nats_server);
 
 require_build();
 my $MIRROR = build_path('chaindata-mirror');
@@ -105,6 +106,27 @@ chmod 0600, $file;
 ($code, $out, $err) = mirror();
 is($code, 2, 'a line without a key: exit 2');
 like($err, qr/chainhooks:1: not "uuid api_key"/, 'the line is named by its number');
+
+# 5. publishing (--nats): the statuses go to the working index, never to
+#    the stream (they carry API keys)
+SKIP: {
+    skip 'nats-server is not installed', 4 unless -x nats_server();
+    my $ns = ChainData::Nats->start;
+    spew($cut, $served[0]{data_raw});
+    spew($file, join('', map { "$_->{doc}{uuid} $_->{doc}{api_key}\n" } @served));
+    chmod 0600, $file;
+    ($code, $out, $err) = run_cmd([$MIRROR, '--db', "$root/pub",
+        '--platform-api', $api, '--chainhooks', $file, '--once',
+        '--nats', $ns->url, '--stream', 'HOOKS'], timeout => 300);
+    is($code, 0, 'with --nats: exit 0') or diag($err);
+    ($code, $out) = load_index("$root/pub", '--stats');
+    is(json_decode($out)->{databases}{chainhook}, scalar @served,
+       'with --nats: the statuses are in the working index');
+    my $info = $ns->request('$JS.API.STREAM.INFO.HOOKS', '');
+    like($info, qr/"messages":0\b/, 'with --nats: nothing is published');
+    no_key($info . $err, 'with --nats');
+    $ns->stop;
+}
 
 $ng->stop;
 done_testing();

@@ -12,17 +12,6 @@
 #include "chaindata_layout.h"
 
 
-/* "tx_event" key: the binary tx id, then the event's position, big-endian */
-
-void
-chaindata_event_key(unsigned char *key, const unsigned char *txid,
-    uint32_t pos)
-{
-    memcpy(key, txid, CHAINDATA_TXID_LEN);
-    chaindata_put_u32be(key + CHAINDATA_TXID_LEN, pos);
-}
-
-
 void
 chaindata_txh_encode(unsigned char *out,
     const chaindata_txh_t *h)

@@ -21,7 +21,6 @@
 
 #define CHAINDATA_TXID_LEN            32
 #define CHAINDATA_TXID_HEX_LEN        64
-#define CHAINDATA_EVENT_KEY_LEN       (CHAINDATA_TXID_LEN + 4)
 
 #define CHAINDATA_DIGEST_LEN          16
 
@@ -150,10 +149,6 @@ typedef struct {
     size_t          chunk0_len;    /* 0: under the entries' key */
 } chaindata_listh_t;
 
-
-/* "tx_event" key: the binary tx id, then the event's position */
-void chaindata_event_key(unsigned char *key,
-    const unsigned char *txid, uint32_t pos);
 
 /*
  * A "tx" value's header (CHAINDATA_TXH_SIZE bytes at out), and the whole

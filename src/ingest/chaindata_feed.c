@@ -171,7 +171,7 @@ chaindata_feed_block_hash(chaindata_index_t *ix, const char *source,
     int                 rc;
     size_t              klen, len;
     unsigned char       key[CHAINDATA_BLOCK_KEY_MAX], *v;
-    chaindata_jv_t     *root, *h;
+    chaindata_jv_t     *root;
     chaindata_arena_t  *arena;
     char                err[CHAINDATA_ERR_LEN];
 
@@ -187,13 +187,8 @@ chaindata_feed_block_hash(chaindata_index_t *ix, const char *source,
 
     if (arena) {
         root = chaindata_jdoc_parse(arena, v, len, err, sizeof(err));
-        h = root ? chaindata_jv_get(root, "hash") : NULL;
 
-        if (h && h->type == CHAINDATA_JV_STRING
-            && h->len <= CHAINDATA_FEED_HASH_MAX)
-        {
-            memcpy(hash, h->str, h->len);
-            *hash_len = h->len;
+        if (root && chaindata_jv_hash(root, "hash", hash, hash_len) == 0) {
             rc = 0;
         }
 
@@ -504,10 +499,11 @@ chaindata_feed_rewind(chaindata_feed_t *f, chaindata_index_t *ix,
     chaindata_arena_t *arena, uint64_t height, chaindata_writeset_t *ws)
 {
     int                    rc;
-    size_t                 klen, len;
+    size_t                 klen, len, hash_len;
     unsigned char          key[CHAINDATA_BLOCK_KEY_MAX], *v;
+    unsigned char          hash[CHAINDATA_FEED_HASH_MAX];
     uint64_t               t;
-    chaindata_jv_t        *root, *hash, *tm;
+    chaindata_jv_t        *root;
 
     klen = chaindata_block_key(key, f->source, height);
 
@@ -532,20 +528,17 @@ chaindata_feed_rewind(chaindata_feed_t *f, chaindata_index_t *ix,
     }
 
     root = chaindata_feed_block_doc(f, arena, v, len);
-    hash = root ? chaindata_jv_get(root, "hash") : NULL;
-    tm = root ? chaindata_jv_get(root, "time") : NULL;
 
-    if (hash == NULL || hash->type != CHAINDATA_JV_STRING
-        || hash->len > CHAINDATA_FEED_HASH_MAX
-        || tm == NULL || chaindata_jv_to_u64(tm, &t) != 0)
+    if (root == NULL
+        || chaindata_jv_hash(root, "hash", hash, &hash_len) != 0
+        || chaindata_jv_u64(root, "time", &t) != 0)
     {
         free(v);
         return chaindata_feed_fail(f, "a block record of the index is "
                                    "damaged");
     }
 
-    rc = chaindata_feed_put_position(f, ws, height, t, hash->str,
-                                     hash->len);
+    rc = chaindata_feed_put_position(f, ws, height, t, hash, hash_len);
     free(v);
 
     return rc;

@@ -1,15 +1,10 @@
 
 /*
- * chaindata: block framing of the ingest stream (lmdb-schema/feed.md).
- *
- *   {"kind":"block","source":S,"height":H,"hash":X,"parent":P,"time":T}
- *   ... the block's records ...
- *   {"kind":"block_end","source":S,"height":H}
- *   {"kind":"rollback","source":S,"height":H}
- *
- * A block is applied in one write transaction with the source's position
- * ("feed") and a record of the block ("block": hash, parent, time and the
- * records that undo it), so that a rollback needs nothing but the index.
+ * chaindata: block framing of the ingest stream, the block, block_end and
+ * rollback records (their format: lmdb-schema/feed.md, "Framing
+ * records").  A block is applied in one write transaction with the
+ * source's position ("feed") and a record of the block ("block"), so
+ * that a rollback needs nothing but the index.
  */
 
 
@@ -88,6 +83,24 @@ int chaindata_feed_end(chaindata_feed_t *f, chaindata_writeset_t *ws);
 /* after peek(): appends the writes that undo the blocks above a height */
 int chaindata_feed_rollback(chaindata_feed_t *f, chaindata_index_t *ix,
     chaindata_record_t *rec, chaindata_writeset_t *ws);
+
+/*
+ * The framing records written (chaindata_line_t, chaindata_record.h):
+ * a block, and a block_end or rollback (frame says which); 0, or -1 out
+ * of memory.
+ */
+int chaindata_feed_write_block(chaindata_line_t *l, const char *source,
+    uint64_t height, const unsigned char *hash, size_t hash_len,
+    const unsigned char *parent, size_t parent_len, uint64_t time);
+int chaindata_feed_write_mark(chaindata_line_t *l, chaindata_frame_e frame,
+    const char *source, uint64_t height);
+
+/*
+ * A member of obj that is a block hash, as a block record's "hash" and
+ * "parent" are checked (empty too): copied to out; 0, or -1.
+ */
+int chaindata_jv_hash(const chaindata_jv_t *obj, const char *name,
+    unsigned char *out, size_t *len);
 
 /* drops the open block (rejected, or the input ended inside it) */
 void chaindata_feed_abandon(chaindata_feed_t *f);

@@ -1,8 +1,8 @@
 
 /*
- * chaindata: the framing records themselves (lmdb-schema/feed.md): which
- * one a line is, and its fields, checked by the field table every record
- * kind uses.
+ * chaindata: the framing records themselves (lmdb-schema/feed.md,
+ * "Framing records"): which one a line is, its fields, checked by the
+ * field table every record kind uses, and their writers.
  */
 
 
@@ -104,7 +104,7 @@ chaindata_check_source(const chaindata_jv_t *v)
 }
 
 
-/* a block hash: 0 (parent only) to 128 of [0-9A-Za-z] */
+/* a block hash: 0 (parent only) to 128 of [0-9A-Za-z], the one check */
 
 static const char *
 chaindata_check_parent(const chaindata_jv_t *v)
@@ -125,6 +125,27 @@ chaindata_check_parent(const chaindata_jv_t *v)
     }
 
     return NULL;
+}
+
+
+int
+chaindata_jv_hash(const chaindata_jv_t *obj, const char *name,
+    unsigned char *out, size_t *len)
+{
+    const chaindata_jv_t  *m;
+
+    m = chaindata_jv_get(obj, name);
+
+    if (m == NULL || m->type != CHAINDATA_JV_STRING
+        || chaindata_check_parent(m) != NULL)
+    {
+        return -1;
+    }
+
+    memcpy(out, m->str, m->len);
+    *len = m->len;
+
+    return 0;
 }
 
 
@@ -177,7 +198,7 @@ chaindata_feed_u64(chaindata_feed_t *f, const char *name)
 {
     uint64_t  n;
 
-    (void) chaindata_jv_to_u64(chaindata_jv_get(f->root, name), &n);
+    (void) chaindata_jv_u64(f->root, name, &n);
 
     return n;
 }
@@ -223,4 +244,33 @@ chaindata_feed_read_block(chaindata_feed_t *f)
     chaindata_feed_string(f, "parent", f->parent, &f->parent_len);
 
     return 0;
+}
+
+
+int
+chaindata_feed_write_block(chaindata_line_t *l, const char *source,
+    uint64_t height, const unsigned char *hash, size_t hash_len,
+    const unsigned char *parent, size_t parent_len, uint64_t time)
+{
+    chaindata_line_open(l, "block", hash_len + parent_len);
+    chaindata_line_str(l, "source", source, strlen(source));
+    chaindata_line_u64(l, "height", height);
+    chaindata_line_str(l, "hash", hash, hash_len);
+    chaindata_line_str(l, "parent", parent, parent_len);
+    chaindata_line_u64(l, "time", time);
+
+    return chaindata_line_close(l);
+}
+
+
+int
+chaindata_feed_write_mark(chaindata_line_t *l, chaindata_frame_e frame,
+    const char *source, uint64_t height)
+{
+    chaindata_line_open(l, frame == CHAINDATA_FRAME_END ? "block_end"
+                                                        : "rollback", 0);
+    chaindata_line_str(l, "source", source, strlen(source));
+    chaindata_line_u64(l, "height", height);
+
+    return chaindata_line_close(l);
 }

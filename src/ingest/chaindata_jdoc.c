@@ -668,6 +668,17 @@ chaindata_jv_to_u64(const chaindata_jv_t *v,
 }
 
 
+int
+chaindata_jv_u64(const chaindata_jv_t *obj, const char *name, uint64_t *v)
+{
+    const chaindata_jv_t  *m;
+
+    m = chaindata_jv_get(obj, name);
+
+    return m ? chaindata_jv_to_u64(m, v) : -1;
+}
+
+
 size_t
 chaindata_jv_member_size(const chaindata_jv_t *m)
 {

@@ -74,6 +74,9 @@ int chaindata_jv_is(const chaindata_jv_t *v,
 int chaindata_jv_is_integer(const chaindata_jv_t *v);
 int chaindata_jv_to_u64(const chaindata_jv_t *v,
     uint64_t *out);
+/* a member of obj that is an integer from 0 to 2^64-1: 0, or -1 */
+int chaindata_jv_u64(const chaindata_jv_t *obj, const char *name,
+    uint64_t *v);
 
 /* compact JSON: the size, then the bytes (returns the end) */
 size_t chaindata_jv_size(const chaindata_jv_t *v);

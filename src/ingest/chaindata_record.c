@@ -1,11 +1,13 @@
 
 /*
- * chaindata: ingest records, the envelope and the write set.  Each kind
- * of record has a file of its own (chaindata_record_*.c).
+ * chaindata: ingest records and their envelope, and the writes records
+ * share (lists in chunks, deletes).  Each kind of record has a file of its
+ * own (chaindata_record_*.c); the write set is chaindata_writeset.c.
  */
 
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,10 +132,10 @@ static int
 chaindata_record_dispatch(chaindata_record_t *rec,
     const chaindata_jv_t *root, chaindata_writeset_t *ws)
 {
-    int                       rc;
-    size_t                    nwrites, used;
-    const chaindata_jv_t     *kind;
-    const chaindata_kind_t  **k;
+    int                        rc;
+    const chaindata_jv_t      *kind;
+    const chaindata_kind_t   **k;
+    chaindata_writeset_mark_t  mark;
 
     if (root->type != CHAINDATA_JV_OBJECT) {
         return chaindata_record_fail(rec,
@@ -157,14 +159,12 @@ chaindata_record_dispatch(chaindata_record_t *rec,
         return chaindata_record_unknown(rec, kind);
     }
 
-    nwrites = ws->nwrites;
-    used = ws->len;
+    chaindata_writeset_mark(ws, &mark);
 
     rc = chaindata_record_kind(rec, *k, root, ws);
 
     if (rc != 0) {
-        ws->nwrites = nwrites;
-        ws->len = used;
+        chaindata_writeset_restore(ws, &mark);
     }
 
     return rc;
@@ -257,162 +257,170 @@ chaindata_record_kind(chaindata_record_t *rec,
 }
 
 
-static int
-chaindata_writeset_grow(chaindata_writeset_t *ws,
-    size_t bytes)
-{
-    size_t              cap;
-    unsigned char      *buf;
-    chaindata_write_t  *w;
-
-    if (ws->nwrites == ws->writes_cap) {
-        cap = ws->writes_cap ? ws->writes_cap * 2 : 1024;
-
-        w = realloc(ws->writes, cap * sizeof(*w));
-        if (w == NULL) {
-            return -1;
-        }
-
-        ws->writes = w;
-        ws->writes_cap = cap;
-    }
-
-    if (ws->cap - ws->len < bytes) {
-        cap = ws->cap ? ws->cap : 64 * 1024;
-
-        while (cap - ws->len < bytes) {
-            if (cap > SIZE_MAX / 2) {
-                return -1;
-            }
-
-            cap *= 2;
-        }
-
-        buf = realloc(ws->buf, cap);
-        if (buf == NULL) {
-            return -1;
-        }
-
-        ws->buf = buf;
-        ws->cap = cap;
-    }
-
-    return 0;
-}
-
-
 /*
- * Appends a write and returns where its value of val_len bytes goes (the
- * pointer holds until the next call), or NULL when memory runs out.
+ * The writer of lines: its buffer grows by a copy, the old one wiped (a
+ * chainhook record holds an API key).
  */
 
-unsigned char *
-chaindata_writeset_add(chaindata_writeset_t *ws,
-    chaindata_write_e action, chaindata_dbi_e db,
-    const unsigned char *key, size_t key_len, size_t val_len)
+static unsigned char *
+chaindata_line_room(chaindata_line_t *l, size_t n)
 {
-    chaindata_write_t  *w;
+    size_t          cap;
+    unsigned char  *buf;
 
-    if (chaindata_writeset_grow(ws, key_len + val_len) != 0) {
+    if (l->failed) {
         return NULL;
     }
 
-    w = &ws->writes[ws->nwrites++];
-    w->action = action;
-    w->db = db;
-    w->key_off = ws->len;
-    w->key_len = key_len;
-    w->val_off = ws->len + key_len;
-    w->val_len = val_len;
+    if (l->cap - l->len >= n) {
+        return l->buf + l->len;
+    }
 
-    memcpy(ws->buf + ws->len, key, key_len);
-    ws->len += key_len + val_len;
+    for (cap = l->cap ? l->cap : 256; cap - l->len < n; cap *= 2) {
+        if (cap > SIZE_MAX / 4) {
+            l->failed = 1;
+            return NULL;
+        }
+    }
 
-    return ws->buf + w->val_off;
+    buf = malloc(cap);
+    if (buf == NULL) {
+        l->failed = 1;
+        return NULL;
+    }
+
+    if (l->buf) {
+        memcpy(buf, l->buf, l->len);
+        memset(l->buf, 0, l->cap);
+        free(l->buf);
+    }
+
+    l->buf = buf;
+    l->cap = cap;
+
+    return buf + l->len;
+}
+
+
+static void
+chaindata_line_put(chaindata_line_t *l, const void *s, size_t n)
+{
+    unsigned char  *p;
+
+    p = chaindata_line_room(l, n);
+
+    if (p) {
+        memcpy(p, s, n);
+        l->len += n;
+    }
+}
+
+
+/* ,"name": */
+
+static void
+chaindata_line_name(chaindata_line_t *l, const char *name)
+{
+    chaindata_line_put(l, ",\"", 2);
+    chaindata_line_put(l, name, strlen(name));
+    chaindata_line_put(l, "\":", 2);
 }
 
 
 void
-chaindata_writeset_trim(chaindata_writeset_t *ws, size_t val_len)
+chaindata_line_open(chaindata_line_t *l, const char *kind, size_t hint)
 {
-    chaindata_write_t  *w;
+    memset(l, 0, sizeof(*l));
 
-    w = &ws->writes[ws->nwrites - 1];
+    (void) chaindata_line_room(l, hint + 64);
+    chaindata_line_put(l, "{\"kind\":\"", 9);
+    chaindata_line_put(l, kind, strlen(kind));
+    chaindata_line_put(l, "\"", 1);
+}
 
-    if (val_len < w->val_len) {
-        ws->len -= w->val_len - val_len;
-        w->val_len = val_len;
+
+void
+chaindata_line_str(chaindata_line_t *l, const char *name,
+    const void *s, size_t len)
+{
+    chaindata_line_name(l, name);
+    chaindata_line_put(l, "\"", 1);
+    chaindata_line_put(l, s, len);
+    chaindata_line_put(l, "\"", 1);
+}
+
+
+void
+chaindata_line_u64(chaindata_line_t *l, const char *name, uint64_t v)
+{
+    char  num[24];
+
+    chaindata_line_name(l, name);
+    chaindata_line_put(l, num, snprintf(num, sizeof(num), "%llu",
+                                        (unsigned long long) v));
+}
+
+
+void
+chaindata_line_json(chaindata_line_t *l, const char *name,
+    const chaindata_jv_t *v)
+{
+    unsigned char  *p;
+
+    chaindata_line_name(l, name);
+
+    p = chaindata_line_room(l, chaindata_jv_size(v));
+
+    if (p) {
+        l->len = chaindata_jv_write(p, v) - l->buf;
     }
 }
 
 
-size_t
-chaindata_writeset_join(chaindata_writeset_t *ws, size_t head, size_t max)
+void
+chaindata_line_list(chaindata_line_t *l, const char *name,
+    const chaindata_jv_t *const *v, size_t n)
 {
-    size_t              cut, moved;
-    chaindata_write_t  *h, *c, *w;
+    size_t          i;
+    unsigned char  *p;
 
-    if (head + 1 >= ws->nwrites) {
-        return 0;
+    chaindata_line_name(l, name);
+    chaindata_line_put(l, "[", 1);
+
+    for (i = 0; i < n; i++) {
+        p = chaindata_line_room(l, chaindata_jv_size(v[i]) + 1);
+
+        if (p) {
+            *p = ',';
+            l->len = chaindata_jv_write(p + (i > 0), v[i]) - l->buf;
+        }
     }
 
-    h = &ws->writes[head];
-    c = h + 1;
-
-    if (h->action != CHAINDATA_WRITE_PUT || c->action != CHAINDATA_WRITE_PUT
-        || c->key_off != h->val_off + h->val_len
-        || h->key_len + h->val_len + c->val_len > max)
-    {
-        return 0;
-    }
-
-    /* the buffer holds each write's key then value, in order */
-    cut = c->key_len;
-    moved = c->val_len;
-
-    memmove(ws->buf + c->key_off, ws->buf + c->val_off,
-            ws->len - c->val_off);
-    ws->len -= cut;
-    h->val_len += moved;
-
-    for (w = c + 1; w < ws->writes + ws->nwrites; w++) {
-        w->key_off -= cut;
-        w->val_off -= cut;
-    }
-
-    memmove(c, c + 1, (ws->writes + ws->nwrites - (c + 1)) * sizeof(*c));
-    ws->nwrites--;
-
-    return moved;
+    chaindata_line_put(l, "]", 1);
 }
 
 
 int
-chaindata_writeset_piece(chaindata_record_t *rec, chaindata_writeset_t *ws,
-    chaindata_dbi_e db, const unsigned char *key, size_t key_len,
-    const unsigned char *src, size_t len)
+chaindata_line_close(chaindata_line_t *l)
 {
-    size_t          n;
-    unsigned char  *value;
+    chaindata_line_put(l, "}", 1);
 
-    value = chaindata_writeset_add(ws, CHAINDATA_WRITE_PUT, db, key, key_len,
-                                   chaindata_piece_bound(len));
-    if (value == NULL) {
-        return chaindata_record_fail(rec, "out of memory");
-    }
-
-    n = chaindata_record_deflater(rec) == NULL
-        ? 0 : chaindata_piece_make(rec->deflater, src, len, value);
-    if (n == 0) {
-        return chaindata_record_fail(rec, "internal error: deflate");
-    }
-
-    chaindata_writeset_trim(ws, n);
-
-    return 0;
+    return l->failed ? -1 : 0;
 }
 
 
+void
+chaindata_line_free(chaindata_line_t *l)
+{
+    if (l->buf) {
+        memset(l->buf, 0, l->cap);
+        free(l->buf);
+    }
+
+    l->buf = NULL;
+    l->len = 0;
+    l->cap = 0;
+}
 
 
 /* the plain length of the chunk of items that begins at it (n left) */
@@ -538,21 +546,4 @@ chaindata_record_delete(chaindata_record_t *rec,
     }
 
     return 0;
-}
-
-
-void
-chaindata_writeset_reset(chaindata_writeset_t *ws)
-{
-    ws->nwrites = 0;
-    ws->len = 0;
-}
-
-
-void
-chaindata_writeset_free(chaindata_writeset_t *ws)
-{
-    free(ws->writes);
-    free(ws->buf);
-    memset(ws, 0, sizeof(*ws));
 }

@@ -17,40 +17,13 @@
 #include "chaindata_layout.h"
 #include "chaindata_schema.h"
 #include "chaindata_digest.h"
+#include "chaindata_writeset.h"
 
 
 #define CHAINDATA_ERR_LEN         512
 
 /* the longest name of a member in a message: "results[12].rune.number" */
 #define CHAINDATA_PATH_LEN        64
-
-
-typedef enum {
-    CHAINDATA_WRITE_PUT = 0,
-    CHAINDATA_WRITE_DEL,
-    CHAINDATA_WRITE_DEL_PREFIX
-} chaindata_write_e;
-
-
-typedef struct {
-    chaindata_write_e  action;
-    chaindata_dbi_e    db;
-    size_t             key_off;
-    size_t             key_len;
-    size_t             val_off;
-    size_t             val_len;
-} chaindata_write_t;
-
-
-/* the writes of a batch of records, applied in order in one transaction */
-typedef struct {
-    chaindata_write_t  *writes;
-    size_t              nwrites;
-    size_t              writes_cap;
-    unsigned char      *buf;
-    size_t              len;
-    size_t              cap;
-} chaindata_writeset_t;
 
 
 /*
@@ -109,6 +82,34 @@ struct chaindata_jv_s;
  */
 int chaindata_record_parse_root(chaindata_record_t *rec,
     const struct chaindata_jv_s *root, chaindata_writeset_t *ws);
+
+/*
+ * Writing a record (or a framing record, chaindata_feed.h): open() its
+ * envelope, {"kind":K, then its members, each ,"name":value: a string
+ * that needs no escaping, an integer, a JSON value, a list of JSON
+ * values; close() ends it with }: 0, or -1 when memory ran out on the
+ * way.  free() wipes it (a chainhook record holds an API key), as does
+ * growing; hint: the bytes the members will take, about.
+ */
+typedef struct {
+    unsigned char  *buf;
+    size_t          len;
+    size_t          cap;
+    unsigned        failed:1;
+} chaindata_line_t;
+
+void chaindata_line_open(chaindata_line_t *l, const char *kind,
+    size_t hint);
+void chaindata_line_str(chaindata_line_t *l, const char *name,
+    const void *s, size_t len);
+void chaindata_line_u64(chaindata_line_t *l, const char *name,
+    uint64_t v);
+void chaindata_line_json(chaindata_line_t *l, const char *name,
+    const struct chaindata_jv_s *v);
+void chaindata_line_list(chaindata_line_t *l, const char *name,
+    const struct chaindata_jv_s *const *v, size_t n);
+int chaindata_line_close(chaindata_line_t *l);
+void chaindata_line_free(chaindata_line_t *l);
 
 /* for the record kinds */
 
@@ -196,28 +197,8 @@ extern const chaindata_kind_t  chaindata_kind_chainhook;
 extern const chaindata_kind_t  chaindata_kind_rune_activity;
 extern const chaindata_kind_t  chaindata_kind_rune_balances;
 
-unsigned char *chaindata_writeset_add(
-    chaindata_writeset_t *ws, chaindata_write_e action,
-    chaindata_dbi_e db, const unsigned char *key, size_t key_len,
-    size_t val_len);
 /* the record's deflater (made on first use), NULL when out of memory */
 chaindata_deflater_t *chaindata_record_deflater(chaindata_record_t *rec);
-/* the value of the last write shortened to val_len (made at most that) */
-void chaindata_writeset_trim(chaindata_writeset_t *ws, size_t val_len);
-/*
- * Moves the value of the write after head to the end of head's value and
- * drops that write, when both are puts and head's key and the two values
- * stay within max bytes: returns the bytes moved, or 0 (nothing done).
- */
-size_t chaindata_writeset_join(chaindata_writeset_t *ws, size_t head,
-    size_t max);
-/*
- * Appends a PUT of src[0, len) compressed into one piece
- * (lmdb-schema/pieces.md): 0, or -1 with the reason in rec.
- */
-int chaindata_writeset_piece(chaindata_record_t *rec,
-    chaindata_writeset_t *ws, chaindata_dbi_e db, const unsigned char *key,
-    size_t key_len, const unsigned char *src, size_t len);
 /* an item of a list stored in chunks: a JSON value and its compact size */
 typedef struct {
     const struct chaindata_jv_s  *jv;
@@ -239,9 +220,6 @@ int chaindata_writeset_chunks(chaindata_record_t *rec,
 int chaindata_record_delete(chaindata_record_t *rec,
     chaindata_writeset_t *ws, chaindata_write_e action, chaindata_dbi_e db,
     const unsigned char *key, size_t key_len);
-
-void chaindata_writeset_reset(chaindata_writeset_t *ws);
-void chaindata_writeset_free(chaindata_writeset_t *ws);
 
 
 #endif /* _CHAINDATA_RECORD_H_INCLUDED_ */

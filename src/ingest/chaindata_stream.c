@@ -97,8 +97,8 @@ chaindata_stream_refuse(chaindata_stream_t *s, uint64_t seq,
     chaindata_nats_log(s->nats, "error", "stream %s: the unit ending at "
                        "sequence %llu is refused: %s", s->nats->stream,
                        (unsigned long long) seq, why);
-    chaindata_feed_abandon(s->feed);
-    chaindata_writeset_reset(s->ws);
+    chaindata_feed_abandon(&s->in->feed);
+    chaindata_writeset_reset(&s->in->ws);
 
     return -1;
 }
@@ -110,48 +110,15 @@ static int
 chaindata_stream_line(chaindata_stream_t *s, const unsigned char *line,
     size_t len, uint64_t seq)
 {
-    size_t  nwrites, used;
+    if (chaindata_ingest_line(s->in, line, len) != 0) {
+        return chaindata_stream_refuse(s, seq, s->in->err);
+    }
 
-    switch (chaindata_feed_peek(s->feed, line, len)) {
-
-    case -1:
-        return chaindata_stream_refuse(s, seq, s->feed->err);
-
-    case CHAINDATA_FRAME_BLOCK:
-        return chaindata_feed_begin(s->feed, s->ix) == 0
-               ? 0 : chaindata_stream_refuse(s, seq, s->feed->err);
-
-    case CHAINDATA_FRAME_END:
-        if (chaindata_feed_end(s->feed, s->ws) != 0) {
-            return chaindata_stream_refuse(s, seq, s->feed->err);
-        }
-
+    if (s->in->frame == CHAINDATA_FRAME_END) {
         s->blocks++;
-        return 0;
-
-    case CHAINDATA_FRAME_ROLLBACK:
-        return chaindata_feed_rollback(s->feed, s->ix, s->rec, s->ws) == 0
-               ? 0 : chaindata_stream_refuse(s, seq, s->feed->err);
-
-    default:
-        break;
     }
 
-    nwrites = s->ws->nwrites;
-    used = s->ws->len;
-
-    if (chaindata_record_parse_root(s->rec, s->feed->root, s->ws) != 0) {
-        return chaindata_stream_refuse(s, seq, s->rec->err);
-    }
-
-    if (s->feed->skip) {
-        s->ws->nwrites = nwrites;
-        s->ws->len = used;
-        return 0;
-    }
-
-    return chaindata_feed_note(s->feed) == 0
-           ? 0 : chaindata_stream_refuse(s, seq, s->feed->err);
+    return 0;
 }
 
 
@@ -174,7 +141,7 @@ chaindata_stream_lines(chaindata_stream_t *s, const unsigned char *p,
         }
     }
 
-    if (s->feed->open) {
+    if (s->in->feed.open) {
         return chaindata_stream_refuse(s, seq, "it ends inside a block");
     }
 
@@ -187,19 +154,19 @@ chaindata_stream_apply(chaindata_stream_t *s, uint64_t seq)
 {
     int  rc;
 
-    chaindata_writeset_reset(s->ws);
+    chaindata_writeset_reset(&s->in->ws);
 
     if (chaindata_stream_lines(s, s->buf, s->len, seq) != 0) {
-        return CHAINDATA_STREAM_INPUT;
+        return CHAINDATA_EXIT_INPUT;
     }
 
-    if (chaindata_stream_put_position(s->ws, s->nats->stream, seq) != 0) {
+    if (chaindata_stream_put_position(&s->in->ws, s->nats->stream, seq) != 0) {
         chaindata_nats_log(s->nats, "error", "out of memory");
-        return CHAINDATA_STREAM_SYSTEM;
+        return CHAINDATA_EXIT_SYSTEM;
     }
 
-    rc = chaindata_index_commit(s->ix, s->ws);
-    chaindata_writeset_reset(s->ws);
+    rc = chaindata_index_commit(&s->in->ix, &s->in->ws);
+    chaindata_writeset_reset(&s->in->ws);
 
     if (rc != 0) {
         chaindata_nats_log(s->nats, "error", "commit of the unit ending at "
@@ -207,7 +174,7 @@ chaindata_stream_apply(chaindata_stream_t *s, uint64_t seq)
                            (unsigned long long) seq, mdb_strerror(rc),
                            rc == EIO || rc == ENOSPC
                            ? " (is the index's disk full?)" : "");
-        return CHAINDATA_STREAM_SYSTEM;
+        return CHAINDATA_EXIT_SYSTEM;
     }
 
     s->applied = seq;
@@ -222,7 +189,7 @@ chaindata_stream_apply(chaindata_stream_t *s, uint64_t seq)
                            (unsigned long long) seq, s->nats->stream);
     }
 
-    return CHAINDATA_STREAM_OK;
+    return CHAINDATA_EXIT_OK;
 }
 
 
@@ -269,7 +236,7 @@ chaindata_stream_take(chaindata_stream_t *s, natsMsg *msg, uint64_t seq)
                            "sequence %llu is not a part of a chaindata "
                            "unit (another publisher on the subject?)",
                            s->nats->stream, (unsigned long long) seq);
-        return CHAINDATA_STREAM_INPUT;
+        return CHAINDATA_EXIT_INPUT;
     }
 
     if (i == 0) {
@@ -279,7 +246,7 @@ chaindata_stream_take(chaindata_stream_t *s, natsMsg *msg, uint64_t seq)
         s->len = 0;
 
     } else if (strcmp(unit, s->unit) != 0 || i != s->part) {
-        return CHAINDATA_STREAM_OK;
+        return CHAINDATA_EXIT_OK;
     }
 
     len = natsMsg_GetDataLength(msg);
@@ -289,7 +256,7 @@ chaindata_stream_take(chaindata_stream_t *s, natsMsg *msg, uint64_t seq)
         p = realloc(s->buf, need * 2);
         if (p == NULL) {
             chaindata_nats_log(s->nats, "error", "out of memory");
-            return CHAINDATA_STREAM_SYSTEM;
+            return CHAINDATA_EXIT_SYSTEM;
         }
 
         s->buf = p;
@@ -300,7 +267,7 @@ chaindata_stream_take(chaindata_stream_t *s, natsMsg *msg, uint64_t seq)
     s->len = need;
 
     if (++s->part < s->parts) {
-        return CHAINDATA_STREAM_OK;
+        return CHAINDATA_EXIT_OK;
     }
 
     s->unit[0] = '\0';
@@ -320,7 +287,7 @@ chaindata_stream_gap(chaindata_stream_t *s, uint64_t first)
                        s->nats->stream, (unsigned long long) s->next,
                        (unsigned long long) first);
 
-    return CHAINDATA_STREAM_INPUT;
+    return CHAINDATA_EXIT_INPUT;
 }
 
 
@@ -332,11 +299,14 @@ chaindata_stream_anew(chaindata_stream_t *s, uint64_t last)
                        "stream made anew?", (unsigned long long) s->applied,
                        s->nats->stream, (unsigned long long) last);
 
-    return CHAINDATA_STREAM_INPUT;
+    return CHAINDATA_EXIT_INPUT;
 }
 
 
-/* where to start: 0, or a CHAINDATA_STREAM_ code; *until for --once */
+/*
+ * Where to start: 0 to go on (*until: the end for --once), -1 stopped by
+ * a signal, or the CHAINDATA_EXIT_ code to end with.
+ */
 
 static int
 chaindata_stream_start(chaindata_stream_t *s, int once, uint64_t *until)
@@ -344,11 +314,11 @@ chaindata_stream_start(chaindata_stream_t *s, int once, uint64_t *until)
     int       rc;
     uint64_t  first, last;
 
-    rc = chaindata_stream_position(s->ix, s->nats->stream, &s->applied);
+    rc = chaindata_stream_position(&s->in->ix, s->nats->stream, &s->applied);
     if (rc == -1) {
         chaindata_nats_log(s->nats, "error", "cannot read the stream "
                            "position of the index");
-        return CHAINDATA_STREAM_SYSTEM;
+        return CHAINDATA_EXIT_SYSTEM;
     }
 
     s->next = s->applied + 1;
@@ -369,7 +339,7 @@ chaindata_stream_start(chaindata_stream_t *s, int once, uint64_t *until)
     if (rc == 1) {
         chaindata_nats_log(s->nats, "error", "there is no stream %s",
                            s->nats->stream);
-        return CHAINDATA_STREAM_INPUT;
+        return CHAINDATA_EXIT_INPUT;
     }
 
     if (s->applied > last) {
@@ -400,14 +370,14 @@ chaindata_stream_follow(chaindata_stream_t *s, int once)
 
     rc = chaindata_stream_start(s, once, &until);
     if (rc != 0) {
-        return rc == -1 ? CHAINDATA_STREAM_OK : rc;
+        return rc == -1 ? CHAINDATA_EXIT_OK : rc;
     }
 
-    rc = CHAINDATA_STREAM_OK;
+    rc = CHAINDATA_EXIT_OK;
     missing = 0;
     s->reported = time(NULL);
 
-    while (rc == CHAINDATA_STREAM_OK && !*s->nats->stop) {
+    while (rc == CHAINDATA_EXIT_OK && !*s->nats->stop) {
 
         if (once && s->next > until) {
             break;
@@ -424,7 +394,7 @@ chaindata_stream_follow(chaindata_stream_t *s, int once)
         }
 
         if (rc == -1) {
-            rc = CHAINDATA_STREAM_OK;
+            rc = CHAINDATA_EXIT_OK;
             break;
         }
 
@@ -436,11 +406,11 @@ chaindata_stream_follow(chaindata_stream_t *s, int once)
                                    "gone", s->nats->stream);
             }
 
-            rc = rc == 1 ? CHAINDATA_STREAM_INPUT : CHAINDATA_STREAM_OK;
+            rc = rc == 1 ? CHAINDATA_EXIT_INPUT : CHAINDATA_EXIT_OK;
             break;
         }
 
-        rc = CHAINDATA_STREAM_OK;
+        rc = CHAINDATA_EXIT_OK;
 
         /* a message stored between the two requests is read again */
         if (s->next < first || (s->next <= last && missing++)) {

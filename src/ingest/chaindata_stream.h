@@ -15,24 +15,14 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "chaindata_feed.h"
-#include "chaindata_index.h"
+#include "chaindata_exit.h"
+#include "chaindata_ingest.h"
 #include "chaindata_nats.h"
-#include "chaindata_record.h"
-
-
-#define CHAINDATA_STREAM_OK       0
-#define CHAINDATA_STREAM_INPUT    1    /* a gap, or a unit refused */
-#define CHAINDATA_STREAM_SYSTEM   3
-
 
 
 typedef struct {
     chaindata_nats_t      *nats;
-    chaindata_index_t     *ix;
-    chaindata_feed_t      *feed;
-    chaindata_record_t    *rec;
-    chaindata_writeset_t  *ws;
+    chaindata_ingest_t    *in;         /* what units are applied with */
 
     uint64_t               applied;    /* the sequence the index holds */
     uint64_t               next;       /* the next one to read */
@@ -58,14 +48,14 @@ int chaindata_stream_position(chaindata_index_t *ix, const char *stream,
 int chaindata_stream_put_position(chaindata_writeset_t *ws,
     const char *stream, uint64_t seq);
 
-/* applies lines (NDJSON) into ws as one unit, not committed; 0 or -1 */
+/* lines (NDJSON) applied to s->in as one unit, not committed: 0 or -1 */
 int chaindata_stream_lines(chaindata_stream_t *s, const unsigned char *p,
     size_t len, uint64_t seq);
 
 /*
  * Reads the stream from the index's position on and applies its units;
- * once: up to the stream's last sequence at the start.  A CHAINDATA_
- * STREAM_ code; stopping by a signal is CHAINDATA_STREAM_OK.
+ * once: up to the stream's last sequence at the start.  A CHAINDATA_EXIT_
+ * code: _INPUT a gap or a unit refused; stopping by a signal is _OK.
  */
 int chaindata_stream_follow(chaindata_stream_t *s, int once);
 void chaindata_stream_free(chaindata_stream_t *s);

@@ -22,12 +22,10 @@
 
 #include <lmdb.h>
 
+#include "chaindata_ingest.h"
 #include "chaindata_schema.h"
-#include "chaindata_feed.h"
-#include "chaindata_index.h"
 #include "chaindata_load.h"
 #include "chaindata_load_nats.h"
-#include "chaindata_record.h"
 #include "chaindata_status.h"
 
 
@@ -49,11 +47,7 @@ typedef struct {
     int                             bulk;
     const char                     *snapshot;
 
-    chaindata_index_t               ix;
-    chaindata_feed_t                feed;
-
-    chaindata_record_t    rec;
-    chaindata_writeset_t  ws;
+    chaindata_ingest_t              in;
 
     /* the batch being collected */
     const char                     *file;
@@ -126,10 +120,10 @@ chaindata_commit_batch(chaindata_loader_t *ld)
     size_t        i;
     MDB_envinfo   info;
 
-    rc = chaindata_index_commit(&ld->ix, &ld->ws);
+    rc = chaindata_index_commit(&ld->in.ix, &ld->in.ws);
 
     if (rc == MDB_MAP_FULL) {
-        (void) mdb_env_info(ld->ix.env, &info);
+        (void) mdb_env_info(ld->in.ix.env, &info);
         fprintf(stderr, "chaindata-load: %s: lines %zu-: the index is "
                 "full at its map size of %zu bytes (--max-map-size); "
                 "batch not applied\n", ld->file, ld->first_line,
@@ -172,11 +166,11 @@ chaindata_end_batch(chaindata_loader_t *ld, size_t line)
                 ld->file, ld->first_line, line, ld->bad);
         rc = CHAINDATA_EXIT_INPUT;
 
-    } else if (ld->ws.nwrites) {
+    } else if (ld->in.ws.nwrites) {
         rc = chaindata_commit_batch(ld);
     }
 
-    chaindata_writeset_reset(&ld->ws);
+    chaindata_writeset_reset(&ld->in.ws);
     memset(ld->pending, 0, sizeof(ld->pending));
     ld->records = 0;
     ld->bad = 0;
@@ -201,74 +195,13 @@ chaindata_load_is_blank(const char *s, size_t len)
 }
 
 
-/*
- * A data record, as chaindata_feed_peek() parsed it (f->root, or NULL with
- * f->err when the line is not JSON): validated into the batch (a replayed
- * block's is not).
- */
+/* a line refused: it rejects its batch, or is skipped (--skip-invalid) */
 
 static void
-chaindata_load_record(chaindata_loader_t *ld, size_t lineno)
-{
-    size_t       nwrites, used;
-    const char  *err;
-
-    nwrites = ld->ws.nwrites;
-    used = ld->ws.len;
-
-    err = NULL;
-
-    if (ld->feed.root == NULL) {
-        err = ld->feed.err;
-
-    } else if (chaindata_record_parse_root(&ld->rec, ld->feed.root, &ld->ws)
-               != 0)
-    {
-        err = ld->rec.err;
-    }
-
-    if (err) {
-        fprintf(stderr, "chaindata-load: %s:%zu: %s\n", ld->file, lineno,
-                err);
-
-        if (ld->skip_invalid) {
-            ld->skipped++;
-
-        } else {
-            ld->bad++;
-        }
-
-        return;
-    }
-
-    if (ld->feed.skip) {
-        ld->ws.nwrites = nwrites;
-        ld->ws.len = used;
-        return;
-    }
-
-    if (chaindata_feed_note(&ld->feed) != 0) {
-        fprintf(stderr, "chaindata-load: %s:%zu: %s\n", ld->file, lineno,
-                ld->feed.err);
-        ld->bad++;
-        return;
-    }
-
-    ld->pending[ld->rec.kind]++;
-}
-
-
-/* a framing record that cannot apply: an invalid line of the batch */
-
-static int
-chaindata_load_frame_bad(chaindata_loader_t *ld, size_t lineno,
-    size_t nwrites, size_t used)
+chaindata_load_refused(chaindata_loader_t *ld, size_t lineno)
 {
     fprintf(stderr, "chaindata-load: %s:%zu: %s\n", ld->file, lineno,
-            ld->feed.err);
-
-    ld->ws.nwrites = nwrites;
-    ld->ws.len = used;
+            ld->in.err);
 
     if (ld->skip_invalid) {
         ld->skipped++;
@@ -276,8 +209,6 @@ chaindata_load_frame_bad(chaindata_loader_t *ld, size_t lineno,
     } else {
         ld->bad++;
     }
-
-    return CHAINDATA_EXIT_OK;
 }
 
 
@@ -291,27 +222,23 @@ static int
 chaindata_load_line(chaindata_loader_t *ld, const char *line, size_t n,
     size_t lineno)
 {
-    int     frame;
-    size_t  nwrites, used;
+    int  rc;
 
-    frame = chaindata_feed_peek(&ld->feed, (const unsigned char *) line, n);
-    nwrites = ld->ws.nwrites;
-    used = ld->ws.len;
+    rc = chaindata_ingest_line(&ld->in, (const unsigned char *) line, n);
 
-    switch (frame) {
+    if (rc != 0) {
+        chaindata_load_refused(ld, lineno);
+    }
+
+    switch (ld->in.frame) {
 
     case CHAINDATA_FRAME_BLOCK:
-        if (chaindata_feed_begin(&ld->feed, &ld->ix) != 0) {
-            return chaindata_load_frame_bad(ld, lineno, nwrites, used);
-        }
-
-        return chaindata_end_batch(ld, lineno - 1);
+        return rc == 0 ? chaindata_end_batch(ld, lineno - 1)
+                       : CHAINDATA_EXIT_OK;
 
     case CHAINDATA_FRAME_ROLLBACK:
-        if (chaindata_feed_rollback(&ld->feed, &ld->ix, &ld->rec, &ld->ws)
-            != 0)
-        {
-            return chaindata_load_frame_bad(ld, lineno, nwrites, used);
+        if (rc != 0) {
+            return CHAINDATA_EXIT_OK;
         }
 
         ld->rollbacks++;
@@ -319,11 +246,7 @@ chaindata_load_line(chaindata_loader_t *ld, const char *line, size_t n,
         return chaindata_end_batch(ld, lineno);
 
     case CHAINDATA_FRAME_END:
-        if (chaindata_feed_end(&ld->feed, &ld->ws) != 0) {
-            chaindata_feed_abandon(&ld->feed);
-            chaindata_load_frame_bad(ld, lineno, nwrites, used);
-
-        } else {
+        if (rc == 0) {
             ld->blocks++;
         }
 
@@ -333,11 +256,13 @@ chaindata_load_line(chaindata_loader_t *ld, const char *line, size_t n,
         break;
     }
 
-    chaindata_load_record(ld, lineno);
+    if (rc == 0 && !ld->in.replayed) {
+        ld->pending[ld->in.rec.kind]++;
+    }
 
-    if (!ld->feed.open
+    if (!ld->in.feed.open
         && (++ld->records >= ld->batch || ld->follow
-            || ld->ws.len >= CHAINDATA_BATCH_BYTES))
+            || ld->in.ws.len >= CHAINDATA_BATCH_BYTES))
     {
         return chaindata_end_batch(ld, lineno);
     }
@@ -380,15 +305,16 @@ chaindata_load_stream(chaindata_loader_t *ld, FILE *in,
         fprintf(stderr, "chaindata-load: %s: read error: %s\n", name,
                 strerror(errno));
         rc = CHAINDATA_EXIT_SYSTEM;
-        chaindata_writeset_reset(&ld->ws);
+        chaindata_writeset_reset(&ld->in.ws);
     }
 
-    if (rc == CHAINDATA_EXIT_OK && ld->feed.open) {
+    if (rc == CHAINDATA_EXIT_OK && ld->in.feed.open) {
         fprintf(stderr, "chaindata-load: %s: the input ends inside block "
                 "%llu of %s (no block_end): the block was not applied\n",
-                name, (unsigned long long) ld->feed.height, ld->feed.source);
-        chaindata_feed_abandon(&ld->feed);
-        chaindata_writeset_reset(&ld->ws);
+                name, (unsigned long long) ld->in.feed.height,
+                ld->in.feed.source);
+        chaindata_feed_abandon(&ld->in.feed);
+        chaindata_writeset_reset(&ld->in.ws);
         rc = CHAINDATA_EXIT_INPUT;
     }
 
@@ -415,7 +341,7 @@ chaindata_load_bulk(chaindata_loader_t *ld, int nfiles, char **files)
     bk.batch = ld->batch;
     bk.skip_invalid = ld->skip_invalid;
 
-    rc = chaindata_bulk_load(&ld->ix, &bk, nfiles, files);
+    rc = chaindata_bulk_load(&ld->in.ix, &bk, nfiles, files);
 
     for (i = 0; i < CHAINDATA_REC_KINDS; i++) {
         ld->applied[i] += bk.applied[i];
@@ -727,40 +653,34 @@ main(int argc, char **argv)
                                        ld.max_readers, ld.quiet);
     }
 
-    if (chaindata_record_init(&ld.rec) != 0
-        || chaindata_feed_init(&ld.feed) != 0)
-    {
+    if (chaindata_ingest_init(&ld.in) != 0) {
         fprintf(stderr, "chaindata-load: out of memory\n");
         return CHAINDATA_EXIT_SYSTEM;
     }
 
-    ld.ix.prog = "chaindata-load";
-    ld.ix.path = ld.db_path;
+    ld.in.ix.prog = "chaindata-load";
+    ld.in.ix.path = ld.db_path;
     if (ld.bulk) {
         ld.map_size = chaindata_bulk_map_size(ld.map_size, ld.max_map_size,
                                               argc - optind, argv + optind);
     }
 
-    ld.ix.map_size = ld.map_size;
-    ld.ix.max_map_size = ld.max_map_size;
-    ld.ix.max_readers = ld.max_readers;
+    ld.in.ix.map_size = ld.map_size;
+    ld.in.ix.max_map_size = ld.max_map_size;
+    ld.in.ix.max_readers = ld.max_readers;
 
-    rc = chaindata_index_open(&ld.ix) == 0 ? CHAINDATA_EXIT_OK
+    rc = chaindata_index_open(&ld.in.ix) == 0 ? CHAINDATA_EXIT_OK
                                            : CHAINDATA_EXIT_SYSTEM;
 
     if (rc == CHAINDATA_EXIT_OK && ld.nats.url) {
-        rc = chaindata_load_nats(&ld.nats, &ld.ix, &ld.feed, &ld.rec,
-                                 &ld.ws, ld.once);
+        rc = chaindata_load_nats(&ld.nats, &ld.in, ld.once);
 
     } else if (rc == CHAINDATA_EXIT_OK) {
         rc = chaindata_load_files(&ld, argc - optind, argv + optind);
         chaindata_summary(&ld);
     }
 
-    chaindata_index_close(&ld.ix);
-    chaindata_writeset_free(&ld.ws);
-    chaindata_feed_free(&ld.feed);
-    chaindata_record_free(&ld.rec);
+    chaindata_ingest_free(&ld.in);
 
     return rc;
 }

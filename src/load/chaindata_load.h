@@ -12,14 +12,10 @@
 
 #include <stddef.h>
 
+#include "chaindata_exit.h"
 #include "chaindata_index.h"
 #include "chaindata_record.h"
 
-
-#define CHAINDATA_EXIT_OK        0
-#define CHAINDATA_EXIT_INPUT     1
-#define CHAINDATA_EXIT_USAGE     2
-#define CHAINDATA_EXIT_SYSTEM    3
 
 /* records per write transaction of a --bulk load, unless --batch says */
 #define CHAINDATA_BULK_BATCH     20000

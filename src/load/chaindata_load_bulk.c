@@ -27,7 +27,7 @@
 
 #include <lmdb.h>
 
-#include "chaindata_feed.h"
+#include "chaindata_ingest.h"
 #include "chaindata_load.h"
 
 
@@ -115,8 +115,7 @@ typedef struct {
 typedef struct {
     chaindata_bulk_run_t   *run;
     pthread_t               tid;
-    chaindata_record_t      rec;
-    chaindata_feed_t        feed;
+    chaindata_ingest_t      in;         /* no index: parses, never reads */
 } chaindata_bulk_parser_t;
 
 
@@ -293,36 +292,25 @@ static void
 chaindata_bulk_line(chaindata_bulk_parser_t *p, chaindata_bulk_batch_t *b,
     const chaindata_bulk_line_t *l)
 {
-    int          frame;
     const char  *err;
 
-    frame = chaindata_feed_peek(&p->feed,
+    if (chaindata_ingest_record(&p->in,
                                 (const unsigned char *) b->raw + l->off,
-                                l->len);
-
-    err = NULL;
-
-    if (frame == -1) {
-        err = p->feed.err;
-
-    } else if (frame != CHAINDATA_FRAME_NONE) {
-        err = "block framing (lmdb-schema/feed.md) is loaded without --bulk";
-
-    } else if (chaindata_record_parse_root(&p->rec, p->feed.root, &b->ws)
-               != 0)
+                                l->len, &b->ws)
+        == 0)
     {
-        err = p->rec.err;
-    }
-
-    if (err == NULL) {
-        b->pending[p->rec.kind]++;
+        b->pending[p->in.rec.kind]++;
         return;
     }
+
+    err = p->in.frame > CHAINDATA_FRAME_NONE
+          ? "block framing (lmdb-schema/feed.md) is loaded without --bulk"
+          : p->in.err;
 
     chaindata_bulk_say(b, "chaindata-load: %s:%zu: %s\n", b->file,
                        l->lineno, err);
 
-    if (p->run->bk->skip_invalid && frame <= CHAINDATA_FRAME_NONE) {
+    if (p->run->bk->skip_invalid && p->in.frame <= CHAINDATA_FRAME_NONE) {
         b->skipped++;
 
     } else {
@@ -620,8 +608,7 @@ chaindata_bulk_free(chaindata_bulk_run_t *run, chaindata_bulk_parser_t *p,
     chaindata_bulk_batch_t  *b;
 
     for (i = 0; i < np; i++) {
-        chaindata_feed_free(&p[i].feed);
-        chaindata_record_free(&p[i].rec);
+        chaindata_ingest_free(&p[i].in);
     }
 
     for (i = 0; i < (int) run->nslots; i++) {
@@ -683,9 +670,7 @@ chaindata_bulk_load(chaindata_index_t *ix, chaindata_bulk_t *bk, int nfiles,
     rc = CHAINDATA_EXIT_OK;
 
     for (i = 0; i < np; i++) {
-        if (chaindata_record_init(&p[i].rec) != 0
-            || chaindata_feed_init(&p[i].feed) != 0)
-        {
+        if (chaindata_ingest_init(&p[i].in) != 0) {
             fprintf(stderr, "chaindata-load: out of memory\n");
             rc = CHAINDATA_EXIT_SYSTEM;
             break;

@@ -6,53 +6,36 @@
  */
 
 
-#include <signal.h>
 #include <string.h>
 
 #include "chaindata_load_nats.h"
+#include "chaindata_signal.h"
 #include "chaindata_stream.h"
 
 
 static volatile int  chaindata_load_stop;
 
 
-static void
-chaindata_load_signal(int signo)
-{
-    chaindata_load_stop = 1;
-}
-
-
 int
-chaindata_load_nats(chaindata_nats_t *nats, chaindata_index_t *ix,
-    chaindata_feed_t *feed, chaindata_record_t *rec,
-    chaindata_writeset_t *ws, int once)
+chaindata_load_nats(chaindata_nats_t *nats, chaindata_ingest_t *in,
+    int once)
 {
     int                  rc;
-    struct sigaction     sa;
     chaindata_stream_t   s;
 
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = chaindata_load_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);
+    chaindata_signal_stop(&chaindata_load_stop);
 
     nats->prog = "chaindata-load";
     nats->stop = &chaindata_load_stop;
 
     if (chaindata_nats_connect(nats) != 0) {
         chaindata_nats_close(nats);
-        return chaindata_load_stop ? CHAINDATA_STREAM_OK
-                                   : CHAINDATA_STREAM_SYSTEM;
+        return chaindata_load_stop ? CHAINDATA_EXIT_OK : CHAINDATA_EXIT_SYSTEM;
     }
 
     memset(&s, 0, sizeof(s));
     s.nats = nats;
-    s.ix = ix;
-    s.feed = feed;
-    s.rec = rec;
-    s.ws = ws;
+    s.in = in;
 
     rc = chaindata_stream_follow(&s, once);
 

@@ -8,16 +8,13 @@
 #define _CHAINDATA_LOAD_NATS_H_INCLUDED_
 
 
-#include "chaindata_feed.h"
-#include "chaindata_index.h"
+#include "chaindata_ingest.h"
 #include "chaindata_nats.h"
-#include "chaindata_record.h"
 
 
-/* follows the stream: an exit status (0, 1 a gap or a refused unit, 3) */
-int chaindata_load_nats(chaindata_nats_t *nats, chaindata_index_t *ix,
-    chaindata_feed_t *feed, chaindata_record_t *rec,
-    chaindata_writeset_t *ws, int once);
+/* follows the stream into in's index: a CHAINDATA_EXIT_ status */
+int chaindata_load_nats(chaindata_nats_t *nats, chaindata_ingest_t *in,
+    int once);
 
 
 #endif /* _CHAINDATA_LOAD_NATS_H_INCLUDED_ */

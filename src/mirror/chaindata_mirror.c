@@ -1,15 +1,13 @@
 
 /*
- * chaindata-mirror: main, options, logging and the polling loop (README
- * "Keeping the index current").
+ * chaindata-mirror: main, options and the polling loop (README "Keeping
+ * the index current").
  */
 
 
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,10 +16,7 @@
 #include <unistd.h>
 
 #include "chaindata_mirror.h"
-
-
-#define CHAINDATA_REPORT_TTY   3.0     /* seconds between progress lines */
-#define CHAINDATA_REPORT_LOG   30.0
+#include "chaindata_signal.h"
 
 
 volatile int  chaindata_mirror_stop;
@@ -72,82 +67,6 @@ chaindata_mirror_usage(FILE *out)
         "exit status: 0 caught up (--once) or stopped by a signal,\n"
         "1 upstream answered wrongly or with a 4xx, persistently,\n"
         "2 usage, 3 index or system error (another mirror runs on DIR)\n");
-}
-
-
-double
-chaindata_now(void)
-{
-    struct timespec  ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-
-    return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-
-/* structured lines: level=… then the message; never a header's value */
-
-void
-chaindata_mirror_log(chaindata_mirror_t *m, const char *level,
-    const char *fmt, ...)
-{
-    va_list  args;
-
-    if (m->tty) {
-        fputs("\r\033[K", stderr);
-    }
-
-    fprintf(stderr, "chaindata-mirror: level=%s msg=\"", level);
-
-    va_start(args, fmt);
-    vfprintf(stderr, fmt, args);
-    va_end(args);
-
-    fputs("\"\n", stderr);
-}
-
-
-void
-chaindata_mirror_progress(chaindata_mirror_t *m, int force)
-{
-    double    now, secs;
-    uint64_t  wall, lag;
-
-    now = chaindata_now();
-
-    if (!force && now - m->last_report
-                  < (m->tty ? CHAINDATA_REPORT_TTY : CHAINDATA_REPORT_LOG))
-    {
-        return;
-    }
-
-    m->last_report = now;
-    secs = now - m->started > 0.001 ? now - m->started : 0.001;
-    wall = (uint64_t) time(NULL);
-    lag = wall > m->block_time ? wall - m->block_time : 0;
-
-    if (m->tty) {
-        fprintf(stderr, "\r\033[K%s height %llu, %.1f blocks/s, %.1f tx/s, "
-                "lag %llus", m->source, (unsigned long long) m->height,
-                m->blocks / secs, m->txs / secs, (unsigned long long) lag);
-        return;
-    }
-
-    fprintf(stderr, "chaindata-mirror: level=info source=%s height=%llu "
-            "blocks=%llu txs=%llu blocks_per_s=%.1f txs_per_s=%.1f "
-            "requests=%llu retries=%llu lag=%llu\n", m->source,
-            (unsigned long long) m->height, (unsigned long long) m->blocks,
-            (unsigned long long) m->txs, m->blocks / secs, m->txs / secs,
-            (unsigned long long) m->http.requests,
-            (unsigned long long) m->http.retried, (unsigned long long) lag);
-}
-
-
-static void
-chaindata_mirror_signal(int signo)
-{
-    chaindata_mirror_stop = 1;
 }
 
 
@@ -343,8 +262,8 @@ chaindata_mirror_args(chaindata_mirror_t *m, int argc, char **argv)
 
         case 'm':
         case 'M':
-            if (chaindata_index_parse_size(optarg, c == 'm' ? &m->ix.map_size
-                                                       : &m->ix.max_map_size)
+            if (chaindata_index_parse_size(optarg, c == 'm' ? &m->in.ix.map_size
+                                                       : &m->in.ix.max_map_size)
                 != 0)
             {
                 fprintf(stderr, "chaindata-mirror: bad size \"%s\"\n",
@@ -355,12 +274,12 @@ chaindata_mirror_args(chaindata_mirror_t *m, int argc, char **argv)
 
         case 'h':
             chaindata_mirror_usage(stdout);
-            exit(CHAINDATA_MIRROR_OK);
+            exit(CHAINDATA_EXIT_OK);
 
         case 'V':
             /* CHAINDATA_VERSION: the Makefile's, from debian/changelog */
             printf("chaindata-mirror %s\n", CHAINDATA_VERSION);
-            exit(CHAINDATA_MIRROR_OK);
+            exit(CHAINDATA_EXIT_OK);
 
         default:
             if (chaindata_nats_option(&m->nats, c, optarg) != 1) {
@@ -404,15 +323,8 @@ chaindata_mirror_args(chaindata_mirror_t *m, int argc, char **argv)
         return -1;
     }
 
-    /* chainhook records carry API keys: not for a stream (README) */
-    if (m->nats.url && m->platform_api) {
-        fprintf(stderr, "chaindata-mirror: --platform-api does not go "
-                "with --nats: run it on each edge's index\n");
-        return -1;
-    }
-
-    if (m->ix.map_size > m->ix.max_map_size) {
-        m->ix.max_map_size = m->ix.map_size;
+    if (m->in.ix.map_size > m->in.ix.max_map_size) {
+        m->in.ix.max_map_size = m->in.ix.map_size;
     }
 
     return 0;
@@ -472,7 +384,7 @@ chaindata_mirror_poll(chaindata_mirror_t *m, int *caught_up)
 
     if (m->stacks_api) {
         rc = chaindata_stacks_poll(m, &done);
-        if (rc != CHAINDATA_MIRROR_OK || chaindata_mirror_stop) {
+        if (rc != CHAINDATA_EXIT_OK || chaindata_mirror_stop) {
             return rc;
         }
 
@@ -480,7 +392,7 @@ chaindata_mirror_poll(chaindata_mirror_t *m, int *caught_up)
 
         if (done && !m->no_mempool) {
             rc = chaindata_mempool_poll(m);
-            if (rc != CHAINDATA_MIRROR_OK) {
+            if (rc != CHAINDATA_EXIT_OK) {
                 return rc;
             }
         }
@@ -488,7 +400,7 @@ chaindata_mirror_poll(chaindata_mirror_t *m, int *caught_up)
 
     if (m->runes_api) {
         rc = chaindata_runes_poll(m, &done);
-        if (rc != CHAINDATA_MIRROR_OK) {
+        if (rc != CHAINDATA_EXIT_OK) {
             return rc;
         }
 
@@ -499,7 +411,7 @@ chaindata_mirror_poll(chaindata_mirror_t *m, int *caught_up)
         return chaindata_chainhooks_poll(m);
     }
 
-    return CHAINDATA_MIRROR_OK;
+    return CHAINDATA_EXIT_OK;
 }
 
 
@@ -511,12 +423,12 @@ chaindata_mirror_run(chaindata_mirror_t *m)
     for ( ;; ) {
         rc = chaindata_mirror_poll(m, &caught_up);
 
-        if (rc == -1 || chaindata_mirror_stop) {
+        if (rc == CHAINDATA_MIRROR_STOPPED || chaindata_mirror_stop) {
             chaindata_mirror_log(m, "info", "stopped by a signal");
-            return CHAINDATA_MIRROR_OK;
+            return CHAINDATA_EXIT_OK;
         }
 
-        if (rc != CHAINDATA_MIRROR_OK) {
+        if (rc != CHAINDATA_EXIT_OK) {
             return rc;
         }
 
@@ -526,7 +438,7 @@ chaindata_mirror_run(chaindata_mirror_t *m)
 
         if (m->once) {
             chaindata_mirror_progress(m, 1);
-            return CHAINDATA_MIRROR_OK;
+            return CHAINDATA_EXIT_OK;
         }
 
         chaindata_mirror_progress(m, 0);
@@ -539,7 +451,6 @@ int
 main(int argc, char **argv)
 {
     int                  rc;
-    struct sigaction     sa;
     chaindata_mirror_t   m;
 
     memset(&m, 0, sizeof(m));
@@ -548,59 +459,51 @@ main(int argc, char **argv)
     m.http.parallel = 4;
     m.http.retries = 8;
     m.http.timeout_ms = 30000;
-    m.ix.prog = "chaindata-mirror";
-    m.ix.map_size = CHAINDATA_MAP_SIZE;
-    m.ix.max_map_size = CHAINDATA_MAX_MAP_SIZE;
-    m.ix.max_readers = CHAINDATA_MAX_READERS;
+    m.in.ix.prog = "chaindata-mirror";
+    m.in.ix.map_size = CHAINDATA_MAP_SIZE;
+    m.in.ix.max_map_size = CHAINDATA_MAX_MAP_SIZE;
+    m.in.ix.max_readers = CHAINDATA_MAX_READERS;
 
     if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0) {
         fprintf(stderr, "chaindata-mirror: cannot initialise libcurl\n");
-        return CHAINDATA_MIRROR_SYSTEM;
+        return CHAINDATA_EXIT_SYSTEM;
     }
 
     if (chaindata_mirror_args(&m, argc, argv) != 0) {
         /* the error is said above: where to read more, not all of it */
         fprintf(stderr, "Try \"chaindata-mirror --help\" for more.\n");
-        return CHAINDATA_MIRROR_USAGE;
+        return CHAINDATA_EXIT_USAGE;
     }
 
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = chaindata_mirror_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);
+    chaindata_signal_stop(&chaindata_mirror_stop);
 
     srand((unsigned) time(NULL) ^ (unsigned) getpid());
 
     m.tty = isatty(STDERR_FILENO);
     m.started = chaindata_now();
-    m.ix.path = m.db_path;
+    m.in.ix.path = m.db_path;
 
-    rc = CHAINDATA_MIRROR_SYSTEM;
+    rc = CHAINDATA_EXIT_SYSTEM;
 
-    if (chaindata_record_init(&m.rec) == 0
-        && chaindata_feed_init(&m.feed) == 0
+    if (chaindata_ingest_init(&m.in) == 0
         && chaindata_http_init(&m.http) == 0
-        && chaindata_index_open(&m.ix) == 0
+        && chaindata_index_open(&m.in.ix) == 0
         && chaindata_mirror_lock(&m) == 0)
     {
-        rc = m.nats.url ? chaindata_pub_start(&m) : CHAINDATA_MIRROR_OK;
-        rc = rc == CHAINDATA_MIRROR_OK ? chaindata_mirror_run(&m)
-                                       : rc == -1 ? CHAINDATA_MIRROR_OK : rc;
+        rc = m.nats.url ? chaindata_pub_start(&m) : CHAINDATA_EXIT_OK;
+        rc = rc == CHAINDATA_EXIT_OK ? chaindata_mirror_run(&m)
+             : rc == CHAINDATA_MIRROR_STOPPED ? CHAINDATA_EXIT_OK : rc;
     }
 
     if (m.tty) {
         fputc('\n', stderr);
     }
 
-    chaindata_index_close(&m.ix);
     chaindata_http_free(&m.http);
-    chaindata_writeset_free(&m.ws);
     chaindata_mempool_free(&m);
     chaindata_chainhooks_free(&m);
     chaindata_pub_free(&m);
-    chaindata_feed_free(&m.feed);
-    chaindata_record_free(&m.rec);
+    chaindata_ingest_free(&m.in);
     curl_global_cleanup();
 
     return rc;

@@ -16,22 +16,38 @@
 #include <curl/curl.h>
 
 #include "chaindata_address.h"
-#include "chaindata_feed.h"
-#include "chaindata_index.h"
+#include "chaindata_exit.h"
+#include "chaindata_ingest.h"
 #include "chaindata_jdoc.h"
 #include "chaindata_nats.h"
-#include "chaindata_record.h"
 
 
-#define CHAINDATA_MIRROR_OK        0
-#define CHAINDATA_MIRROR_UPSTREAM  1    /* upstream answered wrongly */
-#define CHAINDATA_MIRROR_USAGE     2
-#define CHAINDATA_MIRROR_SYSTEM    3    /* index or system error */
+/*
+ * What the mirror's functions return, one convention a family:
+ *
+ *   a poll and its steps (chaindata_*_poll(), chaindata_mirror_fetch(),
+ *   chaindata_plist_fetch(), chaindata_balances_records(),
+ *   chaindata_pub_start()): a CHAINDATA_EXIT_ code, the exit status the
+ *   mirror ends with (_INPUT: upstream answered wrongly), or
+ *   CHAINDATA_MIRROR_STOPPED when a signal stopped it;
+ *
+ *   writing (the block writer chaindata_block_*(), the emitter
+ *   chaindata_mirror_emit(), the publisher chaindata_pub_*()) and the
+ *   rest: 0, or -1 after a message (nothing is committed then);
+ *
+ *   the answers' checks (chaindata_req_t's check(), chaindata_req_json()):
+ *   0, or -1 with the reason in the request's why, logged by
+ *   chaindata_mirror_fetch() when no retry helps.
+ */
+#define CHAINDATA_MIRROR_STOPPED   (-1)
 
 #define CHAINDATA_URL_MAX          2048
 
 
-/* one GET; check() says whether a 2xx answer is what it should be */
+/*
+ * One GET; check() says whether a 2xx answer is what it should be and
+ * takes from it what the caller uses: validated and extracted at once.
+ */
 typedef struct chaindata_req_s  chaindata_req_t;
 
 struct chaindata_req_s {
@@ -47,6 +63,7 @@ struct chaindata_req_s {
     size_t               cap;
     chaindata_arena_t   *arena;
     chaindata_jv_t      *root;      /* the body parsed, for check() */
+    chaindata_jv_t      *list;      /* the list check() found good in it */
     char                 why[256];
 
     unsigned             tries;
@@ -119,10 +136,7 @@ typedef struct {
     double               interval;
 
     chaindata_http_t     http;
-    chaindata_index_t    ix;
-    chaindata_feed_t     feed;
-    chaindata_record_t   rec;
-    chaindata_writeset_t ws;
+    chaindata_ingest_t   in;           /* the working index, its writes */
 
     /* --nats: the publisher (chaindata_mirror_nats.c) */
     chaindata_nats_t     nats;
@@ -143,6 +157,7 @@ typedef struct {
 extern volatile int  chaindata_mirror_stop;
 
 
+/* logging and progress lines (chaindata_mirror_log.c) */
 double chaindata_now(void);
 void chaindata_mirror_log(chaindata_mirror_t *m, const char *level,
     const char *fmt, ...)
@@ -152,6 +167,7 @@ void chaindata_mirror_log(chaindata_mirror_t *m, const char *level,
     ;
 void chaindata_mirror_progress(chaindata_mirror_t *m, int force);
 
+/* fetching (chaindata_mirror_http.c) */
 int chaindata_http_init(chaindata_http_t *h);
 void chaindata_http_free(chaindata_http_t *h);
 int chaindata_http_header(chaindata_http_t *h, const char *header);
@@ -168,22 +184,29 @@ int chaindata_req_fail(chaindata_req_t *r, const char *fmt, ...)
     __attribute__ ((format (printf, 2, 3)))
 #endif
     ;
+/* runs the requests (a NULL one: out of memory), logs a failure */
+int chaindata_mirror_fetch(chaindata_mirror_t *m, chaindata_req_t **reqs,
+    size_t n);
+
 /*
- * 0 when every request got a good answer; -1 one failed for good (*failed
- * tells, its why says why), -2 stopped by a signal, -3 a system error
+ * The emitter: the one way a line of the mirror reaches its working
+ * index and the stream.  Applies the line (written and closed, or failed
+ * on the way) to m->in's write set and, unless it is a chainhook record,
+ * adds it to the unit to publish; frees it.  about names what it is in
+ * the message (NULL: a record of the open block).
+ * (chaindata_mirror_block.c)
  */
-int chaindata_http_run(chaindata_http_t *h, chaindata_req_t **reqs,
-    size_t n, chaindata_req_t **failed);
+int chaindata_mirror_emit(chaindata_mirror_t *m, chaindata_line_t *l,
+    const char *about);
 
 /* the block being mirrored, committed whole (chaindata_mirror_block.c) */
 int chaindata_block_open(chaindata_mirror_t *m, const char *source,
     uint64_t height, const unsigned char *hash, size_t hash_len,
     const unsigned char *parent, size_t parent_len, uint64_t t);
-int chaindata_block_record(chaindata_mirror_t *m, const unsigned char *line,
-    size_t len);
 int chaindata_block_commit(chaindata_mirror_t *m);
-/* commits the write set (records outside blocks): 0, or -1 logged */
+/* publishes and commits the write set (records outside blocks too) */
 int chaindata_block_write(chaindata_mirror_t *m);
+/* the rollback into the write set, not committed: then block_write() */
 int chaindata_block_undo(chaindata_mirror_t *m, const char *source,
     uint64_t height);
 int chaindata_block_rollback(chaindata_mirror_t *m, const char *source,
@@ -200,26 +223,16 @@ int chaindata_pub_unit(chaindata_mirror_t *m);
 void chaindata_pub_reset(chaindata_mirror_t *m);
 void chaindata_pub_free(chaindata_mirror_t *m);
 
-/* a member of obj: an integer from 0 to 2^64-1, a block hash; 0 or -1 */
-int chaindata_jv_u64(const chaindata_jv_t *obj, const char *name,
-    uint64_t *v);
-int chaindata_jv_hash(const chaindata_jv_t *obj, const char *name,
-    unsigned char *out, size_t *len);
-
-/*
- * Runs the requests (a NULL one: out of memory) and logs a failure:
- * CHAINDATA_MIRROR_OK, _UPSTREAM, _SYSTEM, or -1 when stopped by a signal
- */
-int chaindata_mirror_fetch(chaindata_mirror_t *m, chaindata_req_t **reqs,
-    size_t n);
-
+/* lists upstream serves in pages (chaindata_mirror_pages.c) */
 int chaindata_plist_fetch(chaindata_mirror_t *m, chaindata_plist_t **lists,
     size_t n);
 int chaindata_plist_each(chaindata_plist_t *l,
     int (*each)(void *ctx, const chaindata_jv_t *e), void *ctx);
 void chaindata_plist_free(chaindata_plist_t *l);
-int chaindata_list_record(chaindata_mirror_t *m, const char *head,
-    const chaindata_jv_t **entries, size_t n);
+/* the record {"kind":kind,id_name:"id","results":[entries]}, emitted */
+int chaindata_list_record(chaindata_mirror_t *m, const char *kind,
+    const char *id_name, const char *id, const chaindata_jv_t **entries,
+    size_t n);
 
 /* the rune_balances records of addresses (chaindata_mirror_balances.c) */
 int chaindata_balances_records(chaindata_mirror_t *m, char **addresses,

@@ -167,7 +167,6 @@ chaindata_balance_write(chaindata_mirror_t *m, const char *address,
 {
     int                     rc;
     size_t                  i;
-    char                    head[160];
     const chaindata_jv_t  **entries;
 
     if (pool->n) {
@@ -184,10 +183,8 @@ chaindata_balance_write(chaindata_mirror_t *m, const char *address,
         entries[i] = pool->bals[i].entry;
     }
 
-    snprintf(head, sizeof(head), "{\"kind\":\"rune_balances\","
-             "\"address\":\"%s\",\"results\":[", address);
-
-    rc = chaindata_list_record(m, head, entries, pool->n);
+    rc = chaindata_list_record(m, "rune_balances", "address", address,
+                               entries, pool->n);
     free(entries);
 
     return rc;
@@ -214,8 +211,8 @@ chaindata_balance_reconcile(chaindata_mirror_t *m, chaindata_plist_t *first,
         tries[t] = l;
 
         rc = l ? chaindata_plist_fetch(m, &tries[t], 1)
-               : CHAINDATA_MIRROR_SYSTEM;
-        if (rc != CHAINDATA_MIRROR_OK) {
+               : CHAINDATA_EXIT_SYSTEM;
+        if (rc != CHAINDATA_EXIT_OK) {
             return rc;
         }
 
@@ -225,13 +222,13 @@ chaindata_balance_reconcile(chaindata_mirror_t *m, chaindata_plist_t *first,
                                  "%llu, then %llu)", first->id,
                                  (unsigned long long) first->total,
                                  (unsigned long long) l->total);
-            return CHAINDATA_MIRROR_UPSTREAM;
+            return CHAINDATA_EXIT_INPUT;
         }
 
         pool->rank = 0;
 
         if (chaindata_plist_each(l, chaindata_pool_add, pool) != 0) {
-            return CHAINDATA_MIRROR_SYSTEM;
+            return CHAINDATA_EXIT_SYSTEM;
         }
 
         if (pool->n == first->total) {
@@ -239,7 +236,7 @@ chaindata_balance_reconcile(chaindata_mirror_t *m, chaindata_plist_t *first,
                                  "pages of equal balances overlapped; "
                                  "complete after %zu page sizes", first->id,
                                  t + 1);
-            return CHAINDATA_MIRROR_OK;
+            return CHAINDATA_EXIT_OK;
         }
     }
 
@@ -249,7 +246,7 @@ chaindata_balance_reconcile(chaindata_mirror_t *m, chaindata_plist_t *first,
                          (unsigned long long) first->total,
                          (size_t) CHAINDATA_BALANCE_TRIES);
 
-    return CHAINDATA_MIRROR_UPSTREAM;
+    return CHAINDATA_EXIT_INPUT;
 }
 
 
@@ -264,19 +261,19 @@ chaindata_balance_one(chaindata_mirror_t *m, chaindata_plist_t *first)
     memset(&pool, 0, sizeof(pool));
     memset(tries, 0, sizeof(tries));
 
-    rc = CHAINDATA_MIRROR_OK;
+    rc = CHAINDATA_EXIT_OK;
 
     if (chaindata_plist_each(first, chaindata_pool_add, &pool) != 0) {
-        rc = CHAINDATA_MIRROR_SYSTEM;
+        rc = CHAINDATA_EXIT_SYSTEM;
 
     } else if (pool.n != first->total) {
         rc = chaindata_balance_reconcile(m, first, &pool, tries);
     }
 
-    if (rc == CHAINDATA_MIRROR_OK
+    if (rc == CHAINDATA_EXIT_OK
         && chaindata_balance_write(m, first->id, &pool) != 0)
     {
-        rc = CHAINDATA_MIRROR_UPSTREAM;
+        rc = CHAINDATA_EXIT_INPUT;
     }
 
     for (t = 0; t < CHAINDATA_BALANCE_TRIES; t++) {
@@ -301,24 +298,24 @@ chaindata_balances_records(chaindata_mirror_t *m, char **addresses,
 
     lists = calloc(n + 1, sizeof(chaindata_plist_t *));
     if (lists == NULL) {
-        return CHAINDATA_MIRROR_SYSTEM;
+        return CHAINDATA_EXIT_SYSTEM;
     }
 
-    rc = CHAINDATA_MIRROR_OK;
+    rc = CHAINDATA_EXIT_OK;
 
     for (i = 0; i < n; i++) {
         lists[i] = chaindata_balance_list(m, addresses[i],
                                           CHAINDATA_RUNES_PAGE);
         if (lists[i] == NULL) {
-            rc = CHAINDATA_MIRROR_SYSTEM;
+            rc = CHAINDATA_EXIT_SYSTEM;
         }
     }
 
-    if (rc == CHAINDATA_MIRROR_OK) {
+    if (rc == CHAINDATA_EXIT_OK) {
         rc = chaindata_plist_fetch(m, lists, n);
     }
 
-    for (i = 0; rc == CHAINDATA_MIRROR_OK && i < n; i++) {
+    for (i = 0; rc == CHAINDATA_EXIT_OK && i < n; i++) {
         rc = chaindata_balance_one(m, lists[i]);
     }
 

@@ -1,9 +1,11 @@
 
 /*
- * chaindata-mirror: a block's records go through the loader's path (the
- * framing records of lmdb-schema/feed.md, then src/ingest's validation
- * into one write set) and are committed in one write transaction with the
- * feed position.
+ * chaindata-mirror: the emitter and the block writer.  Every line the
+ * mirror makes (the framing records of lmdb-schema/feed.md, written by
+ * src/ingest, and the data records) goes through the emitter: applied by
+ * src/ingest to one write set, and added to the unit published to the
+ * stream (--nats); a block is committed in one write transaction with
+ * its feed position.
  */
 
 
@@ -14,20 +16,65 @@
 #include "chaindata_mirror.h"
 
 
+/*
+ * What is published: every line but a chainhook record, which carries an
+ * API key and stays in the index it was applied to (README "Scaling
+ * out"), whatever the options.
+ */
+
 static int
-chaindata_block_frame(chaindata_mirror_t *m, const char *line, int want)
+chaindata_mirror_published(const chaindata_ingest_t *in)
 {
-    if (chaindata_feed_peek(&m->feed, (const unsigned char *) line,
-                            strlen(line))
-        != want)
-    {
-        chaindata_mirror_log(m, "error", "framing record refused: %s",
-                             m->feed.err);
+    return in->frame != CHAINDATA_FRAME_NONE
+           || (in->rec.kind != CHAINDATA_REC_CHAINHOOK_PUT
+               && in->rec.kind != CHAINDATA_REC_CHAINHOOK_DELETE);
+}
+
+
+static void
+chaindata_mirror_refused(chaindata_mirror_t *m, const char *about)
+{
+    chaindata_ingest_t  *in;
+
+    in = &m->in;
+
+    if (about == NULL && in->feed.open) {
+        chaindata_mirror_log(m, "error", "block %llu of %s: a record "
+                             "upstream's answers make is refused: %s",
+                             (unsigned long long) in->feed.height,
+                             in->feed.source, in->err);
+        return;
+    }
+
+    chaindata_mirror_log(m, "error", "%s is refused: %s",
+                         about ? about : "a record", in->err);
+}
+
+
+int
+chaindata_mirror_emit(chaindata_mirror_t *m, chaindata_line_t *l,
+    const char *about)
+{
+    int  rc;
+
+    if (l->failed) {
+        chaindata_line_free(l);
+        chaindata_mirror_log(m, "error", "out of memory");
         return -1;
     }
 
-    return chaindata_pub_line(m, (const unsigned char *) line,
-                              strlen(line));
+    rc = chaindata_ingest_line(&m->in, l->buf, l->len);
+
+    if (rc != 0) {
+        chaindata_mirror_refused(m, about);
+
+    } else if (chaindata_mirror_published(&m->in)) {
+        rc = chaindata_pub_line(m, l->buf, l->len);
+    }
+
+    chaindata_line_free(l);
+
+    return rc;
 }
 
 
@@ -36,64 +83,18 @@ chaindata_block_open(chaindata_mirror_t *m, const char *source,
     uint64_t height, const unsigned char *hash, size_t hash_len,
     const unsigned char *parent, size_t parent_len, uint64_t t)
 {
-    char  line[600];
+    char              about[96];
+    chaindata_line_t  l;
 
     chaindata_block_reset(m);
 
-    snprintf(line, sizeof(line), "{\"kind\":\"block\",\"source\":\"%s\","
-             "\"height\":%llu,\"hash\":\"%.*s\",\"parent\":\"%.*s\","
-             "\"time\":%llu}", source, (unsigned long long) height,
-             (int) hash_len, hash, (int) parent_len, parent,
-             (unsigned long long) t);
+    (void) chaindata_feed_write_block(&l, source, height, hash, hash_len,
+                                      parent, parent_len, t);
 
-    if (chaindata_block_frame(m, line, CHAINDATA_FRAME_BLOCK) != 0) {
-        return -1;
-    }
+    snprintf(about, sizeof(about), "block %llu of %s",
+             (unsigned long long) height, source);
 
-    if (chaindata_feed_begin(&m->feed, &m->ix) != 0) {
-        chaindata_mirror_log(m, "error", "block %llu of %s: %s",
-                             (unsigned long long) height, source,
-                             m->feed.err);
-        return -1;
-    }
-
-    return 0;
-}
-
-
-/* one data record of the open block: -1 when the ingest side refuses it */
-
-int
-chaindata_block_record(chaindata_mirror_t *m, const unsigned char *line,
-    size_t len)
-{
-    size_t  nwrites, used;
-
-    nwrites = m->ws.nwrites;
-    used = m->ws.len;
-
-    if (chaindata_feed_peek(&m->feed, line, len) != CHAINDATA_FRAME_NONE
-        || chaindata_record_parse_root(&m->rec, m->feed.root, &m->ws)
-           != 0)
-    {
-        chaindata_mirror_log(m, "error", "block %llu of %s: a record "
-                             "upstream's answers make is refused: %s",
-                             (unsigned long long) m->feed.height,
-                             m->feed.source, m->rec.err);
-        return -1;
-    }
-
-    if (chaindata_pub_line(m, line, len) != 0) {
-        return -1;
-    }
-
-    if (m->feed.skip) {
-        m->ws.nwrites = nwrites;
-        m->ws.len = used;
-        return 0;
-    }
-
-    return chaindata_feed_note(&m->feed);
+    return chaindata_mirror_emit(m, &l, about);
 }
 
 
@@ -108,7 +109,7 @@ chaindata_block_write(chaindata_mirror_t *m)
         return -1;
     }
 
-    rc = chaindata_index_commit(&m->ix, &m->ws);
+    rc = chaindata_index_commit(&m->in.ix, &m->in.ws);
     chaindata_block_reset(m);
 
     if (rc != 0) {
@@ -128,16 +129,12 @@ chaindata_block_write(chaindata_mirror_t *m)
 int
 chaindata_block_commit(chaindata_mirror_t *m)
 {
-    char  line[128];
+    chaindata_line_t  l;
 
-    snprintf(line, sizeof(line), "{\"kind\":\"block_end\",\"source\":\"%s\","
-             "\"height\":%llu}", m->feed.source,
-             (unsigned long long) m->feed.height);
+    (void) chaindata_feed_write_mark(&l, CHAINDATA_FRAME_END,
+                                     m->in.feed.source, m->in.feed.height);
 
-    if (chaindata_block_frame(m, line, CHAINDATA_FRAME_END) != 0
-        || chaindata_feed_end(&m->feed, &m->ws) != 0)
-    {
-        chaindata_mirror_log(m, "error", "%s", m->feed.err);
+    if (chaindata_mirror_emit(m, &l, "the block_end") != 0) {
         chaindata_block_abandon(m);
         return -1;
     }
@@ -146,30 +143,22 @@ chaindata_block_commit(chaindata_mirror_t *m)
 }
 
 
-/*
- * The rollback of source to height into the write set, not committed: the
- * caller may add records to its transaction, then chaindata_block_write()
- */
-
 int
 chaindata_block_undo(chaindata_mirror_t *m, const char *source,
     uint64_t height)
 {
-    char  line[128];
+    char              about[96];
+    chaindata_line_t  l;
 
     chaindata_block_reset(m);
 
-    snprintf(line, sizeof(line), "{\"kind\":\"rollback\",\"source\":\"%s\","
-             "\"height\":%llu}", source, (unsigned long long) height);
+    (void) chaindata_feed_write_mark(&l, CHAINDATA_FRAME_ROLLBACK, source,
+                                     height);
 
-    if (chaindata_block_frame(m, line, CHAINDATA_FRAME_ROLLBACK) != 0) {
-        return -1;
-    }
+    snprintf(about, sizeof(about), "the rollback of %s to %llu", source,
+             (unsigned long long) height);
 
-    if (chaindata_feed_rollback(&m->feed, &m->ix, &m->rec, &m->ws) != 0) {
-        chaindata_mirror_log(m, "error", "rollback of %s to %llu: %s",
-                             source, (unsigned long long) height,
-                             m->feed.err);
+    if (chaindata_mirror_emit(m, &l, about) != 0) {
         chaindata_block_reset(m);
         return -1;
     }
@@ -193,7 +182,7 @@ chaindata_block_rollback(chaindata_mirror_t *m, const char *source,
 void
 chaindata_block_abandon(chaindata_mirror_t *m)
 {
-    chaindata_feed_abandon(&m->feed);
+    chaindata_feed_abandon(&m->in.feed);
     chaindata_block_reset(m);
 }
 
@@ -201,88 +190,6 @@ chaindata_block_abandon(chaindata_mirror_t *m)
 void
 chaindata_block_reset(chaindata_mirror_t *m)
 {
-    chaindata_writeset_reset(&m->ws);
+    chaindata_writeset_reset(&m->in.ws);
     chaindata_pub_reset(m);
-}
-
-
-int
-chaindata_jv_u64(const chaindata_jv_t *obj, const char *name, uint64_t *v)
-{
-    const chaindata_jv_t  *m;
-
-    m = chaindata_jv_get(obj, name);
-
-    return m ? chaindata_jv_to_u64(m, v) : -1;
-}
-
-
-int
-chaindata_jv_hash(const chaindata_jv_t *obj, const char *name,
-    unsigned char *out, size_t *len)
-{
-    size_t                 i;
-    const chaindata_jv_t  *m;
-
-    m = chaindata_jv_get(obj, name);
-
-    if (m == NULL || m->type != CHAINDATA_JV_STRING
-        || m->len > CHAINDATA_FEED_HASH_MAX)
-    {
-        return -1;
-    }
-
-    for (i = 0; i < m->len; i++) {
-        if (!((m->str[i] >= '0' && m->str[i] <= '9')
-              || (m->str[i] >= 'a' && m->str[i] <= 'z')
-              || (m->str[i] >= 'A' && m->str[i] <= 'Z')))
-        {
-            return -1;
-        }
-    }
-
-    memcpy(out, m->str, m->len);
-    *len = m->len;
-
-    return 0;
-}
-
-
-int
-chaindata_mirror_fetch(chaindata_mirror_t *m, chaindata_req_t **reqs,
-    size_t n)
-{
-    int               rc;
-    size_t            i;
-    chaindata_req_t  *failed;
-
-    for (i = 0; i < n; i++) {
-        if (reqs[i] == NULL) {
-            chaindata_mirror_log(m, "error", "out of memory");
-            return CHAINDATA_MIRROR_SYSTEM;
-        }
-    }
-
-    failed = NULL;
-    rc = chaindata_http_run(&m->http, reqs, n, &failed);
-
-    if (rc == -1) {
-        /* a URL with a key in it is named by its label instead */
-        chaindata_mirror_log(m, "error", "GET %s: %s (after %u tries); "
-                             "nothing of this block was written",
-                             failed->label[0] ? failed->label : failed->url,
-                             failed->why, failed->tries);
-        return CHAINDATA_MIRROR_UPSTREAM;
-    }
-
-    if (rc == -2) {
-        return -1;
-    }
-
-    if (rc != 0) {
-        chaindata_mirror_log(m, "error", "the HTTP client failed");
-        return CHAINDATA_MIRROR_SYSTEM;
-    }
-
-    return CHAINDATA_MIRROR_OK;
 }

@@ -148,40 +148,26 @@ static int
 chaindata_hook_record(chaindata_mirror_t *m, const char *uuid,
     const char *key, const chaindata_jv_t *doc)
 {
-    int             rc;
-    size_t          len;
-    unsigned char  *line, *p;
+    char              about[128];
+    chaindata_line_t  l;
 
-    len = 320 + (doc ? chaindata_jv_size(doc) : 0);
-
-    line = malloc(len);
-    if (line == NULL) {
-        return -1;
-    }
+    chaindata_line_open(&l, "chainhook", doc ? chaindata_jv_size(doc) : 0);
 
     if (doc) {
-        p = line + snprintf((char *) line, len, "{\"kind\":\"chainhook\","
-                            "\"uuid\":\"%s\",\"api_key\":\"%s\",\"data\":",
-                            uuid, key);
-        p = chaindata_jv_write(p, doc);
-        *p++ = '}';
+        chaindata_line_str(&l, "uuid", uuid, strlen(uuid));
+        chaindata_line_str(&l, "api_key", key, strlen(key));
+        chaindata_line_json(&l, "data", doc);
 
     } else {
-        p = line + snprintf((char *) line, len, "{\"kind\":\"chainhook\","
-                            "\"delete\":\"%s\"}", uuid);
+        chaindata_line_str(&l, "delete", uuid, strlen(uuid));
     }
 
-    rc = chaindata_record_parse(&m->rec, line, p - line, &m->ws);
+    (void) chaindata_line_close(&l);
 
-    memset(line, 0, len);
-    free(line);
+    snprintf(about, sizeof(about), "chainhook %.64s: the status upstream "
+             "serves", uuid);
 
-    if (rc != 0) {
-        chaindata_mirror_log(m, "error", "chainhook %s: the status upstream "
-                             "serves is refused: %s", uuid, m->rec.err);
-    }
-
-    return rc;
+    return chaindata_mirror_emit(m, &l, about);
 }
 
 
@@ -198,7 +184,7 @@ chaindata_chainhooks_poll(chaindata_mirror_t *m)
     now = chaindata_now();
 
     if (m->nhooks == 0 || now < m->hooks_next) {
-        return CHAINDATA_MIRROR_OK;
+        return CHAINDATA_EXIT_OK;
     }
 
     m->hooks_next = now + m->hooks_interval;
@@ -206,7 +192,7 @@ chaindata_chainhooks_poll(chaindata_mirror_t *m)
 
     reqs = calloc(n + 1, sizeof(chaindata_req_t *));
     if (reqs == NULL) {
-        return CHAINDATA_MIRROR_SYSTEM;
+        return CHAINDATA_EXIT_SYSTEM;
     }
 
     for (i = 0; i < n; i++) {
@@ -224,17 +210,17 @@ chaindata_chainhooks_poll(chaindata_mirror_t *m)
     rc = chaindata_mirror_fetch(m, reqs, n);
     chaindata_block_reset(m);
 
-    for (i = 0; rc == CHAINDATA_MIRROR_OK && i < n; i++) {
+    for (i = 0; rc == CHAINDATA_EXIT_OK && i < n; i++) {
         if (chaindata_hook_record(m, m->hooks[2 * i], m->hooks[2 * i + 1],
                                   reqs[i]->root)
             != 0)
         {
-            rc = CHAINDATA_MIRROR_UPSTREAM;
+            rc = CHAINDATA_EXIT_INPUT;
         }
     }
 
-    if (rc == CHAINDATA_MIRROR_OK && chaindata_block_write(m) != 0) {
-        rc = CHAINDATA_MIRROR_SYSTEM;
+    if (rc == CHAINDATA_EXIT_OK && chaindata_block_write(m) != 0) {
+        rc = CHAINDATA_EXIT_SYSTEM;
     }
 
     chaindata_block_reset(m);

@@ -1,10 +1,11 @@
 
 /*
- * chaindata-mirror: the HTTP client.  libcurl's multi interface runs up
- * to --parallel requests at once, started at most --rate a second; a 429
- * waits for its Retry-After, a 5xx, a timeout or a wrong answer (check())
- * is retried with exponential backoff and jitter, up to --retries times;
- * any other 4xx fails at once.
+ * chaindata-mirror: fetching, the HTTP client.  libcurl's multi interface
+ * runs up to --parallel requests at once, started at most --rate a
+ * second; a 429 waits for its Retry-After, a 5xx, a timeout or a wrong
+ * answer (check()) is retried with exponential backoff and jitter, up to
+ * --retries times; any other 4xx fails at once.  A failure is logged by
+ * chaindata_mirror_fetch(), the one entry point of a fetch.
  */
 
 
@@ -20,6 +21,10 @@
 #define CHAINDATA_BODY_MAX     ((size_t) 256 * 1024 * 1024)
 #define CHAINDATA_BACKOFF      0.25    /* seconds, doubled each try */
 #define CHAINDATA_BACKOFF_MAX  30.0
+
+#define CHAINDATA_HTTP_FAILED  1
+#define CHAINDATA_HTTP_STOPPED 2
+#define CHAINDATA_HTTP_SYSTEM  3
 
 
 int
@@ -193,6 +198,7 @@ chaindata_http_start(chaindata_http_t *h, chaindata_req_t *r)
     curl_easy_reset(r->easy);
     r->len = 0;
     r->status = 0;
+    r->list = NULL;
     r->why[0] = '\0';
 
     curl_easy_setopt(r->easy, CURLOPT_URL, r->url);
@@ -358,9 +364,13 @@ chaindata_http_fill(chaindata_http_t *h, chaindata_req_t **reqs, size_t n,
 }
 
 
-/* -1: one failed for good (*failed), -2: stopped, -3: a system error */
+/*
+ * Runs the requests to their end: 0 when every one got a good answer,
+ * CHAINDATA_HTTP_FAILED when one failed for good (*failed; its why says
+ * why), _STOPPED by a signal, _SYSTEM a system error
+ */
 
-int
+static int
 chaindata_http_run(chaindata_http_t *h, chaindata_req_t **reqs, size_t n,
     chaindata_req_t **failed)
 {
@@ -386,12 +396,12 @@ chaindata_http_run(chaindata_http_t *h, chaindata_req_t **reqs, size_t n,
     while (remaining) {
         if (chaindata_mirror_stop) {
             chaindata_http_abort(h, reqs, n);
-            return -2;
+            return CHAINDATA_HTTP_STOPPED;
         }
 
         if (chaindata_http_fill(h, reqs, n, &active, &wake) != 0) {
             chaindata_http_abort(h, reqs, n);
-            return -3;
+            return CHAINDATA_HTTP_SYSTEM;
         }
 
         ms = (long) ((wake - chaindata_now()) * 1000);
@@ -427,10 +437,50 @@ chaindata_http_run(chaindata_http_t *h, chaindata_req_t **reqs, size_t n,
             if (r->why[0]) {
                 *failed = r;
                 chaindata_http_abort(h, reqs, n);
-                return -1;
+                return CHAINDATA_HTTP_FAILED;
             }
         }
     }
 
     return 0;
+}
+
+
+int
+chaindata_mirror_fetch(chaindata_mirror_t *m, chaindata_req_t **reqs,
+    size_t n)
+{
+    int               rc;
+    size_t            i;
+    chaindata_req_t  *failed;
+
+    for (i = 0; i < n; i++) {
+        if (reqs[i] == NULL) {
+            chaindata_mirror_log(m, "error", "out of memory");
+            return CHAINDATA_EXIT_SYSTEM;
+        }
+    }
+
+    failed = NULL;
+    rc = chaindata_http_run(&m->http, reqs, n, &failed);
+
+    if (rc == CHAINDATA_HTTP_FAILED) {
+        /* a URL with a key in it is named by its label instead */
+        chaindata_mirror_log(m, "error", "GET %s: %s (after %u tries); "
+                             "nothing of this block was written",
+                             failed->label[0] ? failed->label : failed->url,
+                             failed->why, failed->tries);
+        return CHAINDATA_EXIT_INPUT;
+    }
+
+    if (rc == CHAINDATA_HTTP_STOPPED) {
+        return CHAINDATA_MIRROR_STOPPED;
+    }
+
+    if (rc != 0) {
+        chaindata_mirror_log(m, "error", "the HTTP client failed");
+        return CHAINDATA_EXIT_SYSTEM;
+    }
+
+    return CHAINDATA_EXIT_OK;
 }

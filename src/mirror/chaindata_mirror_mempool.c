@@ -89,12 +89,12 @@ chaindata_mempool_scan(chaindata_mirror_t *m)
     MDB_val      key, val;
     MDB_cursor  *cur;
 
-    rc = mdb_txn_begin(m->ix.env, NULL, MDB_RDONLY, &txn);
+    rc = mdb_txn_begin(m->in.ix.env, NULL, MDB_RDONLY, &txn);
     if (rc != 0) {
         return -1;
     }
 
-    rc = mdb_cursor_open(txn, m->ix.dbi[CHAINDATA_DBI_TX], &cur);
+    rc = mdb_cursor_open(txn, m->in.ix.dbi[CHAINDATA_DBI_TX], &cur);
     if (rc != 0) {
         mdb_txn_abort(txn);
         return -1;
@@ -129,14 +129,14 @@ chaindata_stored_confirmed(chaindata_mirror_t *m, const unsigned char *id)
     MDB_val          key, val;
     chaindata_txh_t  h;
 
-    if (mdb_txn_begin(m->ix.env, NULL, MDB_RDONLY, &txn) != 0) {
+    if (mdb_txn_begin(m->in.ix.env, NULL, MDB_RDONLY, &txn) != 0) {
         return 0;
     }
 
     key.mv_data = (void *) id;
     key.mv_size = CHAINDATA_TXID_LEN;
 
-    confirmed = mdb_get(txn, m->ix.dbi[CHAINDATA_DBI_TX], &key, &val) == 0
+    confirmed = mdb_get(txn, m->in.ix.dbi[CHAINDATA_DBI_TX], &key, &val) == 0
                 && chaindata_txh_decode(&h, val.mv_data, val.mv_size) == 0
                 && (h.flags & CHAINDATA_TXH_EVENTS);
 
@@ -168,7 +168,8 @@ chaindata_mempool_check(chaindata_req_t *r)
 {
     uint64_t               total;
     unsigned char          id[CHAINDATA_TXID_LEN];
-    const chaindata_jv_t  *res, *tx;
+    chaindata_jv_t        *res;
+    const chaindata_jv_t  *tx;
 
     if (chaindata_req_json(r) != 0) {
         return -1;
@@ -190,6 +191,7 @@ chaindata_mempool_check(chaindata_req_t *r)
     }
 
     r->arg = total;
+    r->list = res;
 
     return 0;
 }
@@ -251,7 +253,7 @@ chaindata_mempool_pages(chaindata_mirror_t *m, chaindata_req_t ***out,
     first = chaindata_mempool_req(m, 0);
 
     rc = chaindata_mirror_fetch(m, &first, 1);
-    if (rc != CHAINDATA_MIRROR_OK) {
+    if (rc != CHAINDATA_EXIT_OK) {
         chaindata_req_free(first);
         return rc;
     }
@@ -262,7 +264,7 @@ chaindata_mempool_pages(chaindata_mirror_t *m, chaindata_req_t ***out,
     reqs = calloc(npages, sizeof(chaindata_req_t *));
     if (reqs == NULL) {
         chaindata_req_free(first);
-        return CHAINDATA_MIRROR_SYSTEM;
+        return CHAINDATA_EXIT_SYSTEM;
     }
 
     reqs[0] = first;
@@ -273,7 +275,7 @@ chaindata_mempool_pages(chaindata_mirror_t *m, chaindata_req_t ***out,
 
     rc = chaindata_mirror_fetch(m, reqs + 1, npages - 1);
 
-    if (rc != CHAINDATA_MIRROR_OK) {
+    if (rc != CHAINDATA_EXIT_OK) {
         chaindata_reqs_free(reqs, npages);
         return rc;
     }
@@ -281,7 +283,7 @@ chaindata_mempool_pages(chaindata_mirror_t *m, chaindata_req_t ***out,
     *out = reqs;
     *n = npages;
 
-    return CHAINDATA_MIRROR_OK;
+    return CHAINDATA_EXIT_OK;
 }
 
 
@@ -291,45 +293,25 @@ static int
 chaindata_mempool_record(chaindata_mirror_t *m, const chaindata_jv_t *doc,
     const unsigned char *id)
 {
-    int             rc;
-    size_t          len;
-    unsigned char  *line, *p;
+    unsigned char     hex[2 + 2 * CHAINDATA_TXID_LEN];
+    chaindata_line_t  l;
 
-    len = 96 + (doc ? chaindata_jv_size(doc) : 0);
-
-    line = malloc(len);
-    if (line == NULL) {
-        return -1;
-    }
+    chaindata_line_open(&l, "tx", doc ? chaindata_jv_size(doc) : 0);
 
     if (doc) {
-        p = (unsigned char *) memcpy(line, "{\"kind\":\"tx\",\"data\":", 20)
-            + 20;
-        p = chaindata_jv_write(p, doc);
-        *p++ = '}';
+        chaindata_line_json(&l, "data", doc);
 
     } else {
-        p = (unsigned char *) memcpy(line, "{\"kind\":\"tx\",\"delete\":\"0x",
-                                     25) + 25;
-        p = chaindata_hex_encode(p, id, CHAINDATA_TXID_LEN);
-        *p++ = '"';
-        *p++ = '}';
+        hex[0] = '0';
+        hex[1] = 'x';
+        (void) chaindata_hex_encode(hex + 2, id, CHAINDATA_TXID_LEN);
+        chaindata_line_str(&l, "delete", hex, sizeof(hex));
     }
 
-    rc = chaindata_record_parse(&m->rec, line, p - line, &m->ws);
+    (void) chaindata_line_close(&l);
 
-    if (rc == 0) {
-        rc = chaindata_pub_line(m, line, p - line);
-    }
-
-    free(line);
-
-    if (rc != 0) {
-        chaindata_mirror_log(m, "error", "mempool: a record upstream's "
-                             "answers make is refused: %s", m->rec.err);
-    }
-
-    return rc;
+    return chaindata_mirror_emit(m, &l, "mempool: a record upstream's "
+                                 "answers make");
 }
 
 
@@ -352,7 +334,7 @@ chaindata_mempool_gone(chaindata_mirror_t *m, const unsigned char *listed,
 
     reqs = calloc(m->npending + 1, sizeof(chaindata_req_t *));
     if (reqs == NULL) {
-        return CHAINDATA_MIRROR_SYSTEM;
+        return CHAINDATA_EXIT_SYSTEM;
     }
 
     for (i = 0, n = 0; i < m->npending; i++) {
@@ -378,7 +360,7 @@ chaindata_mempool_gone(chaindata_mirror_t *m, const unsigned char *listed,
 
     rc = chaindata_mirror_fetch(m, reqs, n);
 
-    for (i = 0; rc == CHAINDATA_MIRROR_OK && i < n; i++) {
+    for (i = 0; rc == CHAINDATA_EXIT_OK && i < n; i++) {
         root = reqs[i]->root;
         id = reqs[i]->ctx;
         st = root ? chaindata_jv_get(root, "tx_status") : NULL;
@@ -389,7 +371,7 @@ chaindata_mempool_gone(chaindata_mirror_t *m, const unsigned char *listed,
 
         if (st && chaindata_jv_is(st, "pending")) {
             if (chaindata_ids_add(next, nnext, id) != 0) {
-                rc = CHAINDATA_MIRROR_SYSTEM;
+                rc = CHAINDATA_EXIT_SYSTEM;
             }
 
             continue;
@@ -400,7 +382,7 @@ chaindata_mempool_gone(chaindata_mirror_t *m, const unsigned char *listed,
         }
 
         if (chaindata_mempool_record(m, root, id) != 0) {
-            rc = CHAINDATA_MIRROR_UPSTREAM;
+            rc = CHAINDATA_EXIT_INPUT;
         }
     }
 
@@ -422,14 +404,12 @@ chaindata_mempool_listed(chaindata_mirror_t *m, chaindata_req_t **pages,
     const chaindata_jv_t  *tx, *st;
 
     for (i = 0; i < npages; i++) {
-        tx = chaindata_jv_get(pages[i]->root, "results")->child;
-
-        for ( /* void */ ; tx; tx = tx->next) {
+        for (tx = pages[i]->list->child; tx; tx = tx->next) {
             (void) chaindata_doc_id(tx, id);
             st = chaindata_jv_get(tx, "tx_status");
 
             if (chaindata_ids_add(listed, nlisted, id) != 0) {
-                return CHAINDATA_MIRROR_SYSTEM;
+                return CHAINDATA_EXIT_SYSTEM;
             }
 
             if (st == NULL || !chaindata_jv_is(st, "pending")
@@ -439,13 +419,13 @@ chaindata_mempool_listed(chaindata_mirror_t *m, chaindata_req_t **pages,
             }
 
             if (chaindata_ids_add(next, nnext, id) != 0) {
-                return CHAINDATA_MIRROR_SYSTEM;
+                return CHAINDATA_EXIT_SYSTEM;
             }
 
             if (!chaindata_ids_has(m->pending, m->npending, id)
                 && chaindata_mempool_record(m, tx, id) != 0)
             {
-                return CHAINDATA_MIRROR_UPSTREAM;
+                return CHAINDATA_EXIT_INPUT;
             }
         }
     }
@@ -454,7 +434,7 @@ chaindata_mempool_listed(chaindata_mirror_t *m, chaindata_req_t **pages,
         qsort(*listed, *nlisted, CHAINDATA_TXID_LEN, chaindata_id_cmp);
     }
 
-    return CHAINDATA_MIRROR_OK;
+    return CHAINDATA_EXIT_OK;
 }
 
 
@@ -499,14 +479,14 @@ chaindata_mempool_poll(chaindata_mirror_t *m)
         if (chaindata_mempool_scan(m) != 0) {
             chaindata_mirror_log(m, "error", "cannot read the pending "
                                  "transactions of the index");
-            return CHAINDATA_MIRROR_SYSTEM;
+            return CHAINDATA_EXIT_SYSTEM;
         }
 
         m->pending_read = 1;
     }
 
     rc = chaindata_mempool_pages(m, &pages, &npages);
-    if (rc != CHAINDATA_MIRROR_OK) {
+    if (rc != CHAINDATA_EXIT_OK) {
         return rc;
     }
 
@@ -519,21 +499,21 @@ chaindata_mempool_poll(chaindata_mirror_t *m)
     rc = chaindata_mempool_listed(m, pages, npages, &listed, &nlisted, &next,
                                   &nnext);
 
-    if (rc == CHAINDATA_MIRROR_OK) {
+    if (rc == CHAINDATA_EXIT_OK) {
         rc = chaindata_mempool_gone(m, listed, nlisted, &next, &nnext);
     }
 
-    if (rc == CHAINDATA_MIRROR_OK && m->ws.nwrites
+    if (rc == CHAINDATA_EXIT_OK && m->in.ws.nwrites
         && chaindata_block_write(m) != 0)
     {
-        rc = CHAINDATA_MIRROR_SYSTEM;
+        rc = CHAINDATA_EXIT_SYSTEM;
     }
 
     chaindata_block_reset(m);
     chaindata_reqs_free(pages, npages);
     free(listed);
 
-    if (rc != CHAINDATA_MIRROR_OK) {
+    if (rc != CHAINDATA_EXIT_OK) {
         free(next);
         return rc;
     }
@@ -543,7 +523,7 @@ chaindata_mempool_poll(chaindata_mirror_t *m)
     m->pending = next;
     m->npending = nnext;
 
-    return CHAINDATA_MIRROR_OK;
+    return CHAINDATA_EXIT_OK;
 }
 
 

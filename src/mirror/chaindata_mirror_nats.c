@@ -225,7 +225,7 @@ chaindata_pub_unit(chaindata_mirror_t *m)
 
     pub->len = 0;
 
-    if (chaindata_stream_put_position(&m->ws, m->nats.stream, pub->seq)
+    if (chaindata_stream_put_position(&m->in.ws, m->nats.stream, pub->seq)
         != 0)
     {
         chaindata_mirror_log(m, "error", "out of memory");
@@ -254,7 +254,7 @@ chaindata_pub_start(chaindata_mirror_t *m)
 
     m->pub = calloc(1, sizeof(struct chaindata_pub_s));
     if (m->pub == NULL) {
-        return CHAINDATA_MIRROR_SYSTEM;
+        return CHAINDATA_EXIT_SYSTEM;
     }
 
     snprintf(m->pub->epoch, sizeof(m->pub->epoch), "%08lx%08x",
@@ -263,7 +263,8 @@ chaindata_pub_start(chaindata_mirror_t *m)
     if (chaindata_nats_connect(&m->nats) != 0
         || chaindata_nats_create(&m->nats) != 0)
     {
-        return chaindata_mirror_stop ? -1 : CHAINDATA_MIRROR_SYSTEM;
+        return chaindata_mirror_stop ? CHAINDATA_MIRROR_STOPPED
+                                     : CHAINDATA_EXIT_SYSTEM;
     }
 
     max = natsConnection_GetMaxPayload(m->nats.nc);
@@ -273,26 +274,23 @@ chaindata_pub_start(chaindata_mirror_t *m)
 
     memset(&s, 0, sizeof(s));
     s.nats = &m->nats;
-    s.ix = &m->ix;
-    s.feed = &m->feed;
-    s.rec = &m->rec;
-    s.ws = &m->ws;
+    s.in = &m->in;
 
     rc = chaindata_stream_follow(&s, 1);
     chaindata_stream_free(&s);
-    chaindata_writeset_reset(&m->ws);
+    chaindata_writeset_reset(&m->in.ws);
 
-    if (rc != CHAINDATA_STREAM_OK) {
-        return rc == CHAINDATA_STREAM_INPUT ? CHAINDATA_MIRROR_UPSTREAM
-                                            : CHAINDATA_MIRROR_SYSTEM;
+    if (rc != CHAINDATA_EXIT_OK) {
+        return rc;
     }
 
     /* what follows the last message, a part of an unfinished unit too */
     if (chaindata_nats_state(&m->nats, &first, &m->pub->seq) != 0) {
-        return chaindata_mirror_stop ? -1 : CHAINDATA_MIRROR_SYSTEM;
+        return chaindata_mirror_stop ? CHAINDATA_MIRROR_STOPPED
+                                     : CHAINDATA_EXIT_SYSTEM;
     }
 
-    return chaindata_mirror_stop ? -1 : CHAINDATA_MIRROR_OK;
+    return chaindata_mirror_stop ? CHAINDATA_MIRROR_STOPPED : CHAINDATA_EXIT_OK;
 }
 
 

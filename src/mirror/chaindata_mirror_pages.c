@@ -20,8 +20,9 @@ chaindata_page_check(chaindata_req_t *r)
 {
     uint64_t               total, limit, offset, want;
     const char            *why;
+    chaindata_jv_t        *res;
     chaindata_plist_t     *l;
-    const chaindata_jv_t  *res, *e;
+    const chaindata_jv_t  *e;
 
     l = r->ctx;
 
@@ -68,6 +69,8 @@ chaindata_page_check(chaindata_req_t *r)
         l->total = total;
     }
 
+    r->list = res;
+
     return 0;
 }
 
@@ -99,7 +102,7 @@ chaindata_plist_fetch(chaindata_mirror_t *m, chaindata_plist_t **lists,
 
     reqs = calloc(n + 1, sizeof(chaindata_req_t *));
     if (reqs == NULL) {
-        return CHAINDATA_MIRROR_SYSTEM;
+        return CHAINDATA_EXIT_SYSTEM;
     }
 
     for (i = 0; i < n; i++) {
@@ -116,7 +119,7 @@ chaindata_plist_fetch(chaindata_mirror_t *m, chaindata_plist_t **lists,
     rc = chaindata_mirror_fetch(m, reqs, n);
     free(reqs);
 
-    if (rc != CHAINDATA_MIRROR_OK) {
+    if (rc != CHAINDATA_EXIT_OK) {
         return rc;
     }
 
@@ -128,7 +131,7 @@ chaindata_plist_fetch(chaindata_mirror_t *m, chaindata_plist_t **lists,
         reqs = realloc(l->pages, l->npages * sizeof(chaindata_req_t *));
         if (reqs == NULL) {
             l->npages = 1;
-            return CHAINDATA_MIRROR_SYSTEM;
+            return CHAINDATA_EXIT_SYSTEM;
         }
 
         l->pages = reqs;
@@ -137,7 +140,7 @@ chaindata_plist_fetch(chaindata_mirror_t *m, chaindata_plist_t **lists,
 
     reqs = calloc(more + 1, sizeof(chaindata_req_t *));
     if (reqs == NULL) {
-        return CHAINDATA_MIRROR_SYSTEM;
+        return CHAINDATA_EXIT_SYSTEM;
     }
 
     for (i = 0, k = 0; i < n; i++) {
@@ -165,9 +168,7 @@ chaindata_plist_each(chaindata_plist_t *l,
     const chaindata_jv_t  *e;
 
     for (j = 0; j < l->npages; j++) {
-        e = chaindata_jv_get(l->pages[j]->root, "results")->child;
-
-        for ( /* void */ ; e; e = e->next) {
+        for (e = l->pages[j]->list->child; e; e = e->next) {
             if (each(ctx, e) != 0) {
                 return -1;
             }
@@ -196,46 +197,24 @@ chaindata_plist_free(chaindata_plist_t *l)
 }
 
 
-/*
- * One ingest record of a list: head, the entries joined by commas, "]}";
- * handed to the open block.
- */
+/* one ingest record of a list, emitted into the open block */
 
 int
-chaindata_list_record(chaindata_mirror_t *m, const char *head,
-    const chaindata_jv_t **entries, size_t n)
+chaindata_list_record(chaindata_mirror_t *m, const char *kind,
+    const char *id_name, const char *id, const chaindata_jv_t **entries,
+    size_t n)
 {
-    int             rc;
-    size_t          i, len;
-    unsigned char  *line, *p;
+    size_t            i, hint;
+    chaindata_line_t  l;
 
-    len = strlen(head) + 3;
-
-    for (i = 0; i < n; i++) {
-        len += chaindata_jv_size(entries[i]) + 1;
+    for (hint = strlen(id) + n, i = 0; i < n; i++) {
+        hint += chaindata_jv_size(entries[i]);
     }
 
-    line = malloc(len);
-    if (line == NULL) {
-        chaindata_mirror_log(m, "error", "out of memory");
-        return -1;
-    }
+    chaindata_line_open(&l, kind, hint);
+    chaindata_line_str(&l, id_name, id, strlen(id));
+    chaindata_line_list(&l, "results", entries, n);
+    (void) chaindata_line_close(&l);
 
-    p = (unsigned char *) memcpy(line, head, strlen(head)) + strlen(head);
-
-    for (i = 0; i < n; i++) {
-        if (i) {
-            *p++ = ',';
-        }
-
-        p = chaindata_jv_write(p, entries[i]);
-    }
-
-    *p++ = ']';
-    *p++ = '}';
-
-    rc = chaindata_block_record(m, line, p - line);
-    free(line);
-
-    return rc;
+    return chaindata_mirror_emit(m, &l, NULL);
 }

@@ -220,26 +220,26 @@ chaindata_runes_block(chaindata_mirror_t *m, uint64_t height,
     l = chaindata_runes_list("%s/runes/v1/blocks/%s/activity", m->runes_api,
                              h, chaindata_block_entry);
     if (l == NULL) {
-        return CHAINDATA_MIRROR_SYSTEM;
+        return CHAINDATA_EXIT_SYSTEM;
     }
 
     l->height = height;
 
     rc = chaindata_plist_fetch(m, &l, 1);
 
-    if (rc == CHAINDATA_MIRROR_OK && l->hash_len == 0) {
+    if (rc == CHAINDATA_EXIT_OK && l->hash_len == 0) {
         l->hash_len = sizeof(CHAINDATA_RUNES_NO_HASH) - 1;
         memcpy(l->hash, CHAINDATA_RUNES_NO_HASH, l->hash_len);
     }
 
-    if (rc != CHAINDATA_MIRROR_OK) {
+    if (rc != CHAINDATA_EXIT_OK) {
         chaindata_plist_free(l);
         return rc;
     }
 
     *out = l;
 
-    return CHAINDATA_MIRROR_OK;
+    return CHAINDATA_EXIT_OK;
 }
 
 
@@ -320,26 +320,25 @@ chaindata_runes_activity(chaindata_mirror_t *m, chaindata_plist_t **lists,
 {
     int                 rc;
     size_t              i;
-    char                head[160];
     chaindata_nodes_t   nodes;
 
     rc = chaindata_plist_fetch(m, lists, n);
 
-    for (i = 0; rc == CHAINDATA_MIRROR_OK && i < n; i++) {
+    for (i = 0; rc == CHAINDATA_EXIT_OK && i < n; i++) {
         memset(&nodes, 0, sizeof(nodes));
 
         if (chaindata_plist_each(lists[i], chaindata_runes_collect, &nodes)
             != 0)
         {
             free(nodes.v);
-            return CHAINDATA_MIRROR_SYSTEM;
+            return CHAINDATA_EXIT_SYSTEM;
         }
 
-        snprintf(head, sizeof(head), "{\"kind\":\"rune_activity\","
-                 "\"tx_id\":\"%s\",\"results\":[", lists[i]->id);
-
-        if (chaindata_list_record(m, head, nodes.v, nodes.n) != 0) {
-            rc = CHAINDATA_MIRROR_UPSTREAM;
+        if (chaindata_list_record(m, "rune_activity", "tx_id", lists[i]->id,
+                                  nodes.v, nodes.n)
+            != 0)
+        {
+            rc = CHAINDATA_EXIT_INPUT;
         }
 
         free(nodes.v);
@@ -375,7 +374,7 @@ chaindata_runes_records(chaindata_mirror_t *m, chaindata_plist_t *blk,
 
     memset(&names, 0, sizeof(names));
     lists = NULL;
-    rc = CHAINDATA_MIRROR_SYSTEM;
+    rc = CHAINDATA_EXIT_SYSTEM;
 
     if (chaindata_plist_each(blk, chaindata_runes_name, &names) != 0) {
         goto done;
@@ -401,7 +400,7 @@ chaindata_runes_records(chaindata_mirror_t *m, chaindata_plist_t *blk,
 
     rc = chaindata_runes_activity(m, lists, names.txs.n);
 
-    if (rc == CHAINDATA_MIRROR_OK) {
+    if (rc == CHAINDATA_EXIT_OK) {
         rc = chaindata_balances_records(m, names.addresses.items,
                                         names.addresses.n);
     }
@@ -431,19 +430,19 @@ chaindata_runes_mirror(chaindata_mirror_t *m, chaindata_plist_t *blk,
                              blk->hash_len, parent, parent_len, blk->time)
         != 0)
     {
-        return CHAINDATA_MIRROR_SYSTEM;
+        return CHAINDATA_EXIT_SYSTEM;
     }
 
     ntxs = 0;
     rc = chaindata_runes_records(m, blk, &ntxs);
 
-    if (rc != CHAINDATA_MIRROR_OK) {
+    if (rc != CHAINDATA_EXIT_OK) {
         chaindata_block_abandon(m);
         return rc;
     }
 
     if (chaindata_block_commit(m) != 0) {
-        return CHAINDATA_MIRROR_SYSTEM;
+        return CHAINDATA_EXIT_SYSTEM;
     }
 
     m->blocks++;
@@ -452,7 +451,7 @@ chaindata_runes_mirror(chaindata_mirror_t *m, chaindata_plist_t *blk,
     m->block_time = blk->time;
     strcpy(m->source, CHAINDATA_RUNES);
 
-    return CHAINDATA_MIRROR_OK;
+    return CHAINDATA_EXIT_OK;
 }
 
 
@@ -476,7 +475,7 @@ chaindata_runes_undone(chaindata_mirror_t *m, uint64_t height,
     }
 
     for (rc = 0; rc == 0 && ++height <= top; /* void */ ) {
-        if (chaindata_feed_block_get(&m->ix, CHAINDATA_RUNES, height, &v,
+        if (chaindata_feed_block_get(&m->in.ix, CHAINDATA_RUNES, height, &v,
                                      &len)
             != 0)
         {
@@ -524,19 +523,19 @@ chaindata_runes_rollback(chaindata_mirror_t *m, uint64_t height,
         || chaindata_block_undo(m, CHAINDATA_RUNES, height) != 0)
     {
         chaindata_names_free(&addresses);
-        return CHAINDATA_MIRROR_SYSTEM;
+        return CHAINDATA_EXIT_SYSTEM;
     }
 
     rc = chaindata_balances_records(m, addresses.items, addresses.n);
     chaindata_names_free(&addresses);
 
-    if (rc != CHAINDATA_MIRROR_OK) {
+    if (rc != CHAINDATA_EXIT_OK) {
         chaindata_block_reset(m);
         return rc;
     }
 
-    return chaindata_block_write(m) == 0 ? CHAINDATA_MIRROR_OK
-                                         : CHAINDATA_MIRROR_SYSTEM;
+    return chaindata_block_write(m) == 0 ? CHAINDATA_EXIT_OK
+                                         : CHAINDATA_EXIT_SYSTEM;
 }
 
 
@@ -558,14 +557,14 @@ chaindata_runes_agrees(chaindata_mirror_t *m, uint64_t height,
     chaindata_plist_t  *blk;
 
     rc = chaindata_runes_block(m, height, &blk);
-    if (rc != CHAINDATA_MIRROR_OK) {
+    if (rc != CHAINDATA_EXIT_OK) {
         return rc;
     }
 
     *same = blk->hash_len == len && memcmp(blk->hash, hash, len) == 0;
     chaindata_plist_free(blk);
 
-    return CHAINDATA_MIRROR_OK;
+    return CHAINDATA_EXIT_OK;
 }
 
 
@@ -590,22 +589,22 @@ chaindata_runes_fork(chaindata_mirror_t *m, uint64_t top, uint64_t *fork)
     *fork = top;
 
     for (height = top; /* void */; height--) {
-        rc = chaindata_feed_block_hash(&m->ix, CHAINDATA_RUNES, height,
+        rc = chaindata_feed_block_hash(&m->in.ix, CHAINDATA_RUNES, height,
                                        hash, &len);
         if (rc < 0) {
-            return CHAINDATA_MIRROR_SYSTEM;
+            return CHAINDATA_EXIT_SYSTEM;
         }
 
         if (rc == 1) {
             /* below the first recorded block */
-            return CHAINDATA_MIRROR_OK;
+            return CHAINDATA_EXIT_OK;
         }
 
         empty = chaindata_runes_empty(hash, len);
 
         if (!empty || top - height < CHAINDATA_RUNES_EMPTY_DEPTH) {
             rc = chaindata_runes_agrees(m, height, hash, len, &same);
-            if (rc != CHAINDATA_MIRROR_OK) {
+            if (rc != CHAINDATA_EXIT_OK) {
                 return rc;
             }
 
@@ -613,12 +612,12 @@ chaindata_runes_fork(chaindata_mirror_t *m, uint64_t top, uint64_t *fork)
                 *fork = height ? height - 1 : 0;
 
             } else if (!empty) {
-                return CHAINDATA_MIRROR_OK;
+                return CHAINDATA_EXIT_OK;
             }
         }
 
         if (height == 0) {
-            return CHAINDATA_MIRROR_OK;
+            return CHAINDATA_EXIT_OK;
         }
     }
 }
@@ -686,28 +685,28 @@ chaindata_runes_poll(chaindata_mirror_t *m, int *caught_up)
 
     *caught_up = 0;
 
-    have = chaindata_feed_position(&m->ix, CHAINDATA_RUNES, &pos, posh);
+    have = chaindata_feed_position(&m->in.ix, CHAINDATA_RUNES, &pos, posh);
     if (have < 0) {
         chaindata_mirror_log(m, "error", "cannot read the runes position");
-        return CHAINDATA_MIRROR_SYSTEM;
+        return CHAINDATA_EXIT_SYSTEM;
     }
 
     have = (have == 0);
 
     rc = chaindata_runes_tip(m, &tip);
-    if (rc != CHAINDATA_MIRROR_OK) {
+    if (rc != CHAINDATA_EXIT_OK) {
         return rc;
     }
 
     if (tip == UINT64_MAX || (have && pos.height > tip)) {
         /* upstream has indexed nothing yet, or is behind the index: wait */
         *caught_up = 1;
-        return CHAINDATA_MIRROR_OK;
+        return CHAINDATA_EXIT_OK;
     }
 
     if (have) {
         rc = chaindata_runes_fork(m, pos.height, &fork);
-        if (rc != CHAINDATA_MIRROR_OK) {
+        if (rc != CHAINDATA_EXIT_OK) {
             return rc;
         }
 
@@ -729,7 +728,7 @@ chaindata_runes_poll(chaindata_mirror_t *m, int *caught_up)
 
     for ( /* void */ ; h <= tip; h++) {
         rc = chaindata_runes_block(m, h, &blk);
-        if (rc != CHAINDATA_MIRROR_OK) {
+        if (rc != CHAINDATA_EXIT_OK) {
             return rc;
         }
 
@@ -744,7 +743,7 @@ chaindata_runes_poll(chaindata_mirror_t *m, int *caught_up)
         pos.time = blk->time;
         chaindata_plist_free(blk);
 
-        if (rc != CHAINDATA_MIRROR_OK) {
+        if (rc != CHAINDATA_EXIT_OK) {
             return rc;
         }
 
@@ -753,5 +752,5 @@ chaindata_runes_poll(chaindata_mirror_t *m, int *caught_up)
 
     *caught_up = 1;
 
-    return CHAINDATA_MIRROR_OK;
+    return CHAINDATA_EXIT_OK;
 }

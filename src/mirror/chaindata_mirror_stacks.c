@@ -47,6 +47,7 @@ typedef struct {
     size_t             hash_len;
     unsigned char      parent[CHAINDATA_FEED_HASH_MAX];
     size_t             parent_len;
+    chaindata_stx_t   *txs;          /* tx_count, their ids as listed */
 } chaindata_sblock_t;
 
 
@@ -106,11 +107,19 @@ chaindata_stacks_check_block(chaindata_req_t *r)
 }
 
 
+/*
+ * A page of a block's transactions: as many as upstream's total leaves
+ * from the page's offset, each tx_id taken into the block's list.
+ */
+
 static int
 chaindata_stacks_check_txs(chaindata_req_t *r)
 {
-    uint64_t               total, want;
+    uint64_t               total, want, k;
+    chaindata_sblock_t    *b;
     const chaindata_jv_t  *res, *tx, *id;
+
+    b = r->ctx;
 
     if (chaindata_req_json(r) != 0) {
         return -1;
@@ -132,12 +141,16 @@ chaindata_stacks_check_txs(chaindata_req_t *r)
                                   "%llu", res->n, (unsigned long long) want);
     }
 
-    for (tx = res->child; tx; tx = tx->next) {
+    for (tx = res->child, k = r->arg; tx; tx = tx->next, k++) {
         id = tx->type == CHAINDATA_JV_OBJECT
              ? chaindata_jv_get(tx, "tx_id") : NULL;
 
         if (id == NULL || id->type != CHAINDATA_JV_STRING || id->len != 66) {
             return chaindata_req_fail(r, "a transaction without a tx_id");
+        }
+
+        if (k < b->tx_count) {
+            memcpy(b->txs[k].tx_id, id->str, 66);
         }
     }
 
@@ -152,7 +165,8 @@ chaindata_stacks_check_tx(chaindata_req_t *r)
 {
     uint64_t               count, idx, want, i;
     chaindata_stx_t       *t;
-    const chaindata_jv_t  *id, *ev, *e;
+    chaindata_jv_t        *ev;
+    const chaindata_jv_t  *id, *e;
 
     t = r->ctx;
 
@@ -208,6 +222,8 @@ chaindata_stacks_check_tx(chaindata_req_t *r)
         return chaindata_req_fail(r, "event_count changed between pages");
     }
 
+    r->list = ev;
+
     return 0;
 }
 
@@ -248,21 +264,19 @@ static int
 chaindata_stacks_tx_ids(chaindata_mirror_t *m, chaindata_sblock_t *b,
     chaindata_stx_t **out)
 {
-    int                    rc;
-    size_t                 i, npages, k;
-    chaindata_req_t      **pages;
-    chaindata_stx_t       *txs;
-    const chaindata_jv_t  *tx, *id;
+    int                rc;
+    size_t             i, npages, k;
+    chaindata_req_t  **pages;
 
     npages = (b->tx_count + CHAINDATA_TXS_PAGE - 1) / CHAINDATA_TXS_PAGE;
     pages = calloc(npages + 1, sizeof(chaindata_req_t *));
-    txs = calloc(b->tx_count + 1, sizeof(chaindata_stx_t));
+    b->txs = calloc(b->tx_count + 1, sizeof(chaindata_stx_t));
 
-    if (pages == NULL || txs == NULL) {
+    if (pages == NULL || b->txs == NULL) {
         free(pages);
-        free(txs);
+        free(b->txs);
         chaindata_mirror_log(m, "error", "out of memory");
-        return CHAINDATA_MIRROR_SYSTEM;
+        return CHAINDATA_EXIT_SYSTEM;
     }
 
     for (i = 0; i < npages; i++) {
@@ -272,39 +286,35 @@ chaindata_stacks_tx_ids(chaindata_mirror_t *m, chaindata_sblock_t *b,
                        (unsigned long long) b->height, CHAINDATA_TXS_PAGE,
                        i * CHAINDATA_TXS_PAGE);
         if (pages[i]) {
+            pages[i]->ctx = b;
             pages[i]->arg = i * CHAINDATA_TXS_PAGE;
         }
     }
 
     rc = chaindata_mirror_fetch(m, pages, npages);
 
-    for (i = 0, k = 0; rc == CHAINDATA_MIRROR_OK && i < npages; i++) {
-        tx = chaindata_jv_get(pages[i]->root, "results")->child;
+    /* the ids listed, up to the first missing (the pages fill in turn) */
+    for (k = 0; k < b->tx_count && b->txs[k].tx_id[0]; k++) { /* void */ }
 
-        for ( /* void */ ; tx && k < b->tx_count; tx = tx->next, k++) {
-            id = chaindata_jv_get(tx, "tx_id");
-            memcpy(txs[k].tx_id, id->str, 66);
-        }
-    }
-
-    if (rc == CHAINDATA_MIRROR_OK && k != b->tx_count) {
+    if (rc == CHAINDATA_EXIT_OK && k != b->tx_count) {
         chaindata_mirror_log(m, "error", "block %llu: tx_count %llu but "
                              "%zu transactions listed",
                              (unsigned long long) b->height,
                              (unsigned long long) b->tx_count, k);
-        rc = CHAINDATA_MIRROR_UPSTREAM;
+        rc = CHAINDATA_EXIT_INPUT;
     }
 
     chaindata_stacks_free(pages, npages, NULL, 0);
 
-    if (rc != CHAINDATA_MIRROR_OK) {
-        free(txs);
+    if (rc != CHAINDATA_EXIT_OK) {
+        free(b->txs);
+        b->txs = NULL;
         return rc;
     }
 
-    *out = txs;
+    *out = b->txs;
 
-    return CHAINDATA_MIRROR_OK;
+    return CHAINDATA_EXIT_OK;
 }
 
 
@@ -347,7 +357,7 @@ chaindata_stacks_more_events(chaindata_mirror_t *m, chaindata_stx_t *txs,
 
     all = calloc(n + 1, sizeof(chaindata_req_t *));
     if (all == NULL) {
-        return CHAINDATA_MIRROR_SYSTEM;
+        return CHAINDATA_EXIT_SYSTEM;
     }
 
     for (i = 0, k = 0; i < ntxs; i++) {
@@ -370,15 +380,14 @@ chaindata_stacks_more_events(chaindata_mirror_t *m, chaindata_stx_t *txs,
 static int
 chaindata_stacks_record(chaindata_mirror_t *m, chaindata_stx_t *t)
 {
-    int              rc;
-    size_t           j, len;
-    unsigned char   *line, *p;
-    chaindata_jv_t  *ev, *more;
+    size_t            j;
+    chaindata_jv_t   *ev, *more;
+    chaindata_line_t  l;
 
-    ev = chaindata_jv_get(t->pages[0]->root, "events");
+    ev = t->pages[0]->list;
 
     for (j = 1; ev && j < t->npages; j++) {
-        more = chaindata_jv_get(t->pages[j]->root, "events");
+        more = t->pages[j]->list;
 
         if (more->child == NULL) {
             continue;
@@ -395,24 +404,11 @@ chaindata_stacks_record(chaindata_mirror_t *m, chaindata_stx_t *t)
         ev->n += more->n;
     }
 
-    len = sizeof("{\"kind\":\"tx\",\"data\":}") - 1
-          + chaindata_jv_size(t->pages[0]->root);
+    chaindata_line_open(&l, "tx", chaindata_jv_size(t->pages[0]->root));
+    chaindata_line_json(&l, "data", t->pages[0]->root);
+    (void) chaindata_line_close(&l);
 
-    line = malloc(len);
-    if (line == NULL) {
-        chaindata_mirror_log(m, "error", "out of memory");
-        return -1;
-    }
-
-    p = (unsigned char *) memcpy(line, "{\"kind\":\"tx\",\"data\":", 20)
-        + 20;
-    p = chaindata_jv_write(p, t->pages[0]->root);
-    *p++ = '}';
-
-    rc = chaindata_block_record(m, line, p - line);
-    free(line);
-
-    return rc;
+    return chaindata_mirror_emit(m, &l, NULL);
 }
 
 
@@ -425,13 +421,13 @@ chaindata_stacks_txs(chaindata_mirror_t *m, chaindata_sblock_t *b,
 
     *reqs = calloc(b->tx_count + 1, sizeof(chaindata_req_t *));
     if (*reqs == NULL) {
-        return CHAINDATA_MIRROR_SYSTEM;
+        return CHAINDATA_EXIT_SYSTEM;
     }
 
     for (i = 0; i < b->tx_count; i++) {
         txs[i].pages = calloc(1 + 1, sizeof(chaindata_req_t *));
         if (txs[i].pages == NULL) {
-            return CHAINDATA_MIRROR_SYSTEM;
+            return CHAINDATA_EXIT_SYSTEM;
         }
 
         (*reqs)[i] = chaindata_stacks_tx_req(m, &txs[i], 0);
@@ -440,7 +436,7 @@ chaindata_stacks_txs(chaindata_mirror_t *m, chaindata_sblock_t *b,
     }
 
     rc = chaindata_mirror_fetch(m, *reqs, b->tx_count);
-    if (rc != CHAINDATA_MIRROR_OK) {
+    if (rc != CHAINDATA_EXIT_OK) {
         return rc;
     }
 
@@ -450,7 +446,7 @@ chaindata_stacks_txs(chaindata_mirror_t *m, chaindata_sblock_t *b,
             txs[i].pages = calloc(txs[i].event_count / CHAINDATA_EVENTS_PAGE
                                   + 2, sizeof(chaindata_req_t *));
             if (txs[i].pages == NULL) {
-                return CHAINDATA_MIRROR_SYSTEM;
+                return CHAINDATA_EXIT_SYSTEM;
             }
 
             txs[i].pages[0] = (*reqs)[i];
@@ -477,33 +473,33 @@ chaindata_stacks_block_txs(chaindata_mirror_t *m, chaindata_sblock_t *b)
     reqs = NULL;
 
     rc = chaindata_stacks_tx_ids(m, b, &txs);
-    if (rc != CHAINDATA_MIRROR_OK) {
+    if (rc != CHAINDATA_EXIT_OK) {
         return rc;
     }
 
     rc = chaindata_stacks_txs(m, b, txs, &reqs);
 
-    if (rc == CHAINDATA_MIRROR_OK
+    if (rc == CHAINDATA_EXIT_OK
         && chaindata_block_open(m, CHAINDATA_STACKS, b->height, b->hash,
                                 b->hash_len, b->parent, b->parent_len,
                                 b->time)
            != 0)
     {
-        rc = CHAINDATA_MIRROR_SYSTEM;
+        rc = CHAINDATA_EXIT_SYSTEM;
     }
 
-    for (i = 0; rc == CHAINDATA_MIRROR_OK && i < b->tx_count; i++) {
+    for (i = 0; rc == CHAINDATA_EXIT_OK && i < b->tx_count; i++) {
         if (chaindata_stacks_record(m, &txs[i]) != 0) {
             chaindata_block_abandon(m);
-            rc = CHAINDATA_MIRROR_UPSTREAM;
+            rc = CHAINDATA_EXIT_INPUT;
         }
     }
 
-    if (rc == CHAINDATA_MIRROR_OK && chaindata_block_commit(m) != 0) {
-        rc = CHAINDATA_MIRROR_SYSTEM;
+    if (rc == CHAINDATA_EXIT_OK && chaindata_block_commit(m) != 0) {
+        rc = CHAINDATA_EXIT_SYSTEM;
     }
 
-    if (rc == CHAINDATA_MIRROR_OK) {
+    if (rc == CHAINDATA_EXIT_OK) {
         m->blocks++;
         m->txs += b->tx_count;
         m->height = b->height;
@@ -527,7 +523,7 @@ chaindata_stacks_get_block(chaindata_mirror_t *m, uint64_t height,
                           "%s/extended/v2/blocks/%llu", m->stacks_api,
                           (unsigned long long) height);
     if (r == NULL) {
-        return CHAINDATA_MIRROR_SYSTEM;
+        return CHAINDATA_EXIT_SYSTEM;
     }
 
     r->ctx = b;
@@ -549,7 +545,7 @@ chaindata_stacks_tip(chaindata_mirror_t *m, uint64_t *tip)
     r = chaindata_req_new(chaindata_stacks_check_tip,
                           "%s/extended/v2/blocks?limit=1", m->stacks_api);
     if (r == NULL) {
-        return CHAINDATA_MIRROR_SYSTEM;
+        return CHAINDATA_EXIT_SYSTEM;
     }
 
     rc = chaindata_stacks_get1(m, r);
@@ -577,10 +573,10 @@ chaindata_stacks_reorg(chaindata_mirror_t *m, uint64_t height)
     while (height > 0) {
         height--;
 
-        rc = chaindata_feed_block_hash(&m->ix, CHAINDATA_STACKS, height,
+        rc = chaindata_feed_block_hash(&m->in.ix, CHAINDATA_STACKS, height,
                                        hash, &len);
         if (rc < 0) {
-            return CHAINDATA_MIRROR_SYSTEM;
+            return CHAINDATA_EXIT_SYSTEM;
         }
 
         if (rc == 1) {
@@ -588,7 +584,7 @@ chaindata_stacks_reorg(chaindata_mirror_t *m, uint64_t height)
         }
 
         rc = chaindata_stacks_get_block(m, height, &b);
-        if (rc != CHAINDATA_MIRROR_OK) {
+        if (rc != CHAINDATA_EXIT_OK) {
             return rc;
         }
 
@@ -602,7 +598,7 @@ chaindata_stacks_reorg(chaindata_mirror_t *m, uint64_t height)
                          (unsigned long long) height);
 
     return chaindata_block_rollback(m, CHAINDATA_STACKS, height) == 0
-           ? CHAINDATA_MIRROR_OK : CHAINDATA_MIRROR_SYSTEM;
+           ? CHAINDATA_EXIT_OK : CHAINDATA_EXIT_SYSTEM;
 }
 
 
@@ -619,36 +615,36 @@ chaindata_stacks_poll(chaindata_mirror_t *m, int *caught_up)
 
     *caught_up = 0;
 
-    have = chaindata_feed_position(&m->ix, CHAINDATA_STACKS, &pos, posh);
+    have = chaindata_feed_position(&m->in.ix, CHAINDATA_STACKS, &pos, posh);
     if (have < 0) {
         chaindata_mirror_log(m, "error", "cannot read the stacks position");
-        return CHAINDATA_MIRROR_SYSTEM;
+        return CHAINDATA_EXIT_SYSTEM;
     }
 
     have = (have == 0);
 
     rc = chaindata_stacks_tip(m, &tip);
-    if (rc != CHAINDATA_MIRROR_OK) {
+    if (rc != CHAINDATA_EXIT_OK) {
         return rc;
     }
 
     if (have && pos.height > tip) {
         /* upstream is behind the index (another node, restarted): wait */
         *caught_up = 1;
-        return CHAINDATA_MIRROR_OK;
+        return CHAINDATA_EXIT_OK;
     }
 
     if (have) {
         rc = chaindata_stacks_get_block(m, pos.height, &b);
 
-        if (rc == CHAINDATA_MIRROR_OK
+        if (rc == CHAINDATA_EXIT_OK
             && (b.hash_len != pos.hash_len
                 || memcmp(b.hash, pos.hash, b.hash_len) != 0))
         {
             return chaindata_stacks_reorg(m, pos.height);
         }
 
-        if (rc != CHAINDATA_MIRROR_OK) {
+        if (rc != CHAINDATA_EXIT_OK) {
             return rc;
         }
 
@@ -662,7 +658,7 @@ chaindata_stacks_poll(chaindata_mirror_t *m, int *caught_up)
 
     for ( /* void */ ; h <= tip; h++) {
         rc = chaindata_stacks_get_block(m, h, &b);
-        if (rc != CHAINDATA_MIRROR_OK) {
+        if (rc != CHAINDATA_EXIT_OK) {
             return rc;
         }
 
@@ -670,11 +666,11 @@ chaindata_stacks_poll(chaindata_mirror_t *m, int *caught_up)
                      || memcmp(b.parent, posh, b.parent_len) != 0))
         {
             /* upstream reorganised meanwhile: the next pass sees it */
-            return CHAINDATA_MIRROR_OK;
+            return CHAINDATA_EXIT_OK;
         }
 
         rc = chaindata_stacks_block_txs(m, &b);
-        if (rc != CHAINDATA_MIRROR_OK) {
+        if (rc != CHAINDATA_EXIT_OK) {
             return rc;
         }
 
@@ -688,5 +684,5 @@ chaindata_stacks_poll(chaindata_mirror_t *m, int *caught_up)
 
     *caught_up = 1;
 
-    return CHAINDATA_MIRROR_OK;
+    return CHAINDATA_EXIT_OK;
 }
