@@ -43,6 +43,11 @@
 
 #define CHAINDATA_URL_MAX          2048
 
+/* the entries a paged list may have: upstream's claim is refused beyond */
+#define CHAINDATA_LIST_MAX         1000000
+/* times a list that changes while it is paged is paged again, per pass */
+#define CHAINDATA_PAGES_RESTARTS   5
+
 
 /*
  * One GET; check() says whether a 2xx answer is what it should be and
@@ -75,15 +80,24 @@ struct chaindata_req_s {
 };
 
 
-/* a list upstream serves in pages (chaindata_mirror_pages.c) */
+/*
+ * A list upstream serves in pages (chaindata_mirror_pages.c).  What a
+ * page's "total" means is the route's: "counted" lists (activity) count
+ * their entries in it, the others (balances) something at least as large
+ * (upstream's history rows), so that they end at their first short page.
+ */
 typedef struct chaindata_plist_s  chaindata_plist_t;
 
 struct chaindata_plist_s {
     char                 base[CHAINDATA_URL_MAX];   /* up to the '?' */
     unsigned             limit;
+    unsigned             counted:1;   /* "total" counts the entries */
+    unsigned             complete:1;
     const char        *(*entry)(chaindata_plist_t *l,
                                 const chaindata_jv_t *e);
-    uint64_t             total;
+    uint64_t             total;       /* as its first page says */
+    uint64_t             entries;     /* how many, once complete */
+    unsigned             restarts;    /* paged again from its first page */
     size_t               npages;
     chaindata_req_t    **pages;
 
@@ -119,6 +133,7 @@ typedef struct {
     int                  has_from;
     uint64_t             runes_from_height;
     int                  has_runes_from;
+    uint64_t             runes_behind;   /* the tip last logged below */
     int                  no_mempool;
 
     /* the chainhooks file's lines: uuid, then the key (never logged) */
