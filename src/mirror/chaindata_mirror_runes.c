@@ -611,6 +611,11 @@ chaindata_runes_fork(chaindata_mirror_t *m, uint64_t top, uint64_t *fork)
             if (!same) {
                 *fork = height ? height - 1 : 0;
 
+                if (top - *fork > m->runes_max_reorg) {
+                    return chaindata_feeds_too_deep(m, CHAINDATA_RUNES, top,
+                                                    m->runes_max_reorg);
+                }
+
             } else if (!empty) {
                 return CHAINDATA_EXIT_OK;
             }

@@ -63,9 +63,15 @@ chaindata_stacks_check_tip(chaindata_req_t *r)
 
     res = chaindata_jv_get(r->root, "results");
 
-    if (res == NULL || res->type != CHAINDATA_JV_ARRAY || res->child == NULL
+    if (res != NULL && res->type == CHAINDATA_JV_ARRAY && res->n == 0) {
+        r->arg = UINT64_MAX;            /* upstream has no block yet */
+        return 0;
+    }
+
+    if (res == NULL || res->type != CHAINDATA_JV_ARRAY
         || res->child->type != CHAINDATA_JV_OBJECT
-        || chaindata_jv_u64(res->child, "height", &h) != 0)
+        || chaindata_jv_u64(res->child, "height", &h) != 0
+        || h == UINT64_MAX)
     {
         return chaindata_req_fail(r, "not a list of blocks with a height");
     }
@@ -559,7 +565,8 @@ chaindata_stacks_tip(chaindata_mirror_t *m, uint64_t *tip)
 /*
  * The recorded block at the position is no longer upstream's: walk back
  * to the last height where the recorded hash is upstream's, roll back to
- * it (the index's block records say what to undo).
+ * it (the index's block records say what to undo).  Past
+ * --max-reorg-depth blocks the walk stops and the feed with it.
  */
 
 static int
@@ -567,11 +574,19 @@ chaindata_stacks_reorg(chaindata_mirror_t *m, uint64_t height)
 {
     int                 rc;
     size_t              len;
+    uint64_t            top;
     unsigned char       hash[CHAINDATA_FEED_HASH_MAX];
     chaindata_sblock_t  b;
 
+    top = height;
+
     while (height > 0) {
         height--;
+
+        if (top - height > m->max_reorg) {
+            return chaindata_feeds_too_deep(m, CHAINDATA_STACKS, top,
+                                            m->max_reorg);
+        }
 
         rc = chaindata_feed_block_hash(&m->in.ix, CHAINDATA_STACKS, height,
                                        hash, &len);
@@ -580,7 +595,14 @@ chaindata_stacks_reorg(chaindata_mirror_t *m, uint64_t height)
         }
 
         if (rc == 1) {
-            break;
+            /* below the first recorded block: nothing agrees */
+            chaindata_mirror_log(m, "error", "stacks: upstream agrees with "
+                                 "none of the %llu blocks recorded up to "
+                                 "%llu: is it the same chain?  Nothing was "
+                                 "rolled back; the feed stops",
+                                 (unsigned long long) (top - height),
+                                 (unsigned long long) top);
+            return CHAINDATA_MIRROR_REFUSED;
         }
 
         rc = chaindata_stacks_get_block(m, height, &b);
@@ -599,6 +621,29 @@ chaindata_stacks_reorg(chaindata_mirror_t *m, uint64_t height)
 
     return chaindata_block_rollback(m, CHAINDATA_STACKS, height) == 0
            ? CHAINDATA_EXIT_OK : CHAINDATA_EXIT_SYSTEM;
+}
+
+
+/*
+ * Block b does not name the recorded block below it as its parent, while
+ * that block is still upstream's: upstream reorganised between two
+ * requests, or contradicts itself.  The pass ends as a failure (the feed
+ * backs off, --once exits 1) and the next one looks again.
+ */
+
+static int
+chaindata_stacks_unlinked(chaindata_mirror_t *m, chaindata_sblock_t *b,
+    const unsigned char *below, size_t below_len)
+{
+    chaindata_mirror_log(m, "error", "stacks block %llu names the parent "
+                         "%.*s, but block %llu is %.*s (upstream reorganised "
+                         "meanwhile, or contradicts itself); nothing of it "
+                         "was written",
+                         (unsigned long long) b->height, (int) b->parent_len,
+                         b->parent, (unsigned long long) b->height - 1,
+                         (int) below_len, below);
+
+    return CHAINDATA_EXIT_INPUT;
 }
 
 
@@ -628,8 +673,11 @@ chaindata_stacks_poll(chaindata_mirror_t *m, int *caught_up)
         return rc;
     }
 
-    if (have && pos.height > tip) {
-        /* upstream is behind the index (another node, restarted): wait */
+    if (tip == UINT64_MAX || (have && pos.height > tip)) {
+        /*
+         * upstream has no block yet, or is behind the index (another
+         * node, restarted): wait
+         */
         *caught_up = 1;
         return CHAINDATA_EXIT_OK;
     }
@@ -665,8 +713,7 @@ chaindata_stacks_poll(chaindata_mirror_t *m, int *caught_up)
         if (have && (b.parent_len != pos.hash_len
                      || memcmp(b.parent, posh, b.parent_len) != 0))
         {
-            /* upstream reorganised meanwhile: the next pass sees it */
-            return CHAINDATA_EXIT_OK;
+            return chaindata_stacks_unlinked(m, &b, posh, pos.hash_len);
         }
 
         rc = chaindata_stacks_block_txs(m, &b);
