@@ -11,7 +11,11 @@
 #   - a 429 with a Retry-After of 31 years is waited for --max-wait;
 #   - an upstream on another chain (no recorded block agrees, or the
 #     disagreement is deeper than --max-reorg-depth) stops the feed with
-#     "is it the same chain?", nothing rolled back.
+#     "is it the same chain?", nothing rolled back;
+#   - counts are claims: a block's transactions are the listing's, its
+#     tx_count only compared; a total or an event_count beyond the caps
+#     (or near 2^64) is refused with the claim named, nothing allocated
+#     for it or written.
 
 use strict;
 use warnings;
@@ -165,6 +169,63 @@ write_chain($root, $fork);
 is($code, 0, 'a reorg of 2 blocks under a depth of 3: exit 0') or diag($err);
 like($err, qr/reorg: stacks blocks above 1003/, 'a reorg of 2 blocks: rolled back');
 is(feed(), "1006 $fork->[-1]{hash}", 'a reorg of 2 blocks: at 1006');
+
+# 7. counts are claims: the listing's own pages say how many
+# transactions a block has; tx_count is only compared
+my @more = (@{ blocks('a', 7) }, [derive_doc($docs[0], 'two/0'), derive_doc($docs[1], 'two/1')],
+            [derive_doc($docs[2], 'boot/0'), derive_doc($docs[3], 'boot/1')]);
+my $counted = make_chain(1000, \@more, fork => { 1004 => 'c' });
+write_chain($root, $counted);
+for ([1007, 300000], [1008, 1]) {
+    my ($h, $n) = @$_;
+    my $f = "$root/up/extended/v2/blocks/$h/q=";
+    spew($f, slurp($f) =~ s/"tx_count":\d+/"tx_count":$n/r);
+}
+$before = upstream_requests();
+($code, $out, $err) = mirror();
+is($code, 0, 'tx_count claims: exit 0') or diag($err);
+like($err, qr/block 1007: tx_count 300000, but 2 transactions listed; the listing is mirrored/,
+     'a block claiming 300,000 transactions: mirrored as listed, logged');
+like($err, qr/block 1008: tx_count 1, but 2 transactions listed/,
+     'a block listing more than its tx_count (the boot block): mirrored, logged');
+$asked = upstream_requests() - $before;
+ok($asked < 30, "tx_count claims: $asked upstream requests for two blocks");
+is(feed(), "1008 $counted->[-1]{hash}", 'tx_count claims: at 1008');
+
+# a listing's total, an event_count, a mempool's total beyond any block's
+# (or near 2^64): refused with the claim named, nothing written
+my @huge = (@more, [derive_doc($docs[4], 'huge/0')]);
+my $hchain = make_chain(1000, \@huge, fork => { 1004 => 'c' });
+write_chain($root, $hchain);
+my $txs = "$root/up/extended/v2/blocks/1009/transactions/q=limit=50&offset=0";
+my $page = slurp($txs);
+for my $claim ('1000000000000', '18446744073709551615') {
+    spew($txs, $page =~ s/"total":\d+/"total":$claim/r);
+    ($code, $out, $err) = mirror('--retries', '1');
+    is($code, 1, "a listing total of $claim: exit 1");
+    like($err, qr/a block of $claim transactions claimed, more than the 100000 a block may have/,
+         "a listing total of $claim: the claim is named");
+    is(feed(), "1008 $counted->[-1]{hash}", "a listing total of $claim: nothing written");
+}
+spew($txs, $page);
+my ($id9) = $huge[-1][0] =~ /"tx_id":"(0x[0-9a-f]{64})"/;
+my $ev = "$root/up/extended/v1/tx/$id9/q=event_limit=100&event_offset=0";
+my $evdoc = slurp($ev);
+spew($ev, $evdoc =~ s/"event_count":\d+/"event_count":100000000/r);
+($code, $out, $err) = mirror('--retries', '1');
+is($code, 1, 'an event_count of 1e8: exit 1');
+like($err, qr/an event_count of 100000000 claimed, more than the 1000000 a transaction may have/,
+     'an event_count of 1e8: the claim is named');
+is(feed(), "1008 $counted->[-1]{hash}", 'an event_count of 1e8: nothing written');
+spew($ev, $evdoc);
+spew("$root/up/extended/v1/tx/mempool/q=limit=50&offset=0",
+     '{"limit":50,"offset":0,"total":1000000000,"results":[]}');
+($code, $out, $err) = run_cmd([$MIRROR, '--db', $db, '--stacks-api', $api,
+    '--once', '--retries', '1'], timeout => 60);
+is($code, 1, 'a mempool of 1e9: exit 1');
+like($err, qr/a mempool of 1000000000 transactions claimed, more than the 1000000 it may have/,
+     'a mempool of 1e9: the claim is named');
+is(feed(), "1009 $hchain->[-1]{hash}", 'a mempool of 1e9: the blocks are mirrored all the same');
 
 $ng->stop;
 done_testing();

@@ -55,6 +55,16 @@
 #define CHAINDATA_STACKS_MAX_REORG  1500
 #define CHAINDATA_RUNES_MAX_REORG   12
 
+/*
+ * What an upstream may claim (README "What the mirror trusts"): the
+ * largest Stacks transaction known has about 330,000 events, a block some
+ * thousands of transactions, the mempool tens of thousands; each cap
+ * leaves headroom, a claim beyond is refused, never allocated for.
+ */
+#define CHAINDATA_TX_EVENTS_MAX     1000000
+#define CHAINDATA_BLOCK_TXS_MAX     100000
+#define CHAINDATA_MEMPOOL_MAX       1000000
+
 /* the entries a paged list may have: upstream's claim is refused beyond */
 #define CHAINDATA_LIST_MAX         1000000
 /* times a list that changes while it is paged is paged again, per pass */
