@@ -45,6 +45,9 @@
 
 #define CHAINDATA_URL_MAX          2048
 
+/* the Runes API's largest page (api/runes/src/env.ts API_RESULTS_MAX_LIMIT) */
+#define CHAINDATA_RUNES_PAGE       60
+
 /*
  * The deepest reorg a feed undoes (--max-reorg-depth,
  * --runes-max-reorg-depth; README "Reorgs"): Bitcoin's deepest since

@@ -31,7 +31,6 @@
 #include "chaindata_mirror.h"
 
 
-#define CHAINDATA_RUNES_PAGE     60
 
 /* page sizes of the attempts: the first is upstream's largest */
 static const unsigned  chaindata_balance_limits[] = { 60, 59, 47, 31, 23, 17 };

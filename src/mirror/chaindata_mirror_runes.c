@@ -34,7 +34,6 @@
 
 
 #define CHAINDATA_RUNES             "runes"
-#define CHAINDATA_RUNES_PAGE        60
 #define CHAINDATA_RUNES_NO_HASH     "none"
 #define CHAINDATA_RUNES_EMPTY_DEPTH 6
 
