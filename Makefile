@@ -235,9 +235,11 @@ test-valgrind: deps-test all unit
 	    t/77-nats-units.t
 
 # libFuzzer targets (clang) for every parser that takes outside input:
-# ingest records and NDJSON streams, the codecs and query lookup, and the
-# request target (path and query) of every route.  `make fuzz` runs each
-# for FUZZ_SECONDS; test-asan runs each for FUZZ_SMOKE.
+# ingest records and NDJSON streams, the codecs and query lookup, the
+# request target (path and query) of every route, and the mirror's checks
+# of upstream's answers (fuzz_mirror.c compiles the mirror's files in).
+# `make fuzz` runs each for FUZZ_SECONDS; test-asan runs each for
+# FUZZ_SMOKE.
 FUZZ_CC      ?= clang
 FUZZ_FLAGS   := -g -O1 -fsanitize=fuzzer,address,undefined \
                 -fno-sanitize-recover=undefined
@@ -250,10 +252,10 @@ FUZZERS      := $(patsubst t/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard t/fuzz/fuzz_*.c
 fuzzers: $(FUZZERS)
 
 $(BUILD)/fuzz/fuzz_%: t/fuzz/fuzz_%.c $(CORE_SRCS) $(INGEST_SRCS) \
-                      $(HEADERS) | deps-fuzz
+                      $(MIRROR_SRCS) $(HEADERS) | deps-fuzz
 	@mkdir -p $(BUILD)/fuzz
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(INCS) -o $@ $< $(CORE_SRCS) $(INGEST_SRCS) \
-	    $(LIBS)
+	    $(LIBS) -lcurl -lm
 
 fuzz: fuzzers
 	t/fuzz/run --seconds $(FUZZ_SECONDS)

@@ -1,18 +1,22 @@
 #!/usr/bin/perl
 # chaindata-mirror --runes-api against a recorded Runes API
-# (ChainData::Upstream write_runes: runehook's served shapes): blocks with
-# and without activity, a transaction of 150 entries (3 pages), chain
-# growth, a reorg at the tip (the orphaned block's activity goes, the
-# balances it wrote are fetched again), and an address of 61 balances whose
-# pages of 60 repeat one rune and skip another (upstream orders balances by
-# balance alone): the mirror notices and stores the complete list.  After
-# each run the edge serves every list as upstream pages it.  Last, a
-# mirror killed (SIGKILL) right after a rollback's commit and restarted
-# ends with the orphaned blocks' balance lists as upstream serves them.
-# Then reorgs that a block without activity (recorded "none") hides: a
-# fork below an empty tip, an empty block replaced by one with activity
-# under an empty tip, a fork below an empty block under a tip with
-# activity.
+# (ChainData::Upstream write_runes: bitcoin-indexer's served shapes and
+# semantics: balances' "total" counting history rows, the tip being the
+# last block with activity, empty pages for blocks without activity):
+# blocks with and without activity, a transaction of 150 entries (3
+# pages), chain growth, a reorg at the tip (the orphaned block's activity
+# goes, the balances it wrote are fetched again), and an address of 61
+# balances whose pages of 60 repeat one rune and skip another (upstream
+# orders balances by balance alone): the mirror notices and stores the
+# complete list.  After each run the edge serves every list as upstream
+# pages it.  A mirror killed (SIGKILL) right after a rollback's commit and
+# restarted ends with the orphaned blocks' balance lists as upstream
+# serves them.  Then reorgs that a block without activity (recorded
+# "none") hides: a fork below an empty block, an empty block replaced by
+# one with activity; a reorg that lowers upstream's tip; upstream behind
+# the index (waited for, said once); and a list whose pages keep
+# disagreeing (paged again from its first page, a bounded number of
+# times, then the pass fails with nothing written).
 
 use strict;
 use warnings;
@@ -25,7 +29,8 @@ use Time::HiRes qw(sleep time);
 use Digest::SHA qw(sha256_hex);
 use ChainData::Test qw(:all);
 use ChainData::Runes qw(rune_lists rune_locations);
-use ChainData::Upstream qw(write_runes runes_page btc_hash nginx_locations);
+use ChainData::Upstream qw(write_runes runes_page runes_history btc_hash
+                           nginx_locations);
 
 require_build();
 my $MIRROR = build_path('chaindata-mirror');
@@ -64,11 +69,11 @@ my @b61 = @{ $bal{$a61} };
 my ($tied) = $b61[59] =~ /"balance":"([^"]+)"/;
 $b61[60] =~ s/"balance":"[^"]+"/"balance":"$tied"/;
 my $path61 = "/runes/v1/addresses/$a61/balances";
+my $hist61 = runes_history(\@b61);
 my %bad61 = ($path61 => {
-    'offset=0&limit=60'  => runes_page([@b61[0 .. 58], $b61[60]], 0, 60) =~ s/"total":60/"total":61/r,
-    'offset=60&limit=60' => runes_page([(undef) x 60, $b61[60]], 60, 60),
+    'offset=0&limit=60'  => runes_page([@b61[0 .. 58], $b61[60]], 0, 60, $hist61),
+    'offset=60&limit=60' => runes_page([(undef) x 60, $b61[60]], 60, 60, $hist61),
 });
-$bad61{$path61}{'offset=0&limit=60'} =~ s/"offset":0,"total":\d+/"offset":0,"total":61/;
 my %balances = (%bal, $a61 => \@b61);
 # what the mirror stores: upstream's order, the tie in the order first seen
 my %expect_bal = (%bal, $a61 => [@b61[0 .. 58], $b61[60], $b61[59]]);
@@ -177,7 +182,9 @@ edge_equals_upstream(\@chain, 'chain grown');
 is(feed(), '840303 ' . btc_hash(840303), 'chain grown: at 840303');
 
 # 3. a reorg at the tip: 840303 replaced; its transaction's activity goes,
-# the 130 balances it wrote are fetched again (with the rollback)
+# the 130 balances it wrote are fetched again (with the rollback).  The
+# empty 840304 above it is not upstream's tip: the tip is the last block
+# with activity
 my $other = derived_tx('fork', $a1);
 my @fork = (@chain[0 .. 2], block(840303, 'b', $other), block(840304, ''));
 write_runes($root, [@fork], \%balances);
@@ -187,23 +194,25 @@ like($err, qr/reorg: runes blocks above 840302/, 'reorg: rolled back to the fork
 edge_equals_upstream(\@fork, 'reorg', "/runes/v1/transactions/$d130->[0]/activity" => 1);
 is(http_get($port, "/runes/v1/addresses/$a130/balances?offset=0&limit=60")->{body},
    runes_page($bal{$a130}, 0, 60), 'reorg: the orphaned block\'s balances are fetched again');
-is(feed(), '840304 none', 'reorg: at 840304, a block without activity');
+is(feed(), '840303 ' . btc_hash(840303, 'b'), 'reorg: at 840303b, upstream\'s tip');
 
-# 4. upstream behind the index (another node, restarted): nothing is
-# rolled back, the mirror waits
+# 4. upstream behind the index (another node, restarted): it agrees at
+# its tip, so nothing is rolled back; the mirror waits and says so
 write_runes($root, [@fork[0 .. 2]], \%balances);
 ($code, $out, $err) = mirror();
 is($code, 0, 'upstream behind: exit 0') or diag($err);
-unlike($err, qr/reorg/, 'upstream behind: no reorg');
-is(feed(), '840304 none', 'upstream behind: the position stays');
+unlike($err, qr/reorg:/, 'upstream behind: no reorg');
+like($err, qr/runes tip 840302 is below the index's 840303 and agrees/,
+     'upstream behind: the wait is logged');
+is(feed(), '840303 ' . btc_hash(840303, 'b'), 'upstream behind: the position stays');
 
 # 5. killed right after a rollback: 840303b (its transaction named $a1)
-# and 840304 are replaced by 840303c and 840304c.  Through /stall/ the
-# mirror rolls back to 840302, then waits for the activity of 840303c's
-# transaction; it is killed once the position is at 840302 (the rollback
-# committed) and restarted: $a1's balances are upstream's, although no
-# block after the fork point names $a1.  (The 120 s bound on the wait is
-# for a mirror that never rolls back, not a timing.)
+# is replaced by 840303c and 840304c.  Through /stall/ the mirror rolls
+# back to 840302, then waits for the activity of 840303c's transaction;
+# it is killed once the position is at 840302 (the rollback committed)
+# and restarted: $a1's balances are upstream's, although no block after
+# the fork point names $a1.  (The 120 s bound on the wait is for a mirror
+# that never rolls back, not a timing.)
 my $c4 = derived_tx('fork-c', $a61);
 my @fork2 = (@fork[0 .. 2], block(840303, 'c', $stall),
              block(840304, 'c', $c4));
@@ -235,69 +244,84 @@ is(http_get($port, "/runes/v1/addresses/$a1/balances?offset=0&limit=60")
    ->{body}, runes_page($bal{$a1}, 0, 60),
    'restarted: the balances the orphaned block wrote are upstream\'s');
 
-# 6. a fork below an empty tip: the chain grows by 840305 without
-# activity, then 840304c is replaced by 840304d (its transaction names
-# $a1); 840305d is empty too, so upstream's block at the position still
-# answers "none": the newest block with a hash (840304) says it all
+# 6. a fork below an empty block: the chain grows by an empty 840305 and
+# 840306 with activity; then 840304c to 840306 are replaced by 840304d
+# (its transaction names $a1), an empty 840305d and 840306d.  The walk
+# back does not stop at the empty 840305, "none" on both sides: it
+# proves nothing of the blocks below
 my @gone = ("/runes/v1/transactions/$other->[0]/activity" => 1,
             "/runes/v1/transactions/$d130->[0]/activity" => 1);
-my @grow = (@fork2, block(840305, 'c'));
+my $f6 = derived_tx('grow-6', $a130);
+my @grow = (@fork2, block(840305, 'c'), block(840306, 'c', $f6));
 write_runes($root, [@grow], \%balances, pages => \%bad61);
 ($code, $out, $err) = mirror();
-is($code, 0, 'empty tip: exit 0') or diag($err);
-is(feed(), '840305 none', 'empty tip: at 840305, a block without activity');
+is($code, 0, 'empty block below the tip: exit 0') or diag($err);
+is(feed(), '840306 ' . btc_hash(840306, 'c'), 'empty block below the tip: at 840306');
 my $d4 = derived_tx('fork-d', $a1);
-my @fork3 = (@fork2[0 .. 3], block(840304, 'd', $d4), block(840305, 'd'));
+my $d6 = derived_tx('fork-d6', $a130);
+my @fork3 = (@grow[0 .. 3], block(840304, 'd', $d4), block(840305, 'd'),
+             block(840306, 'd', $d6));
 write_runes($root, [@fork3], \%balances, pages => \%bad61);
 ($code, $out, $err) = mirror();
-is($code, 0, 'fork below an empty tip: exit 0') or diag($err);
+is($code, 0, 'fork below an empty block: exit 0') or diag($err);
 like($err, qr/reorg: runes blocks above 840303\b/,
-     'fork below an empty tip: rolled back to the fork point');
-is(feed(), '840305 none', 'fork below an empty tip: at 840305 again');
-push @gone, "/runes/v1/transactions/$c4->[0]/activity" => 1;
-edge_equals_upstream(\@fork3, 'fork below an empty tip', @gone);
+     'fork below an empty block: rolled back to the fork point');
+is(feed(), '840306 ' . btc_hash(840306, 'd'), 'fork below an empty block: at 840306d');
+push @gone, "/runes/v1/transactions/$c4->[0]/activity" => 1,
+            "/runes/v1/transactions/$f6->[0]/activity" => 1;
+edge_equals_upstream(\@fork3, 'fork below an empty block', @gone);
 
-# 7. the reverse: 840305 and 840306 recorded without activity, then
-# replaced by 840305e with activity and an empty 840306e; 840304d, the
-# newest block with a hash, is still upstream's
-my @grow2 = (@fork3, block(840306, 'd'));
-write_runes($root, [@grow2], \%balances, pages => \%bad61);
-($code, $out, $err) = mirror();
-is($code, 0, 'two empty blocks: exit 0') or diag($err);
-is(feed(), '840306 none', 'two empty blocks: at 840306');
+# 7. an empty block gains activity: 840305d (recorded "none") and 840306d
+# replaced by 840305e and 840306e, both with activity; 840304d, the
+# newest block with a hash below, is still upstream's
 my $e5 = derived_tx('fork-e', $a130);
-my @fork4 = (@fork3[0 .. 4], block(840305, 'e', $e5), block(840306, 'e'));
+my $e6 = derived_tx('fork-e6', $a1);
+my @fork4 = (@fork3[0 .. 4], block(840305, 'e', $e5), block(840306, 'e', $e6));
 write_runes($root, [@fork4], \%balances, pages => \%bad61);
 ($code, $out, $err) = mirror();
 is($code, 0, 'empty block gains activity: exit 0') or diag($err);
 like($err, qr/reorg: runes blocks above 840304\b/,
      'empty block gains activity: rolled back to the fork point');
-is(feed(), '840306 none', 'empty block gains activity: at 840306 again');
+is(feed(), '840306 ' . btc_hash(840306, 'e'), 'empty block gains activity: at 840306e');
+push @gone, "/runes/v1/transactions/$d6->[0]/activity" => 1;
 edge_equals_upstream(\@fork4, 'empty block gains activity', @gone);
 
-# 8. a fork below an empty block under a tip with activity: 840305e,
-# 840306 (empty) and 840307 replaced; the walk back does not stop at the
-# empty 840306, which answers "none" on both sides
-my $f7 = derived_tx('grow-f', $a1);
-my @grow3 = (@fork4, block(840307, '', $f7));
-write_runes($root, [@grow3], \%balances, pages => \%bad61);
-($code, $out, $err) = mirror();
-is($code, 0, 'tip with activity: exit 0') or diag($err);
-is(feed(), '840307 ' . btc_hash(840307), 'tip with activity: at 840307');
-my $g5 = derived_tx('fork-g', $a1);
-my @fork5 = (@fork4[0 .. 4], block(840305, 'g', $g5), block(840306, 'g'),
-             block(840307, 'g', $f7));
+# 8. a reorg that lowers upstream's tip: 840305e and 840306e replaced by
+# 840305f alone (840306f has no activity, so upstream's tip is 840305).
+# Upstream disagrees at its own tip: rolled back at once, not waited for
+# until a new block comes
+my $f5 = derived_tx('fork-f', $a1);
+my @fork5 = (@fork4[0 .. 4], block(840305, 'f', $f5), block(840306, 'f'));
 write_runes($root, [@fork5], \%balances, pages => \%bad61);
 ($code, $out, $err) = mirror();
-is($code, 0, 'fork below an empty block: exit 0') or diag($err);
-like($err, qr/reorg: runes blocks above 840304\b/,
-     'fork below an empty block: rolled back to the fork point');
-is(feed(), '840307 ' . btc_hash(840307, 'g'), 'fork below an empty block: at 840307g');
-push @gone, "/runes/v1/transactions/$e5->[0]/activity" => 1;
-edge_equals_upstream(\@fork5, 'fork below an empty block', @gone);
+is($code, 0, 'tip went down: exit 0') or diag($err);
+like($err, qr/upstream's runes tip went down to 840305 \(the index is at 840306\)/,
+     'tip went down: said so');
+is(feed(), '840305 ' . btc_hash(840305, 'f'), 'tip went down: at 840305f');
+push @gone, "/runes/v1/transactions/$e5->[0]/activity" => 1,
+            "/runes/v1/transactions/$e6->[0]/activity" => 1;
+edge_equals_upstream([@fork5[0 .. 5]], 'tip went down', @gone);
 is(http_get($port, "/runes/v1/addresses/$a130/balances?offset=0&limit=60")->{body},
    runes_page($bal{$a130}, 0, 60),
-   'fork below an empty block: the orphaned block\'s balances are upstream\'s');
+   'tip went down: the orphaned blocks\' balances are upstream\'s');
+
+# 9. a list whose pages disagree on their total at every try (upstream
+# committing blocks under it faster than it is paged): paged again from
+# its first page a bounded number of times, said each time; then the
+# pass fails and nothing of the block is written
+my $g6 = derived_tx('grow-g', $a61);
+my @grow6 = (@fork5, block(840307, '', $g6));
+my $hist = runes_history(\@b61);
+write_runes($root, [@grow6], \%balances, pages => { $path61 => {
+    'offset=60&limit=60' => runes_page(\@b61, 60, 60, $hist + 1) } });
+($code, $out, $err) = mirror();
+is($code, 1, 'a list that keeps changing: exit 1 after the pass');
+my $again = () = $err =~ /\Q$a61\E\/balances changed while it was paged \(total \d+\); paging it again from its first page/g;
+is($again, 5, 'a list that keeps changing: paged again 5 times, said each time');
+like($err, qr/changed while it was paged, 5 times: given up for this pass/,
+     'a list that keeps changing: then given up');
+# 840306f, without activity, is committed before 840307 is paged
+is(feed(), '840306 none', 'a list that keeps changing: nothing of 840307 written');
 
 $ng->stop;
 done_testing();

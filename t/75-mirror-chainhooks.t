@@ -92,13 +92,22 @@ is(http_get($port, status_path($gone))->{status}, 404,
    'a status upstream answers 404 for is deleted');
 no_key($out . $err, 'statuses');
 
-# 3. a status that stays broken: exit 1, named by its uuid, not its key
+# 3. a status that stays broken: exit 1, named by its uuid, not its key;
+# it is skipped and the others are mirrored (upstream deleted another)
 my $cut = "$root/up" . status_path($served[0]) . '/q=';
 spew($cut, substr($served[0]{data_raw}, 0, 10));
+my $other = "$root/up" . status_path($served[1]) . '/q=';
+my $other_doc = slurp($other);
+unlink $other or die;
 ($code, $out, $err) = mirror('--retries', '1');
 is($code, 1, 'a broken status: exit 1');
 like($err, qr/the status of chainhook \Q$served[0]{doc}{uuid}\E/, 'the failure names the uuid');
+like($err, qr/the status of chainhook \Q$served[0]{doc}{uuid}\E: .*skipped, the others go on/,
+     'the broken status is skipped');
+is(http_get($port, status_path($served[1]))->{status}, 404,
+   'a broken status stops no other: the one upstream deleted is deleted');
 no_key($out . $err, 'a broken status');
+spew($other, $other_doc);
 
 # 4. a malformed line is refused without being printed
 spew($file, "$served[0]{doc}{uuid}\n");

@@ -1,7 +1,7 @@
 
 /*
- * chaindata-mirror: main, options and the polling loop (README "Keeping
- * the index current").
+ * chaindata-mirror: main and options (README "Keeping the index
+ * current"); the polling loop is chaindata_mirror_feeds.c.
  */
 
 
@@ -39,6 +39,10 @@ chaindata_mirror_usage(FILE *out)
         "  --from-height H     the first Stacks block, when DIR has no\n"
         "                      position (default: upstream's tip)\n"
         "  --runes-from-height H   the same for the first Bitcoin block\n"
+        "  --max-reorg-depth N  Stacks blocks a reorg may undo (default\n"
+        "                      1500); upstream disagreeing deeper stops\n"
+        "                      the feed, the index unchanged\n"
+        "  --runes-max-reorg-depth N   the same for Bitcoin blocks (12)\n"
         "  --no-mempool        Stacks blocks only, not the mempool\n"
         "  --platform-api URL  the platform API serving chainhook statuses\n"
         "  --chainhooks FILE   its chainhooks, \"uuid api_key\" lines; the\n"
@@ -54,6 +58,8 @@ chaindata_mirror_usage(FILE *out)
         "  --retries N         tries again after a 429, a 5xx, a timeout\n"
         "                      or a wrong answer (default 8)\n"
         "  --timeout S         per request (default 30)\n"
+        "  --max-wait S        the longest wait: a 429's Retry-After, a\n"
+        "                      failing feed's backoff (default 60)\n"
         "  --map-size SIZE, --max-map-size SIZE   as chaindata-load\n"
         "\n"
         "Publishing to a fan-out stream (README \"Scaling out\"): each\n"
@@ -130,6 +136,8 @@ chaindata_mirror_args(chaindata_mirror_t *m, int argc, char **argv)
         { "chainhooks", required_argument, NULL, 'c' },
         { "from-height", required_argument, NULL, 'F' },
         { "runes-from-height", required_argument, NULL, 'G' },
+        { "max-reorg-depth", required_argument, NULL, 'D' },
+        { "runes-max-reorg-depth", required_argument, NULL, 'E' },
         { "no-mempool", no_argument, NULL, 'N' },
         { "chainhooks-interval", required_argument, NULL, 'I' },
         { "once", no_argument, NULL, 'o' },
@@ -140,6 +148,7 @@ chaindata_mirror_args(chaindata_mirror_t *m, int argc, char **argv)
         { "header", required_argument, NULL, 'H' },
         { "retries", required_argument, NULL, 't' },
         { "timeout", required_argument, NULL, 'T' },
+        { "max-wait", required_argument, NULL, 'W' },
         { "map-size", required_argument, NULL, 'm' },
         { "max-map-size", required_argument, NULL, 'M' },
         { "help", no_argument, NULL, 'h' },
@@ -187,6 +196,17 @@ chaindata_mirror_args(chaindata_mirror_t *m, int argc, char **argv)
                 m->runes_from_height = (uint64_t) v;
                 m->has_runes_from = 1;
             }
+            break;
+
+        case 'D':
+        case 'E':
+            if (chaindata_mirror_number(argv[optind - 1], optarg, 1, 1e9,
+                                        &v) != 0)
+            {
+                return -1;
+            }
+
+            *(c == 'D' ? &m->max_reorg : &m->runes_max_reorg) = (uint64_t) v;
             break;
 
         case 'N':
@@ -258,6 +278,16 @@ chaindata_mirror_args(chaindata_mirror_t *m, int argc, char **argv)
             }
 
             m->http.timeout_ms = (long) (v * 1000);
+            break;
+
+        case 'W':
+            if (chaindata_mirror_number("--max-wait", optarg, 0.1, 86400, &v)
+                != 0)
+            {
+                return -1;
+            }
+
+            m->http.max_wait = v;
             break;
 
         case 'm':
@@ -360,93 +390,6 @@ chaindata_mirror_lock(chaindata_mirror_t *m)
 }
 
 
-static void
-chaindata_mirror_sleep(double secs)
-{
-    double  until;
-
-    until = chaindata_now() + secs;
-
-    while (!chaindata_mirror_stop && chaindata_now() < until) {
-        usleep(20000);
-    }
-}
-
-
-/* one pass over every source: caught up when each of them is */
-
-static int
-chaindata_mirror_poll(chaindata_mirror_t *m, int *caught_up)
-{
-    int  rc, done;
-
-    *caught_up = 1;
-
-    if (m->stacks_api) {
-        rc = chaindata_stacks_poll(m, &done);
-        if (rc != CHAINDATA_EXIT_OK || chaindata_mirror_stop) {
-            return rc;
-        }
-
-        *caught_up &= done;
-
-        if (done && !m->no_mempool) {
-            rc = chaindata_mempool_poll(m);
-            if (rc != CHAINDATA_EXIT_OK) {
-                return rc;
-            }
-        }
-    }
-
-    if (m->runes_api) {
-        rc = chaindata_runes_poll(m, &done);
-        if (rc != CHAINDATA_EXIT_OK) {
-            return rc;
-        }
-
-        *caught_up &= done;
-    }
-
-    if (m->platform_api && !chaindata_mirror_stop) {
-        return chaindata_chainhooks_poll(m);
-    }
-
-    return CHAINDATA_EXIT_OK;
-}
-
-
-static int
-chaindata_mirror_run(chaindata_mirror_t *m)
-{
-    int  rc, caught_up;
-
-    for ( ;; ) {
-        rc = chaindata_mirror_poll(m, &caught_up);
-
-        if (rc == CHAINDATA_MIRROR_STOPPED || chaindata_mirror_stop) {
-            chaindata_mirror_log(m, "info", "stopped by a signal");
-            return CHAINDATA_EXIT_OK;
-        }
-
-        if (rc != CHAINDATA_EXIT_OK) {
-            return rc;
-        }
-
-        if (!caught_up) {
-            continue;
-        }
-
-        if (m->once) {
-            chaindata_mirror_progress(m, 1);
-            return CHAINDATA_EXIT_OK;
-        }
-
-        chaindata_mirror_progress(m, 0);
-        chaindata_mirror_sleep(m->interval);
-    }
-}
-
-
 int
 main(int argc, char **argv)
 {
@@ -456,9 +399,13 @@ main(int argc, char **argv)
     memset(&m, 0, sizeof(m));
     m.interval = 5;
     m.hooks_interval = 30;
+    m.max_reorg = CHAINDATA_STACKS_MAX_REORG;
+    m.runes_max_reorg = CHAINDATA_RUNES_MAX_REORG;
+    m.http.m = &m;
     m.http.parallel = 4;
     m.http.retries = 8;
     m.http.timeout_ms = 30000;
+    m.http.max_wait = 60;
     m.in.ix.prog = "chaindata-mirror";
     m.in.ix.map_size = CHAINDATA_MAP_SIZE;
     m.in.ix.max_map_size = CHAINDATA_MAX_MAP_SIZE;
@@ -479,6 +426,7 @@ main(int argc, char **argv)
 
     srand((unsigned) time(NULL) ^ (unsigned) getpid());
 
+    chaindata_feeds_init(&m);
     m.tty = isatty(STDERR_FILENO);
     m.started = chaindata_now();
     m.in.ix.path = m.db_path;
@@ -491,7 +439,7 @@ main(int argc, char **argv)
         && chaindata_mirror_lock(&m) == 0)
     {
         rc = m.nats.url ? chaindata_pub_start(&m) : CHAINDATA_EXIT_OK;
-        rc = rc == CHAINDATA_EXIT_OK ? chaindata_mirror_run(&m)
+        rc = rc == CHAINDATA_EXIT_OK ? chaindata_feeds_run(&m)
              : rc == CHAINDATA_MIRROR_STOPPED ? CHAINDATA_EXIT_OK : rc;
     }
 

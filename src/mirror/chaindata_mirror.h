@@ -40,8 +40,38 @@
  *   chaindata_mirror_fetch() when no retry helps.
  */
 #define CHAINDATA_MIRROR_STOPPED   (-1)
+/* a poll's answer that stops its feed for good (chaindata_mirror_feeds.c) */
+#define CHAINDATA_MIRROR_REFUSED   (-3)
 
 #define CHAINDATA_URL_MAX          2048
+
+/* the Runes API's largest page (api/runes/src/env.ts API_RESULTS_MAX_LIMIT) */
+#define CHAINDATA_RUNES_PAGE       60
+
+/*
+ * The deepest reorg a feed undoes (--max-reorg-depth,
+ * --runes-max-reorg-depth; README "Reorgs"): Bitcoin's deepest since
+ * 2015 undid 6 blocks (the BIP 66 fork of July 2015), twice that is
+ * headroom; a Stacks tenure (one Bitcoin block) holds up to about 120
+ * Nakamoto blocks, so 12 tenures are about 1,500 of them.
+ */
+#define CHAINDATA_STACKS_MAX_REORG  1500
+#define CHAINDATA_RUNES_MAX_REORG   12
+
+/*
+ * What an upstream may claim (README "What the mirror trusts"): the
+ * largest Stacks transaction known has about 330,000 events, a block some
+ * thousands of transactions, the mempool tens of thousands; each cap
+ * leaves headroom, a claim beyond is refused, never allocated for.
+ */
+#define CHAINDATA_TX_EVENTS_MAX     1000000
+#define CHAINDATA_BLOCK_TXS_MAX     100000
+#define CHAINDATA_MEMPOOL_MAX       1000000
+
+/* the entries a paged list may have: upstream's claim is refused beyond */
+#define CHAINDATA_LIST_MAX         1000000
+/* times a list that changes while it is paged is paged again, per pass */
+#define CHAINDATA_PAGES_RESTARTS   5
 
 
 /*
@@ -72,18 +102,28 @@ struct chaindata_req_s {
     unsigned             done:1;
     unsigned             active:1;
     unsigned             gone_ok:1;  /* a 404 answers: root stays NULL */
+    unsigned             may_fail:1; /* failed for good: why, the rest go on */
 };
 
 
-/* a list upstream serves in pages (chaindata_mirror_pages.c) */
+/*
+ * A list upstream serves in pages (chaindata_mirror_pages.c).  What a
+ * page's "total" means is the route's: "counted" lists (activity) count
+ * their entries in it, the others (balances) something at least as large
+ * (upstream's history rows), so that they end at their first short page.
+ */
 typedef struct chaindata_plist_s  chaindata_plist_t;
 
 struct chaindata_plist_s {
     char                 base[CHAINDATA_URL_MAX];   /* up to the '?' */
     unsigned             limit;
+    unsigned             counted:1;   /* "total" counts the entries */
+    unsigned             complete:1;
     const char        *(*entry)(chaindata_plist_t *l,
                                 const chaindata_jv_t *e);
-    uint64_t             total;
+    uint64_t             total;       /* as its first page says */
+    uint64_t             entries;     /* how many, once complete */
+    unsigned             restarts;    /* paged again from its first page */
     size_t               npages;
     chaindata_req_t    **pages;
 
@@ -96,20 +136,51 @@ struct chaindata_plist_s {
 };
 
 
+typedef struct chaindata_mirror_s  chaindata_mirror_t;
+
 typedef struct {
+    chaindata_mirror_t  *m;            /* whose log says what waits */
     CURLM               *multi;
     struct curl_slist   *headers;
     unsigned             parallel;
     double               rate;         /* requests per second, 0: any */
     unsigned             retries;
     long                 timeout_ms;
+    double               max_wait;     /* seconds any wait lasts at most */
     double               next_start;
     uint64_t             requests;
     uint64_t             retried;
+    uint64_t             throttled;    /* 429s */
 } chaindata_http_t;
 
 
-typedef struct {
+/*
+ * A feed of the mirror (stacks, mempool, runes, chainhooks), polled,
+ * failing, backing off and recovering on its own
+ * (chaindata_mirror_feeds.c).
+ */
+typedef enum {
+    CHAINDATA_FEED_OFF = 0,
+    CHAINDATA_FEED_FOLLOWING,
+    CHAINDATA_FEED_BACKING_OFF,
+    CHAINDATA_FEED_STOPPED
+} chaindata_feed_state_e;
+
+typedef struct chaindata_mfeed_s  chaindata_mfeed_t;
+
+struct chaindata_mfeed_s {
+    const char          *name;
+    chaindata_feed_state_e  state;
+    int                  caught_up;
+    unsigned             failures;     /* failed passes in a row */
+    double               next;         /* not polled again before */
+    double               backoff;      /* seconds, the last wait */
+};
+
+#define CHAINDATA_MIRROR_FEEDS  4
+
+
+struct chaindata_mirror_s {
     const char          *db_path;
     const char          *stacks_api;
     const char          *runes_api;
@@ -119,6 +190,9 @@ typedef struct {
     int                  has_from;
     uint64_t             runes_from_height;
     int                  has_runes_from;
+    uint64_t             runes_behind;   /* the tip last logged below */
+    uint64_t             max_reorg;      /* blocks a rollback may undo */
+    uint64_t             runes_max_reorg;
     int                  no_mempool;
 
     /* the chainhooks file's lines: uuid, then the key (never logged) */
@@ -126,6 +200,7 @@ typedef struct {
     size_t               nhooks;
     double               hooks_interval;
     double               hooks_next;
+    uint64_t             hooks_skipped;  /* statuses failed and skipped */
 
     /* the pending transactions the index holds (32-byte ids, sorted) */
     unsigned char       *pending;
@@ -134,6 +209,7 @@ typedef struct {
 
     int                  once;
     double               interval;
+    chaindata_mfeed_t    feeds[CHAINDATA_MIRROR_FEEDS];
 
     chaindata_http_t     http;
     chaindata_ingest_t   in;           /* the working index, its writes */
@@ -151,7 +227,7 @@ typedef struct {
     uint64_t             height;
     uint64_t             block_time;
     char                 source[CHAINDATA_FEED_SOURCE_MAX + 1];
-} chaindata_mirror_t;
+};
 
 
 extern volatile int  chaindata_mirror_stop;
@@ -166,6 +242,12 @@ void chaindata_mirror_log(chaindata_mirror_t *m, const char *level,
 #endif
     ;
 void chaindata_mirror_progress(chaindata_mirror_t *m, int force);
+
+/* the feeds' loop (chaindata_mirror_feeds.c) */
+void chaindata_feeds_init(chaindata_mirror_t *m);
+int chaindata_feeds_run(chaindata_mirror_t *m);
+int chaindata_feeds_too_deep(chaindata_mirror_t *m, const char *source,
+    uint64_t height, uint64_t max);
 
 /* fetching (chaindata_mirror_http.c) */
 int chaindata_http_init(chaindata_http_t *h);

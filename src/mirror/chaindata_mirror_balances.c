@@ -4,18 +4,23 @@
  * (GET /runes/v1/addresses/{address}/balances, README "Keeping the index
  * current").
  *
- * Upstream orders them by balance only (hirosystems/runehook,
- * api/src/pg/pg-store.ts getAddressBalances: ORDER BY balance DESC, no
- * tie-breaker), so two pages of one list may order equal balances
- * differently: an entry can come twice and another not at all.  A list of
- * at most 60 entries is one page, one query, and consistent.  A longer
- * one is accepted when its pages hold "total" distinct runes; otherwise
- * it is paged again with other page sizes, which move the page boundaries,
- * and the entries of every attempt are pooled until they hold "total"
- * distinct runes.  Each entry is placed by the first position any attempt
- * served it at: entries of a higher balance are before those of a lower
- * one in every attempt, so this keeps upstream's order, and ties (in any
- * order upstream-wise) are ordered by that position, then by arrival.
+ * Upstream (hirosystems/bitcoin-indexer, api/runes/src/pg/pg-store.ts
+ * getAddressBalances) counts the address's history rows in "total", not
+ * its balances, so a list ends at its first short page
+ * (chaindata_mirror_pages.c); and it orders by balance only (ORDER BY
+ * balance DESC, no tie-breaker), so two pages of one list may order
+ * equal balances differently: an entry can come twice and another not at
+ * all.  A list of at most 60 entries is one page, one query, and
+ * consistent.  A longer one is accepted when its pages hold as many
+ * distinct runes as it has entries; otherwise it is paged again with
+ * other page sizes, which move the page boundaries, and the entries of
+ * every attempt are pooled until they hold that many distinct runes.
+ * Each entry is placed by the first position any attempt served it at:
+ * entries of a higher balance are before those of a lower one in every
+ * attempt, so this keeps upstream's order, and ties (in any order
+ * upstream-wise) are ordered by that position, then by arrival.  An
+ * attempt that finds another number of entries or another total saw the
+ * list change: it starts again from the first page size.
  */
 
 
@@ -26,7 +31,6 @@
 #include "chaindata_mirror.h"
 
 
-#define CHAINDATA_RUNES_PAGE     60
 
 /* page sizes of the attempts: the first is upstream's largest */
 static const unsigned  chaindata_balance_limits[] = { 60, 59, 47, 31, 23, 17 };
@@ -193,9 +197,12 @@ chaindata_balance_write(chaindata_mirror_t *m, const char *address,
 
 /*
  * Pages an address's balances again with other page sizes, pooling the
- * entries, until the pool holds the total; the attempts' lists are kept
- * in tries[] (the pool points into them) for the caller to free.
+ * entries, until the pool holds every entry; the attempts' lists are
+ * kept in tries[] (the pool points into them) for the caller to free.
+ * CHAINDATA_MIRROR_AGAIN: the list changed between attempts.
  */
+
+#define CHAINDATA_MIRROR_AGAIN  (-2)
 
 static int
 chaindata_balance_reconcile(chaindata_mirror_t *m, chaindata_plist_t *first,
@@ -216,13 +223,16 @@ chaindata_balance_reconcile(chaindata_mirror_t *m, chaindata_plist_t *first,
             return rc;
         }
 
-        if (l->total != first->total) {
-            chaindata_mirror_log(m, "error", "the rune balances of %s "
-                                 "changed while they were paged (total "
-                                 "%llu, then %llu)", first->id,
+        if (l->total != first->total || l->entries != first->entries) {
+            chaindata_mirror_log(m, "info", "the rune balances of %s "
+                                 "changed while they were paged (%llu "
+                                 "entries, total %llu, then %llu, %llu)",
+                                 first->id,
+                                 (unsigned long long) first->entries,
                                  (unsigned long long) first->total,
+                                 (unsigned long long) l->entries,
                                  (unsigned long long) l->total);
-            return CHAINDATA_EXIT_INPUT;
+            return CHAINDATA_MIRROR_AGAIN;
         }
 
         pool->rank = 0;
@@ -231,7 +241,7 @@ chaindata_balance_reconcile(chaindata_mirror_t *m, chaindata_plist_t *first,
             return CHAINDATA_EXIT_SYSTEM;
         }
 
-        if (pool->n == first->total) {
+        if (pool->n == first->entries) {
             chaindata_mirror_log(m, "info", "the rune balances of %s: "
                                  "pages of equal balances overlapped; "
                                  "complete after %zu page sizes", first->id,
@@ -243,7 +253,7 @@ chaindata_balance_reconcile(chaindata_mirror_t *m, chaindata_plist_t *first,
     chaindata_mirror_log(m, "error", "the rune balances of %s: %zu of %llu "
                          "runes after paging with %zu page sizes",
                          first->id, pool->n,
-                         (unsigned long long) first->total,
+                         (unsigned long long) first->entries,
                          (size_t) CHAINDATA_BALANCE_TRIES);
 
     return CHAINDATA_EXIT_INPUT;
@@ -251,22 +261,21 @@ chaindata_balance_reconcile(chaindata_mirror_t *m, chaindata_plist_t *first,
 
 
 static int
-chaindata_balance_one(chaindata_mirror_t *m, chaindata_plist_t *first)
+chaindata_balance_pool(chaindata_mirror_t *m, chaindata_plist_t *first,
+    chaindata_plist_t **tries)
 {
-    int                 rc;
-    size_t              t;
-    chaindata_pool_t    pool;
-    chaindata_plist_t  *tries[CHAINDATA_BALANCE_TRIES];
+    int               rc;
+    size_t            t;
+    chaindata_pool_t  pool;
 
     memset(&pool, 0, sizeof(pool));
-    memset(tries, 0, sizeof(tries));
 
     rc = CHAINDATA_EXIT_OK;
 
     if (chaindata_plist_each(first, chaindata_pool_add, &pool) != 0) {
         rc = CHAINDATA_EXIT_SYSTEM;
 
-    } else if (pool.n != first->total) {
+    } else if (pool.n != first->entries) {
         rc = chaindata_balance_reconcile(m, first, &pool, tries);
     }
 
@@ -278,11 +287,46 @@ chaindata_balance_one(chaindata_mirror_t *m, chaindata_plist_t *first)
 
     for (t = 0; t < CHAINDATA_BALANCE_TRIES; t++) {
         chaindata_plist_free(tries[t]);
+        tries[t] = NULL;
     }
 
     free(pool.bals);
 
     return rc;
+}
+
+
+/* one address's list, paged again from the start while it changes */
+
+static int
+chaindata_balance_one(chaindata_mirror_t *m, chaindata_plist_t *first)
+{
+    int                 rc;
+    unsigned            again;
+    chaindata_plist_t  *tries[CHAINDATA_BALANCE_TRIES];
+
+    memset(tries, 0, sizeof(tries));
+
+    for (again = 0; /* void */; again++) {
+        rc = chaindata_balance_pool(m, first, tries);
+
+        if (rc != CHAINDATA_MIRROR_AGAIN) {
+            return rc;
+        }
+
+        if (again == CHAINDATA_PAGES_RESTARTS) {
+            chaindata_mirror_log(m, "error", "the rune balances of %s "
+                                 "changed while they were paged, %u times: "
+                                 "given up for this pass", first->id,
+                                 CHAINDATA_PAGES_RESTARTS);
+            return CHAINDATA_EXIT_INPUT;
+        }
+
+        rc = chaindata_plist_fetch(m, &first, 1);
+        if (rc != CHAINDATA_EXIT_OK) {
+            return rc;
+        }
+    }
 }
 
 

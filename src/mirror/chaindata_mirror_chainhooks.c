@@ -10,7 +10,9 @@
  * line) and go nowhere but into the request: a failed request is logged
  * by its uuid, and the index keeps only a digest of the key.  Every
  * --chainhooks-interval seconds each status is fetched; a 200 writes the
- * record, a 404 (the chainhook or its key is gone) deletes it.
+ * record, a 404 (the chainhook or its key is gone) deletes it.  One that
+ * fails otherwise (a 401 for a revoked key, a status refused) is logged
+ * by its uuid and skipped; the others are written.
  */
 
 
@@ -177,7 +179,7 @@ int
 chaindata_chainhooks_poll(chaindata_mirror_t *m)
 {
     int                rc;
-    size_t             i, n;
+    size_t             i, n, failed;
     double             now;
     chaindata_req_t  **reqs;
 
@@ -204,23 +206,45 @@ chaindata_chainhooks_poll(chaindata_mirror_t *m)
             snprintf(reqs[i]->label, sizeof(reqs[i]->label),
                      "the status of chainhook %s", m->hooks[2 * i]);
             reqs[i]->gone_ok = 1;
+            reqs[i]->may_fail = 1;
         }
     }
 
     rc = chaindata_mirror_fetch(m, reqs, n);
     chaindata_block_reset(m);
+    failed = 0;
 
+    /* one chainhook failing (a revoked key, a status refused) skips it */
     for (i = 0; rc == CHAINDATA_EXIT_OK && i < n; i++) {
-        if (chaindata_hook_record(m, m->hooks[2 * i], m->hooks[2 * i + 1],
-                                  reqs[i]->root)
-            != 0)
+        if (reqs[i]->why[0]) {
+            chaindata_mirror_log(m, "warn", "%s: %s (after %u tries): "
+                                 "skipped, the others go on",
+                                 reqs[i]->label, reqs[i]->why,
+                                 reqs[i]->tries);
+            failed++;
+
+        } else if (chaindata_hook_record(m, m->hooks[2 * i],
+                                         m->hooks[2 * i + 1], reqs[i]->root)
+                   != 0)
         {
-            rc = CHAINDATA_EXIT_INPUT;
+            chaindata_mirror_log(m, "warn", "the status of chainhook %s: "
+                                 "skipped, the others go on",
+                                 m->hooks[2 * i]);
+            failed++;
         }
     }
 
-    if (rc == CHAINDATA_EXIT_OK && chaindata_block_write(m) != 0) {
+    if (rc == CHAINDATA_EXIT_OK && m->in.ws.nwrites
+        && chaindata_block_write(m) != 0)
+    {
         rc = CHAINDATA_EXIT_SYSTEM;
+    }
+
+    m->hooks_skipped += failed;
+
+    if (rc == CHAINDATA_EXIT_OK && failed && m->once) {
+        /* following, the skipped ones are asked again next interval */
+        rc = CHAINDATA_EXIT_INPUT;
     }
 
     chaindata_block_reset(m);

@@ -237,7 +237,15 @@ chaindata_http_again(chaindata_http_t *h, chaindata_req_t *r)
         wait = CHAINDATA_BACKOFF_MAX;
     }
 
+    if (wait > h->max_wait) {
+        wait = h->max_wait;
+    }
+
     wait = wait / 2 + wait / 2 * ((double) rand() / RAND_MAX);
+
+    if (r->status == 429) {
+        h->throttled++;
+    }
 
     if (r->status == 429
         && curl_easy_getinfo(r->easy, CURLINFO_RETRY_AFTER, &after)
@@ -245,6 +253,16 @@ chaindata_http_again(chaindata_http_t *h, chaindata_req_t *r)
         && after > 0)
     {
         wait = (double) after;
+
+        /* a claim like any other: waited for up to --max-wait */
+        if (wait > h->max_wait) {
+            chaindata_mirror_log(h->m, "warn", "GET %s: 429 with "
+                                 "Retry-After %lld s; waiting %.0f s "
+                                 "(--max-wait)",
+                                 r->label[0] ? r->label : r->url,
+                                 (long long) after, h->max_wait);
+            wait = h->max_wait;
+        }
     }
 
     r->not_before = chaindata_now() + wait;
@@ -434,7 +452,7 @@ chaindata_http_run(chaindata_http_t *h, chaindata_req_t **reqs, size_t n,
             r->done = 1;
             remaining--;
 
-            if (r->why[0]) {
+            if (r->why[0] && !r->may_fail) {
                 *failed = r;
                 chaindata_http_abort(h, reqs, n);
                 return CHAINDATA_HTTP_FAILED;

@@ -184,6 +184,13 @@ chaindata_mempool_check(chaindata_req_t *r)
         return chaindata_req_fail(r, "not a page of mempool transactions");
     }
 
+    if (total > CHAINDATA_MEMPOOL_MAX) {
+        return chaindata_req_fail(r, "a mempool of %llu transactions "
+                                  "claimed, more than the %u it may have",
+                                  (unsigned long long) total,
+                                  CHAINDATA_MEMPOOL_MAX);
+    }
+
     for (tx = res->child; tx; tx = tx->next) {
         if (chaindata_doc_id(tx, id) != 0) {
             return chaindata_req_fail(r, "a transaction without a tx_id");

@@ -2,9 +2,22 @@
 /*
  * chaindata-mirror: lists upstream serves a page at a time, as the Runes
  * API does ({"limit","offset","total","results"}, 60 entries a page at
- * most): the first page of every list, then every further page of all of
- * them at once.  Each page is checked: its offset, a total that stays the
- * same, as many entries as the total leaves, each entry as its list wants.
+ * most).  What "total" claims is read from upstream's SQL
+ * (hirosystems/bitcoin-indexer, api/runes/src/pg/pg-store.ts), never
+ * taken as a size:
+ *
+ *   - activity (getActivity): COUNT(*) OVER() of the entries, so a page
+ *     holds min(limit, total - offset) of them ("counted" lists);
+ *   - balances (getAddressBalances): COUNT(*) OVER() taken before
+ *     DISTINCT ON, that is the address's history rows, at least as many
+ *     as its entries: the list ends at its first short page;
+ *   - a page with no entries says "total": 0 (results[0]?.total ?? 0).
+ *
+ * Pages are asked for in rounds of at most CHAINDATA_PAGES_ROUND
+ * requests, so that what is in flight depends on the round, never on a
+ * claimed total.  A list whose total changes between its pages (upstream
+ * committed a block touching it) is paged again from its first page, at
+ * most CHAINDATA_PAGES_RESTARTS times.
  */
 
 
@@ -15,10 +28,15 @@
 #include "chaindata_mirror.h"
 
 
+#define CHAINDATA_PAGES_ROUND     64
+
+
+/* a page: its shape, its offset, its entries; 0, or -1 to ask again */
+
 static int
 chaindata_page_check(chaindata_req_t *r)
 {
-    uint64_t               total, limit, offset, want;
+    uint64_t               total, limit, offset;
     const char            *why;
     chaindata_jv_t        *res;
     chaindata_plist_t     *l;
@@ -45,16 +63,25 @@ chaindata_page_check(chaindata_req_t *r)
         return chaindata_req_fail(r, "a page of another limit or offset");
     }
 
-    if (r->arg != 0 && total != l->total) {
-        return chaindata_req_fail(r, "the total changed between pages");
+    if (res->n > limit) {
+        return chaindata_req_fail(r, "%zu entries on a page of %llu",
+                                  res->n, (unsigned long long) limit);
     }
 
-    want = total > offset ? total - offset : 0;
-    want = want > limit ? limit : want;
+    if (res->n && (total < offset || total - offset < res->n)) {
+        return chaindata_req_fail(r, "%zu entries at offset %llu of a "
+                                  "total of %llu", res->n,
+                                  (unsigned long long) offset,
+                                  (unsigned long long) total);
+    }
 
-    if (res->n != want) {
+    if (l->counted && res->n
+        && res->n != (total - offset < limit ? total - offset : limit))
+    {
         return chaindata_req_fail(r, "%zu entries on a page that has %llu",
-                                  res->n, (unsigned long long) want);
+                                  res->n, (unsigned long long)
+                                  (total - offset < limit ? total - offset
+                                                          : limit));
     }
 
     for (e = res->child; e; e = e->next) {
@@ -65,11 +92,96 @@ chaindata_page_check(chaindata_req_t *r)
         }
     }
 
-    if (r->arg == 0) {
-        l->total = total;
+    r->list = res;
+
+    return 0;
+}
+
+
+static size_t
+chaindata_page_entries(const chaindata_req_t *r)
+{
+    return r->list->n;
+}
+
+
+static uint64_t
+chaindata_page_total(const chaindata_req_t *r)
+{
+    uint64_t  total;
+
+    return chaindata_jv_u64(r->root, "total", &total) == 0 ? total : 0;
+}
+
+
+static void
+chaindata_plist_clear(chaindata_plist_t *l)
+{
+    size_t  j;
+
+    for (j = 0; l->pages && j < l->npages; j++) {
+        chaindata_req_free(l->pages[j]);
     }
 
-    r->list = res;
+    free(l->pages);
+    l->pages = NULL;
+    l->npages = 0;
+    l->total = 0;
+    l->entries = 0;
+    l->complete = 0;
+    l->hash_len = 0;
+    l->time = 0;
+}
+
+
+/*
+ * The pages a list wants next, after those it has: all the rest of a
+ * counted list; of the others as many as run at once (--parallel), up to
+ * the last page their total allows (chaindata_plist_settle() caps both).
+ */
+
+static size_t
+chaindata_plist_wanted(chaindata_mirror_t *m, chaindata_plist_t *l)
+{
+    uint64_t  last;
+
+    if (l->npages == 0) {
+        return 1;
+    }
+
+    last = l->total / l->limit;         /* the last page that can hold any */
+
+    if (l->counted && l->total % l->limit == 0) {
+        last = last ? last - 1 : 0;
+    }
+
+    if (last < l->npages) {
+        return 0;
+    }
+
+    last -= l->npages - 1;              /* pages left */
+
+    if (!l->counted && last > m->http.parallel) {
+        last = m->http.parallel;
+    }
+
+    return last > CHAINDATA_PAGES_ROUND ? CHAINDATA_PAGES_ROUND
+                                        : (size_t) last;
+}
+
+
+static int
+chaindata_plist_grow(chaindata_plist_t *l, size_t more)
+{
+    chaindata_req_t  **pages;
+
+    pages = realloc(l->pages, (l->npages + more) * sizeof(chaindata_req_t *));
+    if (pages == NULL) {
+        return -1;
+    }
+
+    memset(pages + l->npages, 0, more * sizeof(chaindata_req_t *));
+    l->pages = pages;
 
     return 0;
 }
@@ -91,70 +203,171 @@ chaindata_page_req(chaindata_plist_t *l, uint64_t offset)
 }
 
 
+/* this round's requests, the lists' next pages, into reqs: how many */
+
+static int
+chaindata_plist_round(chaindata_mirror_t *m, chaindata_plist_t **lists,
+    size_t n, chaindata_req_t **reqs, size_t *nreqs)
+{
+    size_t              i, j, want;
+    chaindata_plist_t  *l;
+
+    *nreqs = 0;
+
+    for (i = 0; i < n && *nreqs < CHAINDATA_PAGES_ROUND; i++) {
+        l = lists[i];
+
+        if (l->complete) {
+            continue;
+        }
+
+        want = chaindata_plist_wanted(m, l);
+
+        if (want > CHAINDATA_PAGES_ROUND - *nreqs) {
+            want = CHAINDATA_PAGES_ROUND - *nreqs;
+        }
+
+        if (chaindata_plist_grow(l, want) != 0) {
+            return -1;
+        }
+
+        for (j = 0; j < want; j++) {
+            l->pages[l->npages] = chaindata_page_req(l, (uint64_t)
+                                                     l->npages * l->limit);
+            if (l->pages[l->npages] == NULL) {
+                return -1;
+            }
+
+            reqs[(*nreqs)++] = l->pages[l->npages++];
+        }
+    }
+
+    return 0;
+}
+
+
+/*
+ * After a round: whether the list is complete, or changed under its
+ * pages (then it starts again from its first page).  Pages past a short
+ * one of a list that is not counted hold nothing and are dropped.
+ */
+
+static int
+chaindata_plist_settle(chaindata_mirror_t *m, chaindata_plist_t *l)
+{
+    size_t    j, got;
+    uint64_t  total;
+
+    for (j = 0; j < l->npages; j++) {
+        got = chaindata_page_entries(l->pages[j]);
+        total = chaindata_page_total(l->pages[j]);
+
+        if (j == 0) {
+            l->total = got ? total : 0;
+
+        } else if (got && total != l->total) {
+            break;                      /* the list changed */
+        }
+
+        if (got == l->limit) {
+            continue;
+        }
+
+        if (l->counted ? (uint64_t) j * l->limit + got != l->total
+                       : j + 1 < l->npages
+                         && chaindata_page_entries(l->pages[j + 1]))
+        {
+            break;                      /* it ended, and not here */
+        }
+
+        while (l->npages > j + 1) {
+            chaindata_req_free(l->pages[--l->npages]);
+        }
+
+        l->entries = (uint64_t) j * l->limit + got;
+        l->complete = 1;
+
+        return CHAINDATA_EXIT_OK;
+    }
+
+    if (j == l->npages) {
+        if ((l->counted ? l->total : (uint64_t) j * l->limit)
+            > CHAINDATA_LIST_MAX)
+        {
+            chaindata_mirror_log(m, "error", "%s: %llu entries claimed or "
+                                 "served, more than the %llu a list may "
+                                 "have: refused", l->base,
+                                 (unsigned long long) (l->counted
+                                     ? l->total : (uint64_t) j * l->limit),
+                                 (unsigned long long) CHAINDATA_LIST_MAX);
+            return CHAINDATA_EXIT_INPUT;
+        }
+
+        if (l->counted && (uint64_t) j * l->limit == l->total) {
+            l->entries = l->total;
+            l->complete = 1;
+            return CHAINDATA_EXIT_OK;
+        }
+
+        if (chaindata_plist_wanted(m, l)) {
+            return CHAINDATA_EXIT_OK;
+        }
+    }
+
+    if (++l->restarts > CHAINDATA_PAGES_RESTARTS) {
+        chaindata_mirror_log(m, "error", "%s changed while it was paged, "
+                             "%u times: given up for this pass", l->base,
+                             CHAINDATA_PAGES_RESTARTS);
+        return CHAINDATA_EXIT_INPUT;
+    }
+
+    chaindata_mirror_log(m, "info", "%s changed while it was paged (total "
+                         "%llu); paging it again from its first page",
+                         l->base, (unsigned long long) l->total);
+
+    chaindata_plist_clear(l);
+
+    return CHAINDATA_EXIT_OK;
+}
+
+
 int
 chaindata_plist_fetch(chaindata_mirror_t *m, chaindata_plist_t **lists,
     size_t n)
 {
-    int                rc;
-    size_t             i, j, k, more;
-    chaindata_plist_t *l;
-    chaindata_req_t  **reqs;
-
-    reqs = calloc(n + 1, sizeof(chaindata_req_t *));
-    if (reqs == NULL) {
-        return CHAINDATA_EXIT_SYSTEM;
-    }
+    int               rc;
+    size_t            i, nreqs;
+    chaindata_req_t  *reqs[CHAINDATA_PAGES_ROUND];
 
     for (i = 0; i < n; i++) {
-        l = lists[i];
-        l->pages = calloc(1, sizeof(chaindata_req_t *));
-        reqs[i] = l->pages ? chaindata_page_req(l, 0) : NULL;
-
-        if (l->pages) {
-            l->pages[0] = reqs[i];
-            l->npages = 1;
-        }
+        chaindata_plist_clear(lists[i]);
+        lists[i]->restarts = 0;
     }
 
-    rc = chaindata_mirror_fetch(m, reqs, n);
-    free(reqs);
-
-    if (rc != CHAINDATA_EXIT_OK) {
-        return rc;
-    }
-
-    for (i = 0, more = 0; i < n; i++) {
-        l = lists[i];
-        l->npages = l->total ? (l->total + l->limit - 1) / l->limit : 1;
-        more += l->npages - 1;
-
-        reqs = realloc(l->pages, l->npages * sizeof(chaindata_req_t *));
-        if (reqs == NULL) {
-            l->npages = 1;
+    for ( ;; ) {
+        if (chaindata_plist_round(m, lists, n, reqs, &nreqs) != 0) {
+            chaindata_mirror_log(m, "error", "out of memory");
             return CHAINDATA_EXIT_SYSTEM;
         }
 
-        l->pages = reqs;
-        memset(l->pages + 1, 0, (l->npages - 1) * sizeof(chaindata_req_t *));
-    }
+        if (nreqs == 0) {
+            return CHAINDATA_EXIT_OK;
+        }
 
-    reqs = calloc(more + 1, sizeof(chaindata_req_t *));
-    if (reqs == NULL) {
-        return CHAINDATA_EXIT_SYSTEM;
-    }
+        rc = chaindata_mirror_fetch(m, reqs, nreqs);
+        if (rc != CHAINDATA_EXIT_OK) {
+            return rc;
+        }
 
-    for (i = 0, k = 0; i < n; i++) {
-        for (j = 1; j < lists[i]->npages; j++) {
-            lists[i]->pages[j] = chaindata_page_req(lists[i],
-                                                    j * lists[i]->limit);
-            reqs[k++] = lists[i]->pages[j];
+        for (i = 0; i < n; i++) {
+            if (!lists[i]->complete) {
+                rc = chaindata_plist_settle(m, lists[i]);
+                if (rc != CHAINDATA_EXIT_OK) {
+                    return rc;
+                }
+            }
         }
     }
-
-    rc = chaindata_mirror_fetch(m, reqs, more);
-    free(reqs);
-
-    return rc;
 }
 
 
@@ -182,17 +395,11 @@ chaindata_plist_each(chaindata_plist_t *l,
 void
 chaindata_plist_free(chaindata_plist_t *l)
 {
-    size_t  j;
-
     if (l == NULL) {
         return;
     }
 
-    for (j = 0; l->pages && j < l->npages; j++) {
-        chaindata_req_free(l->pages[j]);
-    }
-
-    free(l->pages);
+    chaindata_plist_clear(l);
     free(l);
 }
 

@@ -35,7 +35,6 @@
 
 
 #define CHAINDATA_RUNES             "runes"
-#define CHAINDATA_RUNES_PAGE        60
 #define CHAINDATA_RUNES_NO_HASH     "none"
 #define CHAINDATA_RUNES_EMPTY_DEPTH 6
 
@@ -199,6 +198,7 @@ chaindata_runes_list(const char *fmt, const char *api, const char *what,
     snprintf(l->base, sizeof(l->base), fmt, api, what);
     snprintf(l->id, sizeof(l->id), "%s", what);
     l->limit = CHAINDATA_RUNES_PAGE;
+    l->counted = 1;
     l->entry = entry;
 
     return l;
@@ -611,6 +611,11 @@ chaindata_runes_fork(chaindata_mirror_t *m, uint64_t top, uint64_t *fork)
             if (!same) {
                 *fork = height ? height - 1 : 0;
 
+                if (top - *fork > m->runes_max_reorg) {
+                    return chaindata_feeds_too_deep(m, CHAINDATA_RUNES, top,
+                                                    m->runes_max_reorg);
+                }
+
             } else if (!empty) {
                 return CHAINDATA_EXIT_OK;
             }
@@ -672,6 +677,55 @@ chaindata_runes_tip(chaindata_mirror_t *m, uint64_t *tip)
 }
 
 
+/*
+ * Upstream's tip below the position.  The Runes API's tip is its last
+ * block with rune activity, so a reorg that replaces blocks by fewer, or
+ * by blocks with less activity, lowers it; a node that is behind lowers
+ * it too.  The recorded blocks are compared from upstream's tip down: a
+ * disagreement is a reorg, rolled back at once; agreement at the tip is
+ * waited for (the blocks above may still come), logged once a tip.
+ */
+
+static int
+chaindata_runes_below(chaindata_mirror_t *m, uint64_t tip, uint64_t height,
+    int *caught_up)
+{
+    int       rc;
+    uint64_t  fork;
+
+    rc = chaindata_runes_fork(m, tip, &fork);
+    if (rc != CHAINDATA_EXIT_OK) {
+        return rc;
+    }
+
+    if (fork != tip) {
+        chaindata_mirror_log(m, "warn", "reorg: upstream's runes tip went "
+                             "down to %llu (the index is at %llu) and "
+                             "disagrees from %llu up; rolling back to %llu",
+                             (unsigned long long) tip,
+                             (unsigned long long) height,
+                             (unsigned long long) fork + 1,
+                             (unsigned long long) fork);
+
+        return chaindata_runes_rollback(m, fork, height);
+    }
+
+    if (m->runes_behind != tip) {
+        m->runes_behind = tip;
+        chaindata_mirror_log(m, "warn", "upstream's runes tip %llu is below "
+                             "the index's %llu and agrees with it there: "
+                             "waiting (a node behind, or a reorg whose new "
+                             "blocks have no rune activity yet)",
+                             (unsigned long long) tip,
+                             (unsigned long long) height);
+    }
+
+    *caught_up = 1;
+
+    return CHAINDATA_EXIT_OK;
+}
+
+
 /* one pass: reorg check, then every block up to upstream's tip */
 
 int
@@ -694,15 +748,22 @@ chaindata_runes_poll(chaindata_mirror_t *m, int *caught_up)
     have = (have == 0);
 
     rc = chaindata_runes_tip(m, &tip);
+
     if (rc != CHAINDATA_EXIT_OK) {
         return rc;
     }
 
-    if (tip == UINT64_MAX || (have && pos.height > tip)) {
-        /* upstream has indexed nothing yet, or is behind the index: wait */
+    if (tip == UINT64_MAX) {
+        /* upstream has indexed nothing yet: wait */
         *caught_up = 1;
         return CHAINDATA_EXIT_OK;
     }
+
+    if (have && pos.height > tip) {
+        return chaindata_runes_below(m, tip, pos.height, caught_up);
+    }
+
+    m->runes_behind = 0;
 
     if (have) {
         rc = chaindata_runes_fork(m, pos.height, &fork);

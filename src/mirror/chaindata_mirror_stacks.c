@@ -28,6 +28,8 @@
 #define CHAINDATA_STACKS            "stacks"
 #define CHAINDATA_TXS_PAGE          50
 #define CHAINDATA_EVENTS_PAGE       100
+/* requests made at once for the pages of a block; more wait a round */
+#define CHAINDATA_ROUND             256
 
 
 typedef struct {
@@ -42,12 +44,13 @@ typedef struct {
 typedef struct {
     uint64_t           height;
     uint64_t           time;
-    uint64_t           tx_count;
+    uint64_t           tx_count;     /* claimed by the block */
+    uint64_t           ntxs;         /* listed, what is mirrored */
     unsigned char      hash[CHAINDATA_FEED_HASH_MAX];
     size_t             hash_len;
     unsigned char      parent[CHAINDATA_FEED_HASH_MAX];
     size_t             parent_len;
-    chaindata_stx_t   *txs;          /* tx_count, their ids as listed */
+    chaindata_stx_t   *txs;          /* ntxs, their ids as listed */
 } chaindata_sblock_t;
 
 
@@ -63,9 +66,15 @@ chaindata_stacks_check_tip(chaindata_req_t *r)
 
     res = chaindata_jv_get(r->root, "results");
 
-    if (res == NULL || res->type != CHAINDATA_JV_ARRAY || res->child == NULL
+    if (res != NULL && res->type == CHAINDATA_JV_ARRAY && res->n == 0) {
+        r->arg = UINT64_MAX;            /* upstream has no block yet */
+        return 0;
+    }
+
+    if (res == NULL || res->type != CHAINDATA_JV_ARRAY
         || res->child->type != CHAINDATA_JV_OBJECT
-        || chaindata_jv_u64(res->child, "height", &h) != 0)
+        || chaindata_jv_u64(res->child, "height", &h) != 0
+        || h == UINT64_MAX)
     {
         return chaindata_req_fail(r, "not a list of blocks with a height");
     }
@@ -108,8 +117,9 @@ chaindata_stacks_check_block(chaindata_req_t *r)
 
 
 /*
- * A page of a block's transactions: as many as upstream's total leaves
- * from the page's offset, each tx_id taken into the block's list.
+ * A page of a block's transactions: as many as the listing's total leaves
+ * from the page's offset, each tx_id taken into the block's list.  The
+ * first page's total sizes the list (capped), never the block's tx_count.
  */
 
 static int
@@ -133,6 +143,23 @@ chaindata_stacks_check_txs(chaindata_req_t *r)
         return chaindata_req_fail(r, "not a page of transactions");
     }
 
+    if (total > CHAINDATA_BLOCK_TXS_MAX) {
+        return chaindata_req_fail(r, "a block of %llu transactions claimed, "
+                                  "more than the %u a block may have",
+                                  (unsigned long long) total,
+                                  CHAINDATA_BLOCK_TXS_MAX);
+    }
+
+    if (r->arg == 0) {
+        b->ntxs = total;
+
+    } else if (total != b->ntxs) {
+        return chaindata_req_fail(r, "the block's transactions changed "
+                                  "between pages (total %llu, then %llu)",
+                                  (unsigned long long) b->ntxs,
+                                  (unsigned long long) total);
+    }
+
     want = total > r->arg ? total - r->arg : 0;
     want = want > CHAINDATA_TXS_PAGE ? CHAINDATA_TXS_PAGE : want;
 
@@ -149,7 +176,7 @@ chaindata_stacks_check_txs(chaindata_req_t *r)
             return chaindata_req_fail(r, "a transaction without a tx_id");
         }
 
-        if (k < b->tx_count) {
+        if (b->txs) {
             memcpy(b->txs[k].tx_id, id->str, 66);
         }
     }
@@ -193,6 +220,13 @@ chaindata_stacks_check_tx(chaindata_req_t *r)
         || chaindata_jv_u64(r->root, "event_count", &count) != 0)
     {
         return chaindata_req_fail(r, "events or event_count malformed");
+    }
+
+    if (count > CHAINDATA_TX_EVENTS_MAX) {
+        return chaindata_req_fail(r, "an event_count of %llu claimed, more "
+                                  "than the %u a transaction may have",
+                                  (unsigned long long) count,
+                                  CHAINDATA_TX_EVENTS_MAX);
     }
 
     want = count > r->arg ? count - r->arg : 0;
@@ -258,58 +292,92 @@ chaindata_stacks_free(chaindata_req_t **reqs, size_t n, chaindata_stx_t *txs,
 }
 
 
-/* the transaction ids of a block, every page of them */
+static chaindata_req_t *
+chaindata_stacks_txs_req(chaindata_mirror_t *m, chaindata_sblock_t *b,
+    size_t offset)
+{
+    chaindata_req_t  *r;
+
+    r = chaindata_req_new(chaindata_stacks_check_txs,
+                          "%s/extended/v2/blocks/%llu/transactions"
+                          "?limit=%d&offset=%zu", m->stacks_api,
+                          (unsigned long long) b->height, CHAINDATA_TXS_PAGE,
+                          offset);
+    if (r) {
+        r->ctx = b;
+        r->arg = offset;
+    }
+
+    return r;
+}
+
+
+/*
+ * The transaction ids of a block, every page of the listing: its first
+ * page says how many (an honest block's tx_count can be wrong: the boot
+ * block lists more; a claim is only compared, and logged when it
+ * differs), the rest are asked for in rounds of CHAINDATA_ROUND.
+ */
 
 static int
 chaindata_stacks_tx_ids(chaindata_mirror_t *m, chaindata_sblock_t *b,
     chaindata_stx_t **out)
 {
     int                rc;
-    size_t             i, npages, k;
-    chaindata_req_t  **pages;
+    size_t             i, n, npages, done;
+    chaindata_req_t   *first, *round[CHAINDATA_ROUND];
 
-    npages = (b->tx_count + CHAINDATA_TXS_PAGE - 1) / CHAINDATA_TXS_PAGE;
-    pages = calloc(npages + 1, sizeof(chaindata_req_t *));
-    b->txs = calloc(b->tx_count + 1, sizeof(chaindata_stx_t));
+    b->txs = NULL;
+    b->ntxs = 0;
 
-    if (pages == NULL || b->txs == NULL) {
-        free(pages);
-        free(b->txs);
-        chaindata_mirror_log(m, "error", "out of memory");
+    first = chaindata_stacks_txs_req(m, b, 0);
+    rc = chaindata_mirror_fetch(m, &first, 1);
+
+    if (rc != CHAINDATA_EXIT_OK) {
+        chaindata_req_free(first);
+        return rc;
+    }
+
+    b->txs = calloc(b->ntxs + 1, sizeof(chaindata_stx_t));
+    if (b->txs == NULL) {
+        chaindata_req_free(first);
+        chaindata_mirror_log(m, "error", "block %llu: out of memory for %llu "
+                             "transactions", (unsigned long long) b->height,
+                             (unsigned long long) b->ntxs);
         return CHAINDATA_EXIT_SYSTEM;
     }
 
-    for (i = 0; i < npages; i++) {
-        pages[i] = chaindata_req_new(chaindata_stacks_check_txs,
-                       "%s/extended/v2/blocks/%llu/transactions"
-                       "?limit=%d&offset=%zu", m->stacks_api,
-                       (unsigned long long) b->height, CHAINDATA_TXS_PAGE,
-                       i * CHAINDATA_TXS_PAGE);
-        if (pages[i]) {
-            pages[i]->ctx = b;
-            pages[i]->arg = i * CHAINDATA_TXS_PAGE;
+    /* the first page again, now that its ids have a place */
+    (void) chaindata_stacks_check_txs(first);
+    chaindata_req_free(first);
+
+    npages = (b->ntxs + CHAINDATA_TXS_PAGE - 1) / CHAINDATA_TXS_PAGE;
+
+    for (done = 1; rc == CHAINDATA_EXIT_OK && done < npages; done += n) {
+        for (n = 0; n < CHAINDATA_ROUND && done + n < npages; n++) {
+            round[n] = chaindata_stacks_txs_req(m, b, (done + n)
+                                                      * CHAINDATA_TXS_PAGE);
+        }
+
+        rc = chaindata_mirror_fetch(m, round, n);
+
+        for (i = 0; i < n; i++) {
+            chaindata_req_free(round[i]);
         }
     }
-
-    rc = chaindata_mirror_fetch(m, pages, npages);
-
-    /* the ids listed, up to the first missing (the pages fill in turn) */
-    for (k = 0; k < b->tx_count && b->txs[k].tx_id[0]; k++) { /* void */ }
-
-    if (rc == CHAINDATA_EXIT_OK && k != b->tx_count) {
-        chaindata_mirror_log(m, "error", "block %llu: tx_count %llu but "
-                             "%zu transactions listed",
-                             (unsigned long long) b->height,
-                             (unsigned long long) b->tx_count, k);
-        rc = CHAINDATA_EXIT_INPUT;
-    }
-
-    chaindata_stacks_free(pages, npages, NULL, 0);
 
     if (rc != CHAINDATA_EXIT_OK) {
         free(b->txs);
         b->txs = NULL;
         return rc;
+    }
+
+    if (b->ntxs != b->tx_count) {
+        chaindata_mirror_log(m, "warn", "block %llu: tx_count %llu, but %llu "
+                             "transactions listed; the listing is mirrored",
+                             (unsigned long long) b->height,
+                             (unsigned long long) b->tx_count,
+                             (unsigned long long) b->ntxs);
     }
 
     *out = b->txs;
@@ -338,40 +406,47 @@ chaindata_stacks_tx_req(chaindata_mirror_t *m, chaindata_stx_t *t,
 }
 
 
-/* every further page of events, for every transaction, all at once */
+/* every further page of events, of every transaction, in rounds */
 
 static int
 chaindata_stacks_more_events(chaindata_mirror_t *m, chaindata_stx_t *txs,
     size_t ntxs)
 {
-    int                rc;
-    size_t             i, j, n, k;
-    chaindata_req_t  **all;
+    int               rc;
+    size_t            i, j, n;
+    chaindata_req_t  *round[CHAINDATA_ROUND];
 
-    for (i = 0, n = 0; i < ntxs; i++) {
+    for (i = 0; i < ntxs; i++) {
         txs[i].npages = txs[i].event_count <= CHAINDATA_EVENTS_PAGE ? 1
                         : (txs[i].event_count + CHAINDATA_EVENTS_PAGE - 1)
                           / CHAINDATA_EVENTS_PAGE;
-        n += txs[i].npages - 1;
     }
 
-    all = calloc(n + 1, sizeof(chaindata_req_t *));
-    if (all == NULL) {
-        return CHAINDATA_EXIT_SYSTEM;
-    }
+    i = 0;
+    j = 1;
 
-    for (i = 0, k = 0; i < ntxs; i++) {
-        for (j = 1; j < txs[i].npages; j++) {
+    for ( ;; ) {
+        for (n = 0; n < CHAINDATA_ROUND && i < ntxs; /* void */) {
+            if (j >= txs[i].npages) {
+                i++;
+                j = 1;
+                continue;
+            }
+
             txs[i].pages[j] = chaindata_stacks_tx_req(m, &txs[i],
                                   j * CHAINDATA_EVENTS_PAGE);
-            all[k++] = txs[i].pages[j];
+            round[n++] = txs[i].pages[j++];
+        }
+
+        if (n == 0) {
+            return CHAINDATA_EXIT_OK;
+        }
+
+        rc = chaindata_mirror_fetch(m, round, n);
+        if (rc != CHAINDATA_EXIT_OK) {
+            return rc;
         }
     }
-
-    rc = chaindata_mirror_fetch(m, all, n);
-    free(all);
-
-    return rc;
 }
 
 
@@ -419,14 +494,16 @@ chaindata_stacks_txs(chaindata_mirror_t *m, chaindata_sblock_t *b,
     int     rc;
     size_t  i;
 
-    *reqs = calloc(b->tx_count + 1, sizeof(chaindata_req_t *));
+    *reqs = calloc(b->ntxs + 1, sizeof(chaindata_req_t *));
     if (*reqs == NULL) {
+        chaindata_mirror_log(m, "error", "out of memory");
         return CHAINDATA_EXIT_SYSTEM;
     }
 
-    for (i = 0; i < b->tx_count; i++) {
+    for (i = 0; i < b->ntxs; i++) {
         txs[i].pages = calloc(1 + 1, sizeof(chaindata_req_t *));
         if (txs[i].pages == NULL) {
+            chaindata_mirror_log(m, "error", "out of memory");
             return CHAINDATA_EXIT_SYSTEM;
         }
 
@@ -435,17 +512,21 @@ chaindata_stacks_txs(chaindata_mirror_t *m, chaindata_sblock_t *b,
         txs[i].npages = 1;
     }
 
-    rc = chaindata_mirror_fetch(m, *reqs, b->tx_count);
+    rc = chaindata_mirror_fetch(m, *reqs, b->ntxs);
     if (rc != CHAINDATA_EXIT_OK) {
         return rc;
     }
 
-    for (i = 0; i < b->tx_count; i++) {
+    for (i = 0; i < b->ntxs; i++) {
         if (txs[i].event_count > CHAINDATA_EVENTS_PAGE) {
             free(txs[i].pages);
             txs[i].pages = calloc(txs[i].event_count / CHAINDATA_EVENTS_PAGE
                                   + 2, sizeof(chaindata_req_t *));
             if (txs[i].pages == NULL) {
+                chaindata_mirror_log(m, "error", "transaction %s: out of "
+                                     "memory for %llu events", txs[i].tx_id,
+                                     (unsigned long long)
+                                     txs[i].event_count);
                 return CHAINDATA_EXIT_SYSTEM;
             }
 
@@ -453,7 +534,7 @@ chaindata_stacks_txs(chaindata_mirror_t *m, chaindata_sblock_t *b,
         }
     }
 
-    return chaindata_stacks_more_events(m, txs, b->tx_count);
+    return chaindata_stacks_more_events(m, txs, b->ntxs);
 }
 
 
@@ -488,7 +569,7 @@ chaindata_stacks_block_txs(chaindata_mirror_t *m, chaindata_sblock_t *b)
         rc = CHAINDATA_EXIT_SYSTEM;
     }
 
-    for (i = 0; rc == CHAINDATA_EXIT_OK && i < b->tx_count; i++) {
+    for (i = 0; rc == CHAINDATA_EXIT_OK && i < b->ntxs; i++) {
         if (chaindata_stacks_record(m, &txs[i]) != 0) {
             chaindata_block_abandon(m);
             rc = CHAINDATA_EXIT_INPUT;
@@ -501,12 +582,12 @@ chaindata_stacks_block_txs(chaindata_mirror_t *m, chaindata_sblock_t *b)
 
     if (rc == CHAINDATA_EXIT_OK) {
         m->blocks++;
-        m->txs += b->tx_count;
+        m->txs += b->ntxs;
         m->height = b->height;
         m->block_time = b->time;
     }
 
-    chaindata_stacks_free(reqs, b->tx_count, txs, b->tx_count);
+    chaindata_stacks_free(reqs, b->ntxs, txs, b->ntxs);
 
     return rc;
 }
@@ -559,7 +640,8 @@ chaindata_stacks_tip(chaindata_mirror_t *m, uint64_t *tip)
 /*
  * The recorded block at the position is no longer upstream's: walk back
  * to the last height where the recorded hash is upstream's, roll back to
- * it (the index's block records say what to undo).
+ * it (the index's block records say what to undo).  Past
+ * --max-reorg-depth blocks the walk stops and the feed with it.
  */
 
 static int
@@ -567,11 +649,19 @@ chaindata_stacks_reorg(chaindata_mirror_t *m, uint64_t height)
 {
     int                 rc;
     size_t              len;
+    uint64_t            top;
     unsigned char       hash[CHAINDATA_FEED_HASH_MAX];
     chaindata_sblock_t  b;
 
+    top = height;
+
     while (height > 0) {
         height--;
+
+        if (top - height > m->max_reorg) {
+            return chaindata_feeds_too_deep(m, CHAINDATA_STACKS, top,
+                                            m->max_reorg);
+        }
 
         rc = chaindata_feed_block_hash(&m->in.ix, CHAINDATA_STACKS, height,
                                        hash, &len);
@@ -580,7 +670,14 @@ chaindata_stacks_reorg(chaindata_mirror_t *m, uint64_t height)
         }
 
         if (rc == 1) {
-            break;
+            /* below the first recorded block: nothing agrees */
+            chaindata_mirror_log(m, "error", "stacks: upstream agrees with "
+                                 "none of the %llu blocks recorded up to "
+                                 "%llu: is it the same chain?  Nothing was "
+                                 "rolled back; the feed stops",
+                                 (unsigned long long) (top - height),
+                                 (unsigned long long) top);
+            return CHAINDATA_MIRROR_REFUSED;
         }
 
         rc = chaindata_stacks_get_block(m, height, &b);
@@ -599,6 +696,29 @@ chaindata_stacks_reorg(chaindata_mirror_t *m, uint64_t height)
 
     return chaindata_block_rollback(m, CHAINDATA_STACKS, height) == 0
            ? CHAINDATA_EXIT_OK : CHAINDATA_EXIT_SYSTEM;
+}
+
+
+/*
+ * Block b does not name the recorded block below it as its parent, while
+ * that block is still upstream's: upstream reorganised between two
+ * requests, or contradicts itself.  The pass ends as a failure (the feed
+ * backs off, --once exits 1) and the next one looks again.
+ */
+
+static int
+chaindata_stacks_unlinked(chaindata_mirror_t *m, chaindata_sblock_t *b,
+    const unsigned char *below, size_t below_len)
+{
+    chaindata_mirror_log(m, "error", "stacks block %llu names the parent "
+                         "%.*s, but block %llu is %.*s (upstream reorganised "
+                         "meanwhile, or contradicts itself); nothing of it "
+                         "was written",
+                         (unsigned long long) b->height, (int) b->parent_len,
+                         b->parent, (unsigned long long) b->height - 1,
+                         (int) below_len, below);
+
+    return CHAINDATA_EXIT_INPUT;
 }
 
 
@@ -628,8 +748,11 @@ chaindata_stacks_poll(chaindata_mirror_t *m, int *caught_up)
         return rc;
     }
 
-    if (have && pos.height > tip) {
-        /* upstream is behind the index (another node, restarted): wait */
+    if (tip == UINT64_MAX || (have && pos.height > tip)) {
+        /*
+         * upstream has no block yet, or is behind the index (another
+         * node, restarted): wait
+         */
         *caught_up = 1;
         return CHAINDATA_EXIT_OK;
     }
@@ -665,8 +788,7 @@ chaindata_stacks_poll(chaindata_mirror_t *m, int *caught_up)
         if (have && (b.parent_len != pos.hash_len
                      || memcmp(b.parent, posh, b.parent_len) != 0))
         {
-            /* upstream reorganised meanwhile: the next pass sees it */
-            return CHAINDATA_EXIT_OK;
+            return chaindata_stacks_unlinked(m, &b, posh, pos.hash_len);
         }
 
         rc = chaindata_stacks_block_txs(m, &b);

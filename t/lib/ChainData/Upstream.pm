@@ -33,7 +33,7 @@ use ChainData::Runes qw(rune_lists);
 our @EXPORT_OK = qw(
     confirmed_docs derive_doc grow_events make_chain write_chain tx_page
     block_hash nginx_locations write_runes runes_page btc_hash rune_chain
-    RUNES_LIMITS
+    runes_history runes_tip RUNES_LIMITS
 );
 
 # the confirmed fixture documents (raw "data" text), in fixture order
@@ -170,13 +170,24 @@ sub write_chain {
     return $chain;
 }
 
-# The Runes API (hirosystems/runehook, api/src/api/routes/): status.ts
-# GET /runes/v1/ {server_version,status,block_height}; blocks.ts,
+# The Runes API (hirosystems/bitcoin-indexer 3.x, api/runes/src/):
+# api/routes/status.ts GET /runes/v1/ {server_version,status,block_height},
+# block_height being MAX(block_height) of the ledger, that is the last
+# block with rune activity, and absent before the first; blocks.ts,
 # transactions.ts, addresses.ts: pages {limit,offset,total,results}, 60
-# entries at most (schemas.ts LimitSchema), activity ordered by
-# block_height, tx_index, event_index descending, balances by balance
-# descending (api/src/pg/pg-store.ts).  Every page size the mirror may ask
-# for is written.
+# entries at most (schemas.ts LimitSchema, env.ts API_RESULTS_MAX_LIMIT),
+# as pg/pg-store.ts computes them:
+#   - activity (getActivity): ordered by block_height, tx_index,
+#     event_index descending; "total" is COUNT(*) OVER() of the entries;
+#   - balances (getAddressBalances): DISTINCT ON (rune_id) of the
+#     address's balance_changes, ordered by balance descending with no
+#     tie-breaker; "total" is COUNT(*) OVER() taken before the DISTINCT,
+#     the address's history rows, more than its entries;
+#   - every route answers a page with no entries "total": 0
+#     (results[0]?.total ?? 0): past the end of a list, an unknown
+#     transaction or address, a block without activity
+#     (nginx_locations() serves those).
+# Every page size the mirror may ask for is written.
 use constant RUNES_LIMITS => (60, 59, 47, 31, 23, 17);
 
 sub btc_hash { my ($h, $fork) = @_; return substr(sha256_hex("btc/$h/" . ($fork || '')), 0, 64) }
@@ -205,35 +216,57 @@ sub rune_chain {
     return (\@blocks, \%bal);
 }
 
+# the history rows upstream counts for an address's balances: one a
+# balance and more for some (every rune changed hands more than once)
+sub runes_history {
+    my ($texts) = @_;
+    my $n = @$texts;
+    return $n + int($n / 2) + ($n ? 2 : 0);
+}
+
+# a page of a list as upstream serves it; $total: what its non-empty
+# pages say (the entries, unless given)
 sub runes_page {
-    my ($texts, $offset, $limit) = @_;
+    my ($texts, $offset, $limit, $total) = @_;
     my @all = @$texts;
+    $total = scalar @all unless defined $total;
     my $last = $offset + $limit - 1;
     $last = $#all if $last > $#all;
     my @page = $offset <= $#all ? @all[$offset .. $last] : ();
     return sprintf('{"limit":%d,"offset":%d,"total":%d,"results":[%s]}',
-        $limit, $offset, scalar @all, join(',', @page));
+        $limit, $offset, @page ? $total : 0, join(',', @page));
 }
 
 sub _put_pages {
-    my ($root, $path, $texts, @limits) = @_;
+    my ($root, $path, $texts, $total, @limits) = @_;
     for my $limit (@limits) {
-        for (my $off = 0; $off == 0 || $off < @$texts; $off += $limit) {
-            _put($root, $path, "offset=$off&limit=$limit", runes_page($texts, $off, $limit));
+        for (my $off = 0; $off < @$texts; $off += $limit) {
+            _put($root, $path, "offset=$off&limit=$limit",
+                 runes_page($texts, $off, $limit, $total));
         }
     }
+}
+
+# the tip the status route names: the last block with activity
+sub runes_tip {
+    my ($blocks) = @_;
+    my ($b) = grep { grep { @{ $_->[1] } } @{ $_->{txs} } } reverse @$blocks;
+    return $b ? $b->{height} : undef;
 }
 
 # write_runes($root, \@blocks, \%balances, %o): blocks are { height, hash,
 # txs => [[tx_id, [activity entry texts]], ...] } (their entries' location
 # rewritten to the block), balances { address => [entry texts] }; these
-# and every address of the activity get an answer.  $o{pages}{$path}{$args} replaces
-# one answer (a test's inconsistent page).
+# and every address of the activity get an answer.  $o{pages}{$path}{$args}
+# replaces one answer (a test's inconsistent page); $o{tip} names another
+# tip than the last block with activity.
 sub write_runes {
     my ($root, $blocks, $balances, %o) = @_;
     system('rm', '-rf', "$root/up/runes");
-    _put($root, '/runes/v1/', '', sprintf('{"server_version":"runes-api v0.3.0 '
-        . '(master:1a2b3c4)","status":"ready","block_height":%d}', $blocks->[-1]{height}));
+    my $tip = exists $o{tip} ? $o{tip} : runes_tip($blocks);
+    _put($root, '/runes/v1/', '', '{"server_version":"bitcoin-indexer-runes-api '
+        . 'v3.0.2 (master:1a2b3c4)","status":"ready"'
+        . (defined $tip ? ",\"block_height\":$tip}" : '}'));
     my %addr;
     for my $b (@$blocks) {
         my @block;
@@ -245,13 +278,15 @@ sub write_runes {
                 $addr{$1} = 1 while $x =~ /"(?:address|receiver_address)":"([^"]+)"/g;
                 $x;
             } @$entries;
-            _put_pages($root, "/runes/v1/transactions/$id/activity", \@e, 60);
+            _put_pages($root, "/runes/v1/transactions/$id/activity", \@e, undef, 60);
             push @block, @e;
         }
-        _put_pages($root, "/runes/v1/blocks/$b->{height}/activity", \@block, 60);
+        _put_pages($root, "/runes/v1/blocks/$b->{height}/activity", \@block, undef, 60);
     }
     for my $a (keys %addr, keys %$balances) {
-        _put_pages($root, "/runes/v1/addresses/$a/balances", $balances->{$a} || [], RUNES_LIMITS);
+        my $texts = $balances->{$a} || [];
+        _put_pages($root, "/runes/v1/addresses/$a/balances", $texts,
+                   runes_history($texts), RUNES_LIMITS);
     }
     for my $path (keys %{ $o{pages} || {} }) {
         _put($root, $path, $_, $o{pages}{$path}{$_}) for keys %{ $o{pages}{$path} };
@@ -279,6 +314,15 @@ sub nginx_locations {
             root $root;
             default_type application/json;
 $faults            try_files "\$uri/q=\$args" =404;
+        }
+        location /up/runes/v1/ {
+            root $root;
+            default_type application/json;
+$faults            try_files "\$uri/q=\$args" \@runes_empty;
+        }
+        location \@runes_empty {
+            default_type application/json;
+            return 200 '{"limit":\$arg_limit,"offset":\$arg_offset,"total":0,"results":[]}';
         }
         location /up/extended/v2/ {
             root $root;

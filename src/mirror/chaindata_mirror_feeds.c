@@ -1,0 +1,288 @@
+
+/*
+ * chaindata-mirror: the polling loop.  Each feed (stacks, mempool, runes,
+ * chainhooks) is polled on its own: one that fails backs off, logged,
+ * CHAINDATA_FEED_BACKOFF seconds doubled a failure in a row up to
+ * --max-wait (60 s), and recovers when a pass succeeds again,
+ * while the others go on.  With --once a failed feed is given up and the
+ * mirror exits 1 once the others are caught up.  A feed whose upstream
+ * is refused for good (another chain: CHAINDATA_MIRROR_REFUSED) stops;
+ * the mirror exits when no feed is left, when the index fails, or on a
+ * signal.
+ */
+
+
+#include <string.h>
+#include <unistd.h>
+
+#include "chaindata_mirror.h"
+
+
+#define CHAINDATA_FEED_BACKOFF      1.0
+
+enum {
+    CHAINDATA_MFEED_STACKS = 0,
+    CHAINDATA_MFEED_MEMPOOL,
+    CHAINDATA_MFEED_RUNES,
+    CHAINDATA_MFEED_CHAINHOOKS
+};
+
+
+void
+chaindata_feeds_init(chaindata_mirror_t *m)
+{
+    static const char  *names[CHAINDATA_MIRROR_FEEDS] = {
+        "stacks", "mempool", "runes", "chainhooks"
+    };
+    size_t              i;
+    int                 on[CHAINDATA_MIRROR_FEEDS];
+
+    on[CHAINDATA_MFEED_STACKS] = m->stacks_api != NULL;
+    on[CHAINDATA_MFEED_MEMPOOL] = m->stacks_api != NULL && !m->no_mempool;
+    on[CHAINDATA_MFEED_RUNES] = m->runes_api != NULL;
+    on[CHAINDATA_MFEED_CHAINHOOKS] = m->platform_api != NULL;
+
+    for (i = 0; i < CHAINDATA_MIRROR_FEEDS; i++) {
+        m->feeds[i].name = names[i];
+        m->feeds[i].state = on[i] ? CHAINDATA_FEED_FOLLOWING
+                                  : CHAINDATA_FEED_OFF;
+    }
+}
+
+
+static int
+chaindata_feed_poll(chaindata_mirror_t *m, size_t i, int *caught_up)
+{
+    *caught_up = 1;
+
+    switch (i) {
+
+    case CHAINDATA_MFEED_STACKS:
+        return chaindata_stacks_poll(m, caught_up);
+
+    case CHAINDATA_MFEED_MEMPOOL:
+        return chaindata_mempool_poll(m);
+
+    case CHAINDATA_MFEED_RUNES:
+        return chaindata_runes_poll(m, caught_up);
+
+    default:
+        return chaindata_chainhooks_poll(m);
+    }
+}
+
+
+/* the mempool follows the Stacks blocks: polled once they are current */
+
+static int
+chaindata_feed_ready(chaindata_mirror_t *m, size_t i)
+{
+    chaindata_mfeed_t  *stacks;
+
+    if (i != CHAINDATA_MFEED_MEMPOOL) {
+        return 1;
+    }
+
+    stacks = &m->feeds[CHAINDATA_MFEED_STACKS];
+
+    return stacks->state == CHAINDATA_FEED_FOLLOWING && stacks->caught_up;
+}
+
+
+static void
+chaindata_feed_failed(chaindata_mirror_t *m, chaindata_mfeed_t *f,
+    int rc)
+{
+    if (rc == CHAINDATA_MIRROR_REFUSED) {
+        f->state = CHAINDATA_FEED_STOPPED;
+        chaindata_mirror_log(m, "error", "feed %s stopped (see above); the "
+                             "other feeds go on", f->name);
+        return;
+    }
+
+    f->failures++;
+
+    if (m->once) {
+        f->state = CHAINDATA_FEED_STOPPED;
+        chaindata_mirror_log(m, "error", "feed %s failed (see above): "
+                             "given up for this run", f->name);
+        return;
+    }
+
+    f->backoff = f->failures == 1 ? CHAINDATA_FEED_BACKOFF
+                                  : f->backoff * 2;
+
+    if (f->backoff > m->http.max_wait) {
+        f->backoff = m->http.max_wait;
+    }
+
+    f->state = CHAINDATA_FEED_BACKING_OFF;
+    f->next = chaindata_now() + f->backoff;
+
+    chaindata_mirror_log(m, "warn", "feed %s failed (see above), %u in a "
+                         "row: backing off %.0f s", f->name, f->failures,
+                         f->backoff);
+}
+
+
+static void
+chaindata_feed_succeeded(chaindata_mirror_t *m, chaindata_mfeed_t *f,
+    int caught_up)
+{
+    if (f->failures) {
+        chaindata_mirror_log(m, "info", "feed %s recovered after %u failed "
+                             "passes", f->name, f->failures);
+    }
+
+    f->failures = 0;
+    f->state = CHAINDATA_FEED_FOLLOWING;
+    f->caught_up = caught_up;
+}
+
+
+static void
+chaindata_feeds_sleep(double until)
+{
+    while (!chaindata_mirror_stop && chaindata_now() < until) {
+        usleep(20000);
+    }
+}
+
+
+/*
+ * One pass over the feeds due: 0 when it may go on (*busy: a feed is
+ * catching up, *wake: when one is due next), or the exit status.
+ */
+
+static int
+chaindata_feeds_pass(chaindata_mirror_t *m, int *busy, double *wake)
+{
+    int                 rc, done;
+    size_t              i;
+    double              now;
+    chaindata_mfeed_t  *f;
+
+    *busy = 0;
+
+    for (i = 0; i < CHAINDATA_MIRROR_FEEDS; i++) {
+        f = &m->feeds[i];
+        now = chaindata_now();
+
+        if (f->state == CHAINDATA_FEED_OFF
+            || f->state == CHAINDATA_FEED_STOPPED
+            || !chaindata_feed_ready(m, i))
+        {
+            continue;
+        }
+
+        if (f->state == CHAINDATA_FEED_BACKING_OFF && now < f->next) {
+            *wake = f->next < *wake ? f->next : *wake;
+            continue;
+        }
+
+        rc = chaindata_feed_poll(m, i, &done);
+
+        if (rc == CHAINDATA_MIRROR_STOPPED || chaindata_mirror_stop) {
+            return CHAINDATA_MIRROR_STOPPED;
+        }
+
+        if (rc == CHAINDATA_EXIT_SYSTEM) {
+            return rc;
+        }
+
+        if (rc != CHAINDATA_EXIT_OK) {
+            chaindata_feed_failed(m, f, rc);
+
+            if (f->state == CHAINDATA_FEED_BACKING_OFF) {
+                *wake = f->next < *wake ? f->next : *wake;
+            }
+
+            continue;
+        }
+
+        chaindata_feed_succeeded(m, f, done);
+        *busy |= !done;
+    }
+
+    return CHAINDATA_EXIT_OK;
+}
+
+
+/* the feeds still on, and whether any of them was given up */
+
+static size_t
+chaindata_feeds_live(chaindata_mirror_t *m, int *given_up)
+{
+    size_t  i, live;
+
+    *given_up = 0;
+
+    for (i = 0, live = 0; i < CHAINDATA_MIRROR_FEEDS; i++) {
+        if (m->feeds[i].state == CHAINDATA_FEED_STOPPED) {
+            *given_up = 1;
+
+        } else if (m->feeds[i].state != CHAINDATA_FEED_OFF) {
+            live++;
+        }
+    }
+
+    return live;
+}
+
+
+int
+chaindata_feeds_run(chaindata_mirror_t *m)
+{
+    int     rc, busy, given_up;
+    double  wake;
+
+    for ( ;; ) {
+        wake = chaindata_now() + m->interval;
+
+        rc = chaindata_feeds_pass(m, &busy, &wake);
+
+        if (rc == CHAINDATA_MIRROR_STOPPED) {
+            chaindata_mirror_log(m, "info", "stopped by a signal");
+            return CHAINDATA_EXIT_OK;
+        }
+
+        if (rc != CHAINDATA_EXIT_OK) {
+            return rc;
+        }
+
+        if (chaindata_feeds_live(m, &given_up) == 0) {
+            chaindata_mirror_progress(m, 1);
+            chaindata_mirror_log(m, "error", "no feed is left: exiting");
+            return CHAINDATA_EXIT_INPUT;
+        }
+
+        if (busy) {
+            continue;
+        }
+
+        if (m->once) {
+            chaindata_mirror_progress(m, 1);
+            return given_up ? CHAINDATA_EXIT_INPUT : CHAINDATA_EXIT_OK;
+        }
+
+        chaindata_mirror_progress(m, 0);
+        chaindata_feeds_sleep(wake);
+    }
+}
+
+
+/* a disagreement deeper than a feed's maximum: its feed stops */
+
+int
+chaindata_feeds_too_deep(chaindata_mirror_t *m, const char *source,
+    uint64_t height, uint64_t max)
+{
+    chaindata_mirror_log(m, "error", "%s: upstream disagrees with the index "
+                         "below %llu blocks under %llu: is it the same "
+                         "chain?  Nothing was rolled back; the feed stops "
+                         "(--%smax-reorg-depth)", source,
+                         (unsigned long long) max, (unsigned long long) height,
+                         strcmp(source, "runes") == 0 ? "runes-" : "");
+
+    return CHAINDATA_MIRROR_REFUSED;
+}

@@ -1,0 +1,231 @@
+#!/usr/bin/perl
+# chaindata-mirror against a Stacks upstream that misbehaves (issue "the
+# feed trusts nothing"): every case ends applied, refused with a message
+# and the index as it was, or waited for with a bounded, logged backoff.
+#   - an upstream with no block yet is waited for, not an error;
+#   - a block whose parent is not the recorded block below it, while that
+#     block is still upstream's, ends the pass as a failure naming both
+#     hashes: --once exits 1, --follow backs off (no busy loop);
+#   - an upstream that goes away while following is waited for with a
+#     capped backoff, and followed again when it is back;
+#   - a 429 with a Retry-After of 31 years is waited for --max-wait;
+#   - an upstream on another chain (no recorded block agrees, or the
+#     disagreement is deeper than --max-reorg-depth) stops the feed with
+#     "is it the same chain?", nothing rolled back;
+#   - counts are claims: a block's transactions are the listing's, its
+#     tx_count only compared; a total or an event_count beyond the caps
+#     (or near 2^64) is refused with the claim named, nothing allocated
+#     for it or written.
+
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+
+use Test::More;
+use POSIX qw(:sys_wait_h);
+use Time::HiRes qw(sleep time);
+use ChainData::Test qw(:all);
+use ChainData::Upstream qw(:DEFAULT confirmed_docs derive_doc make_chain
+    write_chain nginx_locations);
+
+require_build();
+my $MIRROR = build_path('chaindata-mirror');
+
+my @docs = grep { !/"event_count":640/ } confirmed_docs();
+ok(@docs >= 6, 'fixtures present') or BAIL_OUT('fixtures incomplete');
+
+sub blocks {
+    my ($tag, $n) = @_;
+    return [map { [derive_doc($docs[$_ % @docs], "$tag/$_")] } 0 .. $n - 1];
+}
+
+my $root = temp_dir();
+my $db = "$root/index";
+my ($code, $out, $err) = load_index($db);
+is($code, 0, 'empty index created') or diag($err);
+fixup_index_perms($db);
+
+# /throttle/ answers every request 429 with a Retry-After of 31 years
+my $ng = ChainData::Test::Nginx->start(
+    db => $db,
+    locations => nginx_locations($root) . <<'EOF',
+        location /throttle/ {
+            add_header Retry-After 999999999 always;
+            return 429;
+        }
+EOF
+);
+my $port = $ng->port;
+my $api = "http://127.0.0.1:$port/up";
+
+sub mirror {
+    return run_cmd([$MIRROR, '--db', $db, '--stacks-api', $api, '--once',
+                    '--no-mempool', '--parallel', '4', @_], timeout => 60);
+}
+
+sub feed {
+    my ($c, $o) = load_index($db, '--stats');
+    my ($f) = grep { $_->{source} eq 'stacks' } @{ json_decode($o)->{feeds} };
+    return $f ? "$f->{height} $f->{hash}" : 'none';
+}
+
+sub upstream_requests {
+    my @l = grep { m{ /up/} } split /\n/, slurp($ng->{prefix} . '/access.log');
+    return scalar @l;
+}
+
+# 1. an upstream that has no block yet: waited for
+write_chain($root, make_chain(1000, blocks('a', 1)));
+spew("$root/up/extended/v2/blocks/q=limit=1",
+     '{"limit":1,"offset":0,"total":0,"next_cursor":null,"prev_cursor":null,'
+     . '"cursor":null,"results":[]}');
+($code, $out, $err) = mirror('--from-height', '1000');
+is($code, 0, 'no block upstream yet: exit 0, nothing to do') or diag($err);
+is(feed(), 'none', 'no block upstream yet: no position');
+
+# 2. a chain of four blocks is mirrored
+my $chain = make_chain(1000, blocks('a', 4));
+write_chain($root, $chain);
+($code, $out, $err) = mirror('--from-height', '1000');
+is($code, 0, 'chain: exit 0') or diag($err);
+is(feed(), "1003 $chain->[-1]{hash}", 'chain: at 1003');
+
+# 3. block 1004 names another parent while 1003 is still upstream's
+my $grown = make_chain(1000, blocks('a', 6));
+write_chain($root, $grown);
+my $bogus = '0x' . ('ab' x 32);
+my $f1004 = "$root/up/extended/v2/blocks/1004/q=";
+spew($f1004, slurp($f1004) =~ s/"parent_block_hash":"0x[0-9a-f]{64}"/"parent_block_hash":"$bogus"/r);
+my $t0 = time;
+($code, $out, $err) = mirror();
+is($code, 1, 'parent mismatch: --once exits 1');
+like($err, qr/stacks block 1004 names the parent \Q$bogus\E, but block 1003 is \Q$grown->[3]{hash}\E/,
+     'parent mismatch: the height and both hashes are logged');
+is(feed(), "1003 $chain->[-1]{hash}", 'parent mismatch: nothing written');
+
+# following, the same upstream is asked again after a backoff, not at once
+my $log = "$root/follow.log";
+my $before = upstream_requests();
+my $pid = fork // die "fork: $!";
+if ($pid == 0) {
+    open STDERR, '>', $log or POSIX::_exit(126);
+    exec($MIRROR, '--db', $db, '--stacks-api', $api, '--no-mempool',
+         '--interval', '0.5', '--max-wait', '1') or POSIX::_exit(127);
+}
+sleep 4;
+my $asked = upstream_requests() - $before;
+my $backoffs = () = slurp($log) =~ /feed stacks failed \(see above\), \d+ in a row: backing off/g;
+ok($backoffs >= 2 && $backoffs <= 8, "parent mismatch, following: $backoffs backoffs in 4 s");
+ok($asked < 100, "parent mismatch, following: $asked upstream requests in 4 s");
+is(waitpid($pid, WNOHANG), 0, 'parent mismatch, following: the mirror goes on');
+
+# 4. upstream goes away (every answer 404) and comes back with the chain
+# grown: waited for, then followed again
+rename("$root/up", "$root/up-away") or die;
+sleep 3;
+is(waitpid($pid, WNOHANG), 0, 'upstream gone: the mirror waits');
+like(slurp($log), qr/GET \S+\/blocks\?limit=1: HTTP 404.*\n.*feed stacks failed/,
+     'upstream gone: the failure and the backoff are logged');
+system('rm', '-rf', "$root/up-away");
+write_chain($root, $grown);
+my $until = time + 30;
+sleep 0.2 while feed() ne "1005 $grown->[-1]{hash}" && time < $until;
+is(feed(), "1005 $grown->[-1]{hash}", 'upstream back: followed to 1005');
+like(slurp($log), qr/feed stacks recovered after \d+ failed passes/,
+     'upstream back: the recovery is logged');
+kill 'TERM', $pid;
+waitpid($pid, 0);
+is($? >> 8, 0, 'following: exit 0 on SIGTERM');
+
+# 5. a 429 with Retry-After 999999999: waited for --max-wait, logged
+($code, $out, $err) = run_cmd([$MIRROR, '--db', $db, '--stacks-api',
+    "http://127.0.0.1:$port/throttle", '--once', '--no-mempool',
+    '--retries', '2', '--max-wait', '1'], timeout => 60);
+is($code, 1, 'Retry-After of 31 years: --once exits 1 after its retries');
+my $waits = () = $err =~ /429 with Retry-After 999999999 s; waiting 1 s \(--max-wait\)/g;
+is($waits, 2, 'Retry-After of 31 years: each wait capped and logged');
+
+# 6. upstream on another chain: every block differs from 1000 up
+my $other = make_chain(1000, blocks('b', 6), fork => { 1000 => 'other' });
+write_chain($root, $other);
+($code, $out, $err) = mirror('--max-reorg-depth', '3');
+is($code, 1, 'deeper than --max-reorg-depth: exit 1');
+like($err, qr/stacks: upstream disagrees with the index below 3 blocks under 1005: is it the same chain\?/,
+     'deeper than --max-reorg-depth: said so');
+unlike($err, qr/rolling back/, 'deeper than --max-reorg-depth: nothing rolled back');
+is(feed(), "1005 $grown->[-1]{hash}", 'deeper than --max-reorg-depth: the index as it was');
+
+($code, $out, $err) = mirror('--max-reorg-depth', '100');
+is($code, 1, 'no recorded block agrees: exit 1');
+like($err, qr/upstream agrees with none of the 6 blocks recorded up to 1005: is it the same chain\?/,
+     'no recorded block agrees: said so');
+is(feed(), "1005 $grown->[-1]{hash}", 'no recorded block agrees: the index as it was');
+
+# a reorg within the depth is still rolled back
+my $fork = make_chain(1000, blocks('a', 7), fork => { 1004 => 'c' });
+write_chain($root, $fork);
+($code, $out, $err) = mirror('--max-reorg-depth', '3');
+is($code, 0, 'a reorg of 2 blocks under a depth of 3: exit 0') or diag($err);
+like($err, qr/reorg: stacks blocks above 1003/, 'a reorg of 2 blocks: rolled back');
+is(feed(), "1006 $fork->[-1]{hash}", 'a reorg of 2 blocks: at 1006');
+
+# 7. counts are claims: the listing's own pages say how many
+# transactions a block has; tx_count is only compared
+my @more = (@{ blocks('a', 7) }, [derive_doc($docs[0], 'two/0'), derive_doc($docs[1], 'two/1')],
+            [derive_doc($docs[2], 'boot/0'), derive_doc($docs[3], 'boot/1')]);
+my $counted = make_chain(1000, \@more, fork => { 1004 => 'c' });
+write_chain($root, $counted);
+for ([1007, 300000], [1008, 1]) {
+    my ($h, $n) = @$_;
+    my $f = "$root/up/extended/v2/blocks/$h/q=";
+    spew($f, slurp($f) =~ s/"tx_count":\d+/"tx_count":$n/r);
+}
+$before = upstream_requests();
+($code, $out, $err) = mirror();
+is($code, 0, 'tx_count claims: exit 0') or diag($err);
+like($err, qr/block 1007: tx_count 300000, but 2 transactions listed; the listing is mirrored/,
+     'a block claiming 300,000 transactions: mirrored as listed, logged');
+like($err, qr/block 1008: tx_count 1, but 2 transactions listed/,
+     'a block listing more than its tx_count (the boot block): mirrored, logged');
+$asked = upstream_requests() - $before;
+ok($asked < 30, "tx_count claims: $asked upstream requests for two blocks");
+is(feed(), "1008 $counted->[-1]{hash}", 'tx_count claims: at 1008');
+
+# a listing's total, an event_count, a mempool's total beyond any block's
+# (or near 2^64): refused with the claim named, nothing written
+my @huge = (@more, [derive_doc($docs[4], 'huge/0')]);
+my $hchain = make_chain(1000, \@huge, fork => { 1004 => 'c' });
+write_chain($root, $hchain);
+my $txs = "$root/up/extended/v2/blocks/1009/transactions/q=limit=50&offset=0";
+my $page = slurp($txs);
+for my $claim ('1000000000000', '18446744073709551615') {
+    spew($txs, $page =~ s/"total":\d+/"total":$claim/r);
+    ($code, $out, $err) = mirror('--retries', '1');
+    is($code, 1, "a listing total of $claim: exit 1");
+    like($err, qr/a block of $claim transactions claimed, more than the 100000 a block may have/,
+         "a listing total of $claim: the claim is named");
+    is(feed(), "1008 $counted->[-1]{hash}", "a listing total of $claim: nothing written");
+}
+spew($txs, $page);
+my ($id9) = $huge[-1][0] =~ /"tx_id":"(0x[0-9a-f]{64})"/;
+my $ev = "$root/up/extended/v1/tx/$id9/q=event_limit=100&event_offset=0";
+my $evdoc = slurp($ev);
+spew($ev, $evdoc =~ s/"event_count":\d+/"event_count":100000000/r);
+($code, $out, $err) = mirror('--retries', '1');
+is($code, 1, 'an event_count of 1e8: exit 1');
+like($err, qr/an event_count of 100000000 claimed, more than the 1000000 a transaction may have/,
+     'an event_count of 1e8: the claim is named');
+is(feed(), "1008 $counted->[-1]{hash}", 'an event_count of 1e8: nothing written');
+spew($ev, $evdoc);
+spew("$root/up/extended/v1/tx/mempool/q=limit=50&offset=0",
+     '{"limit":50,"offset":0,"total":1000000000,"results":[]}');
+($code, $out, $err) = run_cmd([$MIRROR, '--db', $db, '--stacks-api', $api,
+    '--once', '--retries', '1'], timeout => 60);
+is($code, 1, 'a mempool of 1e9: exit 1');
+like($err, qr/a mempool of 1000000000 transactions claimed, more than the 1000000 it may have/,
+     'a mempool of 1e9: the claim is named');
+is(feed(), "1009 $hchain->[-1]{hash}", 'a mempool of 1e9: the blocks are mirrored all the same');
+
+$ng->stop;
+done_testing();
