@@ -25,6 +25,9 @@
 #define CHAINDATA_STREAM_INPUT    1    /* a gap, or a unit refused */
 #define CHAINDATA_STREAM_SYSTEM   3
 
+/* the largest unit a follower joins: its parts are claims, not sizes */
+#define CHAINDATA_STREAM_UNIT_MAX  ((size_t) 1 << 30)
+
 
 
 typedef struct {
@@ -41,6 +44,7 @@ typedef struct {
     char                   unit[64];
     unsigned               part;
     unsigned               parts;
+    uint64_t               first;      /* the sequence of its part 0 */
     unsigned char         *buf;
     size_t                 len;
     size_t                 cap;
