@@ -553,14 +553,22 @@ chaindata_parse_args(chaindata_loader_t *ld, int argc,
             break;
 
         case 'b':
+        case 'R':
             errno = 0;
             n = strtoul(optarg, &end, 10);
             if (errno || *end || n == 0 || optarg[0] == '-') {
-                fprintf(stderr, "chaindata-load: --batch wants a positive "
-                        "number, not \"%s\"\n", optarg);
+                fprintf(stderr, "chaindata-load: %s wants a positive "
+                        "number, not \"%s\"\n",
+                        c == 'b' ? "--batch" : "--max-reorg-depth", optarg);
                 return -1;
             }
-            ld->batch = n;
+
+            if (c == 'b') {
+                ld->batch = n;
+
+            } else {
+                ld->max_depth = n;
+            }
             break;
 
         case 's':
@@ -591,17 +599,6 @@ chaindata_parse_args(chaindata_loader_t *ld, int argc,
                 fprintf(stderr, "chaindata-load: bad size \"%s\"\n", optarg);
                 return -1;
             }
-            break;
-
-        case 'R':
-            errno = 0;
-            n = strtoul(optarg, &end, 10);
-            if (errno || *end || n == 0 || optarg[0] == '-') {
-                fprintf(stderr, "chaindata-load: --max-reorg-depth wants a "
-                        "positive number, not \"%s\"\n", optarg);
-                return -1;
-            }
-            ld->max_depth = n;
             break;
 
         case 'q':
