@@ -68,6 +68,32 @@ is($c, 0, 'a pending transaction') or diag($e);
 ($c, $o, $e) = load_index($db, { stdin => block(2, $confirmed) });
 is($c, 0, 'a block may list a pending transaction') or diag($e);
 
+# the mirror, from a recorded upstream whose block 501 lists a
+# transaction of block 500 again: it stops at block 501, says why, and
+# keeps block 500 whole
+{
+    require ChainData::Upstream;
+    my @docs = grep { !/"event_count":640/ } ChainData::Upstream::confirmed_docs();
+    my $dup = ChainData::Upstream::derive_doc($docs[0], 'dup');
+    (my $again = $dup) =~ s/"block_height":\d+/"block_height":501/;
+    my $chain = ChainData::Upstream::make_chain(500,
+        [[$dup, ChainData::Upstream::derive_doc($docs[1], 'a')],
+         [ChainData::Upstream::derive_doc($docs[2], 'b'), $again]]);
+    ChainData::Upstream::write_chain("$root/m", $chain);
+    my $up = ChainData::Test::Nginx->start(
+        locations => ChainData::Upstream::nginx_locations("$root/m"));
+    my $mdb = "$root/mirror";
+    ($c, $o, $e) = run_cmd([build_path('chaindata-mirror'), '--db', $mdb,
+        '--stacks-api', 'http://127.0.0.1:' . $up->port . '/up', '--once',
+        '--from-height', '500', '--no-mempool', '--retries', '0'], timeout => 120);
+    isnt($c, 0, 'the mirror: block 501 listing a transaction of block 500 stops it');
+    my $id = $dup =~ /"tx_id":"(0x[0-9a-f]{64})"/ ? $1 : die;
+    like($e, qr/block 501 of stacks: block 501 of stacks lists the transaction $id, which the index holds confirmed already/,
+         'it says which block and which transaction');
+    ok(has($mdb, $id), 'block 500 keeps it');
+    $up->stop;
+}
+
 # a stream follower: the same block as a unit, refused, the index intact
 SKIP: {
     skip 'nats-server is not installed', 5 unless -x ChainData::Nats::nats_server();

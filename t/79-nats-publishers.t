@@ -121,6 +121,7 @@ isnt($a, 0, "mirror A's first publish is refused: it stops (exit $a)");
 like($alog, qr/the stream $S has messages this mirror did not publish: one publisher a stream/,
      'it says why');
 is(last_seq(), $b_units, "the stream holds B's units only");
+unlike($alog, $ChainData::Test::SANITIZER_REPORT, 'no sanitizer report from mirror A');
 kill 'KILL', $gpid;
 waitpid($gpid, 0);
 

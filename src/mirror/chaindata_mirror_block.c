@@ -93,7 +93,14 @@ chaindata_block_record(chaindata_mirror_t *m, const unsigned char *line,
         return 0;
     }
 
-    return chaindata_feed_note(&m->feed);
+    if (chaindata_feed_note(&m->feed) != 0) {
+        chaindata_mirror_log(m, "error", "block %llu of %s: %s",
+                             (unsigned long long) m->feed.height,
+                             m->feed.source, m->feed.err);
+        return -1;
+    }
+
+    return 0;
 }
 
 
