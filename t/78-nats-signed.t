@@ -6,8 +6,8 @@
 # else (unsigned, signed with another key, a signed unit copied to the
 # end of the stream) are refused, said, and skipped: never applied,
 # the follower goes on.  A unit signed by hand as feed.md says is
-# applied.  A restarted publisher skips the forged units too and goes
-# on publishing after them.  A follower refuses a rollback deeper than
+# applied.  A restarted publisher skips the forged units (and a message
+# that is no unit) too and goes on publishing after them.  A follower refuses a rollback deeper than
 # its --max-reorg-depth, with exit 1 and the index unchanged.
 
 use strict;
@@ -156,11 +156,14 @@ is(mdb_dump_of($deep, 'tx'), $before, 'the index unchanged');
 
 # the publisher restarted on a grown chain: it skips the forged units
 # (it verifies with its own key) and publishes after them
+my $junk = $ns->request("chaindata.$S", 'not a unit') =~ /"seq":(\d+)/ ? $1 : die;
 write_chain($root, make_chain(500, \@blocks));
 ($c, $o, $e) = publish('--nats-sign-key', "$root/unit.key");
 is($c, 0, 'the publisher restarted: exit 0') or diag($e);
 like($e, qr/the unit f\.1 ending at sequence $seq is refused and skipped/,
      'it skipped the forged units');
+like($e, qr/warn msg="stream $S: the message at sequence $junk is skipped: it is not a part of a chaindata unit/,
+     'and a message that is no unit, with a warning');
 ($c, $o, $e) = follow($edge, '--nats-verify-key', "$root/unit.pub");
 is($c, 0, 'the follower: exit 0') or diag($e);
 my @more = map { tx_id($_) } @{ $blocks[4] }, @{ $blocks[5] };
