@@ -153,6 +153,13 @@ is(scalar(grep { has($deep, $_) } @ids), scalar @ids, 'its index keeps every blo
 ($c, $o, $e) = follow($deep, '--max-reorg-depth', '3');
 is($c, 1, 'run again: the same refusal, nothing applied');
 is(mdb_dump_of($deep, 'tx'), $before, 'the index unchanged');
+($c, $o, $e) = follow($deep, '--max-reorg-depth', '4');
+is($c, 0, 'with a maximum of 4: applied') or diag($e);
+like($e, qr/warn msg="stream $S: the unit ending at sequence $seq rolled back 4 blocks \(a reorg\)"/,
+     'a rollback applied is a warning');
+# (then the copy of block 500 and the rest apply too: no key, no check)
+my @above = map { tx_id($_) } map { @{ $_->{txs} } } @$chain[1 .. 3];
+is(scalar(grep { has($deep, $_) } @above), 0, 'blocks 501-503 are undone');
 
 # the publisher restarted on a grown chain: it skips the forged units
 # (it verifies with its own key) and publishes after them

@@ -746,6 +746,8 @@ chaindata_feed_rollback(chaindata_feed_t *f, chaindata_index_t *ix,
             rc = -1;
             break;
         }
+
+        f->undone++;
     }
 
     mdb_cursor_close(cur);

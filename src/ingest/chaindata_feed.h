@@ -57,6 +57,7 @@ typedef struct {
     size_t              undo_cap;
 
     uint64_t            now;        /* commit time to record; 0: time() */
+    uint64_t            undone;     /* blocks rollbacks undid, in all */
     uint64_t            max_depth;  /* blocks a rollback may undo: 0 any,
                                        CHAINDATA_FEED_DEPTH_DEFAULT each
                                        source's default */

@@ -330,10 +330,10 @@ chaindata_stream_verify(chaindata_stream_t *s, natsMsg *msg, uint64_t seq)
 static int
 chaindata_stream_take(chaindata_stream_t *s, natsMsg *msg, uint64_t seq)
 {
-    int             len;
+    int             len, rc;
     char            unit[64], part[24], parts[24];
     size_t          need;
-    uint64_t        i, n;
+    uint64_t        i, n, undone;
     unsigned char  *p;
 
     if (chaindata_stream_header(msg, CHAINDATA_NATS_HDR_UNIT, unit,
@@ -397,8 +397,18 @@ chaindata_stream_take(chaindata_stream_t *s, natsMsg *msg, uint64_t seq)
     }
 
     s->unit[0] = '\0';
+    undone = s->feed->undone;
 
-    return chaindata_stream_apply(s, seq);
+    rc = chaindata_stream_apply(s, seq);
+
+    if (rc == CHAINDATA_STREAM_OK && s->feed->undone != undone) {
+        chaindata_nats_log(s->nats, "warn", "stream %s: the unit ending at "
+                           "sequence %llu rolled back %llu blocks (a reorg)",
+                           s->nats->stream, (unsigned long long) seq,
+                           (unsigned long long) (s->feed->undone - undone));
+    }
+
+    return rc;
 }
 
 
