@@ -3,8 +3,9 @@
 # stream"): a follower joins a unit's parts (a line cut anywhere), applies
 # a unit only at its last part, drops the parts of a unit a crashed
 # publisher left unfinished, resumes after the last unit it committed
-# (the sequence kept in the index), and refuses a message that is not a
-# part of a unit, and a stream that ends before the index's position.
+# (the sequence kept in the index), skips with a warning a message that
+# is not a part of a unit, or was deleted, and refuses a stream that ends
+# before the index's position.
 
 use strict;
 use warnings;
@@ -75,6 +76,8 @@ is($c, 0, 'follower --once: exit 0') or diag($e);
 is(has_tx(), '1101' . '0' x (@ids - 4),
    'the whole units applied, the unfinished one not');
 like($e, qr/applied 2 units/, 'two units applied');
+like($e, qr/warn msg="stream UNITS: the unit r1\.2 is dropped unfinished \(1 of 2 parts, from sequence ${\ ($s1 + 1)}\)/,
+     'the unfinished unit is dropped, and said');
 is(position(), $s3, "the index holds the stream sequence $s3 (format 2)");
 
 # run again: nothing to apply, from after the stored sequence
@@ -94,15 +97,40 @@ publish_unit('r2.2', [$tx[2]], 2);    # part 0 deduplicated by its Msg-Id
 is(has_tx(), '1111' . '0' x (@ids - 4), 'its last part: applied');
 is(position(), $s4 + 1, 'at the sequence of its last part');
 
-# not a part of a unit: an error naming the sequence, nothing skipped
+# not a part of a unit (no headers, or headers that cannot be a part's):
+# skipped with a warning naming it, and the units after it applied; the
+# same when the message is then deleted from the stream
+my $stray = $s4 + 2;
 $ns->request('chaindata.UNITS', $tx[4] // $tx[0]);
+$ns->request('chaindata.UNITS', $tx[1],
+    { 'Chaindata-Unit' => 'x.1', 'Chaindata-Part' => '-1', 'Chaindata-Parts' => '1' });
+$ns->request('chaindata.UNITS', $tx[1],
+    { 'Chaindata-Unit' => 'x.2', 'Chaindata-Part' => '0', 'Chaindata-Parts' => '0' });
 ($c, $o, $e) = follow();
-is($c, 1, 'a message without the unit headers: exit 1');
-like($e, qr/sequence ${\ ($s4 + 2)} is not a part of a chaindata unit/,
-     'it names the message');
-is(position(), $s4 + 1, 'the position stays before it');
+is($c, 0, 'messages that are not parts of a unit: exit 0');
+like($e, qr/warn msg="stream UNITS: the message at sequence $stray is skipped: it is not a part of a chaindata unit/,
+     'a warning names the message');
+like($e, qr/sequence ${\ ($stray + 1)} is skipped: .*sequence ${\ ($stray + 2)} is skipped: /s,
+     'a part number out of range: skipped too');
+is(position(), $s4 + 1, 'the position stays at the last unit applied');
+my $s5 = publish_unit('r2.3', [$tx[1]], 1);
+($c, $o, $e) = follow();
+is($c, 0, 'a unit after them: exit 0') or diag($e);
+is(position(), $s5, 'it is applied');
+like($ns->request('$JS.API.STREAM.MSG.DELETE.UNITS', qq({"seq":$stray})),
+     qr/"success":true/, 'the stray message deleted from the stream');
+publish_unit('r2.4', [$tx[0]], 1);
+$db = "$root/edge2";
+($c, $o, $e) = follow();
+is($c, 0, 'a new follower over the deleted message: exit 0') or diag($e);
+like($e, qr/sequence $stray is skipped: it was deleted from the stream/,
+     'it says the message was deleted, not that it is too far behind');
+unlike($e, qr/too far behind/, 'no gap error');
+is(has_tx(), '1111' . '0' x (@ids - 4), 'it has every whole unit');
+$db = "$root/edge";
 
 # the stream deleted and made anew: the index is beyond its end
+my $at = position();
 like($ns->request('$JS.API.STREAM.DELETE.UNITS', ''), qr/"success":true/,
      'stream deleted');
 $ns->request('$JS.API.STREAM.CREATE.UNITS',
@@ -110,7 +138,7 @@ $ns->request('$JS.API.STREAM.CREATE.UNITS',
 publish_unit('r3.1', [$tx[0]], 1);
 ($c, $o, $e) = follow();
 is($c, 1, 'a stream made anew: exit 1');
-like($e, qr/the index is at sequence ${\ ($s4 + 1)} of the stream UNITS, which ends at 1: was the stream made anew/,
+like($e, qr/the index is at sequence $at of the stream UNITS, which ends at 1: was the stream made anew/,
      'it says why, and skips nothing');
 
 $ns->stop;

@@ -16,6 +16,15 @@
 
 #define CHAINDATA_BLOCK_KEY_MAX  (1 + CHAINDATA_FEED_SOURCE_MAX + 8)
 
+/*
+ * Reorg depths (lmdb-schema/feed.md "Reorg depth"): Bitcoin's deepest
+ * reorgs were 53 blocks (2010) and 24 (2013), none deeper than a few
+ * since; a Stacks fork follows Bitcoin's, and one Bitcoin block holds a
+ * tenure of up to hundreds of Stacks blocks.
+ */
+#define CHAINDATA_REORG_BITCOIN  100
+#define CHAINDATA_REORG_STACKS   1000
+
 
 int
 chaindata_feed_init(chaindata_feed_t *f)
@@ -270,6 +279,7 @@ chaindata_feed_begin(chaindata_feed_t *f, chaindata_index_t *ix)
     }
 
     f->open = 1;
+    f->ix = ix;
 
     return 0;
 }
@@ -316,6 +326,57 @@ chaindata_feed_undo_add(chaindata_feed_t *f, const char *head,
 }
 
 
+/*
+ * A transaction the open block lists must not be confirmed in the index
+ * already: another block lists it (or a load without framing wrote it),
+ * and undoing this block would delete it from under that one.  A pending
+ * one (no events) is what a block confirms.
+ */
+
+static int
+chaindata_feed_tx_unlisted(chaindata_feed_t *f, const chaindata_jv_t *id)
+{
+    int              rc, prefixed, confirmed;
+    MDB_txn         *txn;
+    MDB_val          key, val;
+    unsigned char    txid[CHAINDATA_TXID_LEN];
+    chaindata_txh_t  h;
+
+    if (id == NULL || id->type != CHAINDATA_JV_STRING
+        || chaindata_txid_parse(id->str, id->len, txid, &prefixed) != 0)
+    {
+        return 0;    /* the record's own check refuses it */
+    }
+
+    rc = mdb_txn_begin(f->ix->env, NULL, MDB_RDONLY, &txn);
+    if (rc != 0) {
+        return chaindata_feed_fail(f, "cannot read the index: %s",
+                                   mdb_strerror(rc));
+    }
+
+    key.mv_data = txid;
+    key.mv_size = sizeof(txid);
+
+    confirmed = mdb_get(txn, f->ix->dbi[CHAINDATA_DBI_TX], &key, &val) == 0
+                && chaindata_txh_decode(&h, val.mv_data, val.mv_size) == 0
+                && (h.flags & CHAINDATA_TXH_EVENTS);
+
+    mdb_txn_abort(txn);
+
+    if (!confirmed) {
+        return 0;
+    }
+
+    return chaindata_feed_fail(f, "block %llu of %s lists the transaction "
+                               "%.*s, which the index holds confirmed "
+                               "already (in another block): a transaction "
+                               "belongs to one block, and a rollback of "
+                               "this one would delete it from the other",
+                               (unsigned long long) f->height, f->source,
+                               (int) id->len, (const char *) id->str);
+}
+
+
 int
 chaindata_feed_note(chaindata_feed_t *f)
 {
@@ -331,6 +392,11 @@ chaindata_feed_note(chaindata_feed_t *f)
     if (chaindata_jv_is(kind, "tx")) {
         id = data ? chaindata_jv_get(data, "tx_id")
                   : chaindata_jv_get(f->root, "delete");
+
+        if (data && chaindata_feed_tx_unlisted(f, id) != 0) {
+            return -1;
+        }
+
         return chaindata_feed_undo_add(f, "{\"kind\":\"tx\",\"delete\":",
                                        id, "}");
     }
@@ -434,6 +500,56 @@ chaindata_feed_end(chaindata_feed_t *f, chaindata_writeset_t *ws)
     memcpy(v + n + f->undo_len, "]}", 2);
 
     return 0;
+}
+
+
+uint64_t
+chaindata_feed_reorg_default(const char *source)
+{
+    return strcmp(source, "runes") == 0 ? CHAINDATA_REORG_BITCOIN
+                                        : CHAINDATA_REORG_STACKS;
+}
+
+
+/* a rollback deeper than f->max_depth: refused, the index untouched */
+
+static int
+chaindata_feed_too_deep(chaindata_feed_t *f, chaindata_index_t *ix,
+    uint64_t height)
+{
+    int                  rc;
+    uint64_t             max;
+    unsigned char        hash[CHAINDATA_FEED_HASH_MAX];
+    chaindata_feedpos_t  pos;
+
+    max = f->max_depth == CHAINDATA_FEED_DEPTH_DEFAULT
+          ? chaindata_feed_reorg_default(f->source) : f->max_depth;
+
+    if (max == 0) {
+        return 0;
+    }
+
+    rc = chaindata_feed_position(ix, f->source, &pos, hash);
+
+    if (rc < 0) {
+        return chaindata_feed_fail(f, "cannot read the position of %s",
+                                   f->source);
+    }
+
+    if (rc == 1 || pos.height <= height
+        || pos.height - height <= max)
+    {
+        return 0;
+    }
+
+    return chaindata_feed_fail(f, "a rollback of %s to height %llu undoes "
+                               "%llu blocks (from %llu), more than the "
+                               "maximum %llu (--max-reorg-depth): is it "
+                               "the same chain?", f->source,
+                               (unsigned long long) height,
+                               (unsigned long long) (pos.height - height),
+                               (unsigned long long) pos.height,
+                               (unsigned long long) max);
 }
 
 
@@ -574,6 +690,10 @@ chaindata_feed_rollback(chaindata_feed_t *f, chaindata_index_t *ix,
         return 0;
     }
 
+    if (chaindata_feed_too_deep(f, ix, height) != 0) {
+        return -1;
+    }
+
     arena = chaindata_arena_create();
     if (arena == NULL) {
         return chaindata_feed_fail(f, "out of memory");
@@ -619,6 +739,8 @@ chaindata_feed_rollback(chaindata_feed_t *f, chaindata_index_t *ix,
             rc = -1;
             break;
         }
+
+        f->undone++;
     }
 
     mdb_cursor_close(cur);

@@ -28,9 +28,13 @@ typedef enum {
 } chaindata_frame_e;
 
 
+#define CHAINDATA_FEED_DEPTH_DEFAULT  UINT64_MAX
+
+
 typedef struct {
     chaindata_arena_t  *arena;
     chaindata_jv_t     *root;       /* the line peek() parsed, any JSON */
+    chaindata_index_t  *ix;         /* the open block's, from begin() */
 
     int                 open;       /* inside a block */
     int                 skip;       /* the open block is committed already */
@@ -48,6 +52,10 @@ typedef struct {
     size_t              undo_cap;
 
     uint64_t            now;        /* commit time to record; 0: time() */
+    uint64_t            undone;     /* blocks rollbacks undid, in all */
+    uint64_t            max_depth;  /* blocks a rollback may undo: 0 any,
+                                       CHAINDATA_FEED_DEPTH_DEFAULT each
+                                       source's default */
     char                err[CHAINDATA_ERR_LEN];
 } chaindata_feed_t;
 
@@ -74,7 +82,11 @@ int chaindata_feed_read_mark(chaindata_feed_t *f, char *source,
 /* after peek(): opens a block; -1 with f->err when it cannot follow */
 int chaindata_feed_begin(chaindata_feed_t *f, chaindata_index_t *ix);
 
-/* after peek() of a data record applied to ws: records its undo */
+/*
+ * after peek() of a data record applied to ws: records its undo; -1 with
+ * f->err when the block lists a transaction the index holds confirmed
+ * (one transaction, one block: lmdb-schema/feed.md)
+ */
 int chaindata_feed_note(chaindata_feed_t *f);
 
 /* after peek(): closes the block, appending its position writes to ws */
@@ -101,6 +113,12 @@ int chaindata_feed_write_mark(chaindata_line_t *l, chaindata_frame_e frame,
  */
 int chaindata_jv_hash(const chaindata_jv_t *obj, const char *name,
     unsigned char *out, size_t *len);
+
+/*
+ * The most blocks of a source a rollback may undo unless told otherwise
+ * (lmdb-schema/feed.md "Reorg depth"): deeper is another chain.
+ */
+uint64_t chaindata_feed_reorg_default(const char *source);
 
 /* drops the open block (rejected, or the input ended inside it) */
 void chaindata_feed_abandon(chaindata_feed_t *f);

@@ -75,6 +75,12 @@ chaindata_nats_option(chaindata_nats_t *n, int c, const char *arg)
         n->tlsca = arg;
         return 1;
 
+    case 'k':
+    case 'v':
+        n->key_file = arg;
+        n->key_private = (c == CHAINDATA_NATS_OPT + 'k');
+        return 1;
+
     case 'm':
         errno = 0;
         n->max_msgs = strtoll(arg, &end, 10);
@@ -110,6 +116,8 @@ chaindata_nats_name_ok(const char *s)
 int
 chaindata_nats_check(chaindata_nats_t *n)
 {
+    char  err[512];
+
     if (n->stream == NULL || !chaindata_nats_name_ok(n->stream)) {
         fprintf(stderr, "%s: --nats wants --stream NAME (letters, digits, "
                 "- and _)\n", n->prog);
@@ -133,6 +141,15 @@ chaindata_nats_check(chaindata_nats_t *n)
     snprintf(n->subj, sizeof(n->subj), "%s%s",
              n->subject ? "" : "chaindata.",
              n->subject ? n->subject : n->stream);
+
+    if (n->key_file) {
+        n->key = chaindata_unit_key_load(n->key_file, n->key_private, err,
+                                         sizeof(err));
+        if (n->key == NULL) {
+            fprintf(stderr, "%s: %s\n", n->prog, err);
+            return -1;
+        }
+    }
 
     return 0;
 }
@@ -387,6 +404,9 @@ chaindata_nats_close(chaindata_nats_t *n)
         natsConnection_Destroy(n->nc);
         n->nc = NULL;
     }
+
+    EVP_PKEY_free(n->key);
+    n->key = NULL;
 
     /* the library's threads and memory: one connection a program */
     (void) nats_CloseAndWait(5000);

@@ -18,6 +18,7 @@
 #include <nats/nats.h>
 
 #include "chaindata_layout.h"
+#include "chaindata_unit_sign.h"
 
 
 /* getopt codes of the options below, out of the way of letters */
@@ -36,6 +37,12 @@
 /* the publisher's only: a limit of the stream it creates */
 #define CHAINDATA_NATS_OPTION_MAX_MSGS                                       \
     { "max-msgs", required_argument, NULL, CHAINDATA_NATS_OPT + 'm' }
+
+/* the publisher's key, and the followers' (lmdb-schema/feed.md) */
+#define CHAINDATA_NATS_OPTION_SIGN_KEY                                       \
+    { "nats-sign-key", required_argument, NULL, CHAINDATA_NATS_OPT + 'k' }
+#define CHAINDATA_NATS_OPTION_VERIFY_KEY                                     \
+    { "nats-verify-key", required_argument, NULL, CHAINDATA_NATS_OPT + 'v' }
 
 /* the options' --help lines, the same for both programs */
 #define CHAINDATA_NATS_HELP                                                  \
@@ -56,6 +63,7 @@
 #define CHAINDATA_NATS_HDR_UNIT   "Chaindata-Unit"
 #define CHAINDATA_NATS_HDR_PART   "Chaindata-Part"
 #define CHAINDATA_NATS_HDR_PARTS  "Chaindata-Parts"
+#define CHAINDATA_NATS_HDR_SIG    "Chaindata-Signature"
 
 
 typedef struct {
@@ -71,6 +79,9 @@ typedef struct {
     const char          *tlskey;
     const char          *tlsca;
     int64_t              max_msgs;   /* when it creates the stream */
+    const char          *key_file;   /* --nats-sign-key, --nats-verify-key */
+    int                  key_private;
+    EVP_PKEY            *key;        /* signs, or verifies, every unit */
 
     char                 subj[CHAINDATA_NATS_NAME_MAX + 16];
     natsConnection      *nc;

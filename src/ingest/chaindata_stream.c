@@ -209,19 +209,99 @@ chaindata_stream_header(natsMsg *msg, const char *name, char *out,
 }
 
 
+/* a message that cannot be a part of a unit: skipped, and said */
+
+static int
+chaindata_stream_stray(chaindata_stream_t *s, uint64_t seq, const char *why)
+{
+    chaindata_nats_log(s->nats, "warn", "stream %s: the message at "
+                       "sequence %llu is skipped: %s", s->nats->stream,
+                       (unsigned long long) seq, why);
+
+    return CHAINDATA_EXIT_OK;
+}
+
+
+/* the unit being joined will not be whole: dropped, and said */
+
+static void
+chaindata_stream_drop(chaindata_stream_t *s, const char *why)
+{
+    if (s->unit[0] != '\0') {
+        chaindata_nats_log(s->nats, "warn", "stream %s: the unit %s is "
+                           "dropped unfinished (%u of %u parts, from "
+                           "sequence %llu): %s", s->nats->stream, s->unit,
+                           s->part, s->parts, (unsigned long long) s->first,
+                           why);
+    }
+
+    s->unit[0] = '\0';
+    s->len = 0;
+}
+
+
+/*
+ * A whole unit, before it is applied: with a key (--nats-verify-key), it
+ * must carry the publisher's signature of it, its parts consecutive in
+ * the stream; one that does not is skipped (never applied), and said.
+ */
+
+static int
+chaindata_stream_verify(chaindata_stream_t *s, natsMsg *msg, uint64_t seq)
+{
+    char               err[128];
+    const char        *sig;
+    chaindata_unit_t   u;
+
+    if (s->nats->key == NULL) {
+        return 0;
+    }
+
+    if (natsMsgHeader_Get(msg, CHAINDATA_NATS_HDR_SIG, &sig) != NATS_OK) {
+        sig = NULL;
+    }
+
+    u.stream = s->nats->stream;
+    u.unit = s->unit;
+    u.first = s->first;
+    u.parts = s->parts;
+    u.lines = s->buf;
+    u.len = s->len;
+
+    if (seq - s->first + 1 != s->parts) {
+        snprintf(err, sizeof(err), "its parts are not consecutive in the "
+                 "stream");
+
+    } else if (chaindata_unit_verify(s->nats->key, &u, sig, err,
+                                     sizeof(err))
+               == 0)
+    {
+        return 0;
+    }
+
+    chaindata_nats_log(s->nats, "error", "stream %s: the unit %s ending at "
+                       "sequence %llu is refused and skipped, nothing of it "
+                       "applied: %s (another publisher on the subject?)",
+                       s->nats->stream, s->unit, (unsigned long long) seq,
+                       err);
+
+    return -1;
+}
+
+
 /*
  * One message: a part of a unit.  A part 0 starts a unit (dropping one
- * that a crashed publisher left unfinished); parts of another unit than
- * the one being put together are such leftovers and skipped.
+ * that a crashed publisher left unfinished); a message that is no part,
+ * or a part of another unit than the one being joined, is skipped.
  */
 
 static int
 chaindata_stream_take(chaindata_stream_t *s, natsMsg *msg, uint64_t seq)
 {
-    int             len;
+    int             len, rc;
     char            unit[64], part[24], parts[24];
     size_t          need;
-    unsigned long   i, n;
+    uint64_t        i, n, undone;
     unsigned char  *p;
 
     if (chaindata_stream_header(msg, CHAINDATA_NATS_HDR_UNIT, unit,
@@ -230,27 +310,36 @@ chaindata_stream_take(chaindata_stream_t *s, natsMsg *msg, uint64_t seq)
                                    sizeof(part)) != 0
         || chaindata_stream_header(msg, CHAINDATA_NATS_HDR_PARTS, parts,
                                    sizeof(parts)) != 0
-        || (i = strtoul(part, NULL, 10)) >= (n = strtoul(parts, NULL, 10)))
+        || unit[0] == '\0'
+        || chaindata_unit_number(parts, UINT32_MAX, &n) != 0
+        || n == 0
+        || chaindata_unit_number(part, n - 1, &i) != 0)
     {
-        chaindata_nats_log(s->nats, "error", "stream %s: the message at "
-                           "sequence %llu is not a part of a chaindata "
-                           "unit (another publisher on the subject?)",
-                           s->nats->stream, (unsigned long long) seq);
-        return CHAINDATA_EXIT_INPUT;
+        return chaindata_stream_stray(s, seq, "it is not a part of a "
+                                      "chaindata unit (another publisher "
+                                      "on the subject?)");
     }
 
     if (i == 0) {
+        chaindata_stream_drop(s, "a new unit starts (its publisher "
+                              "stopped between parts?)");
         strcpy(s->unit, unit);
         s->part = 0;
         s->parts = (unsigned) n;
-        s->len = 0;
+        s->first = seq;
 
     } else if (strcmp(unit, s->unit) != 0 || i != s->part) {
-        return CHAINDATA_EXIT_OK;
+        return chaindata_stream_stray(s, seq, "a part of a unit this "
+                                      "follower is not joining");
     }
 
     len = natsMsg_GetDataLength(msg);
     need = s->len + len;
+
+    if (need > CHAINDATA_STREAM_UNIT_MAX) {
+        chaindata_stream_drop(s, "it is larger than a unit may be");
+        return CHAINDATA_EXIT_OK;
+    }
 
     if (need > s->cap) {
         p = realloc(s->buf, need * 2);
@@ -270,9 +359,24 @@ chaindata_stream_take(chaindata_stream_t *s, natsMsg *msg, uint64_t seq)
         return CHAINDATA_EXIT_OK;
     }
 
-    s->unit[0] = '\0';
+    if (chaindata_stream_verify(s, msg, seq) != 0) {
+        s->unit[0] = '\0';
+        return CHAINDATA_EXIT_OK;
+    }
 
-    return chaindata_stream_apply(s, seq);
+    s->unit[0] = '\0';
+    undone = s->in->feed.undone;
+
+    rc = chaindata_stream_apply(s, seq);
+
+    if (rc == CHAINDATA_EXIT_OK && s->in->feed.undone != undone) {
+        chaindata_nats_log(s->nats, "warn", "stream %s: the unit ending at "
+                           "sequence %llu rolled back %llu blocks (a reorg)",
+                           s->nats->stream, (unsigned long long) seq,
+                           (unsigned long long) (s->in->feed.undone - undone));
+    }
+
+    return rc;
 }
 
 
@@ -412,9 +516,18 @@ chaindata_stream_follow(chaindata_stream_t *s, int once)
 
         rc = CHAINDATA_EXIT_OK;
 
-        /* a message stored between the two requests is read again */
-        if (s->next < first || (s->next <= last && missing++)) {
+        if (s->next < first) {
             return chaindata_stream_gap(s, first);
+        }
+
+        /* a message stored between the two requests is read again; one
+         * still missing inside the stream was deleted from it */
+        if (s->next <= last && missing++) {
+            chaindata_stream_stray(s, s->next, "it was deleted from the "
+                                   "stream");
+            missing = 0;
+            s->next++;
+            continue;
         }
 
         if (s->applied > last) {

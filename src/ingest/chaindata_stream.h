@@ -20,6 +20,11 @@
 #include "chaindata_nats.h"
 
 
+/* the largest unit a follower joins: its parts are claims, not sizes */
+#define CHAINDATA_STREAM_UNIT_MAX  ((size_t) 1 << 30)
+
+
+
 typedef struct {
     chaindata_nats_t      *nats;
     chaindata_ingest_t    *in;         /* what units are applied with */
@@ -31,6 +36,7 @@ typedef struct {
     char                   unit[64];
     unsigned               part;
     unsigned               parts;
+    uint64_t               first;      /* the sequence of its part 0 */
     unsigned char         *buf;
     size_t                 len;
     size_t                 cap;

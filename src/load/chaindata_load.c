@@ -43,6 +43,7 @@ typedef struct {
     int                             follow;
     int                             stats;
     int                             once;
+    uint64_t                        max_depth;  /* --max-reorg-depth */
     chaindata_nats_t                nats;     /* --nats: the follower */
     int                             bulk;
     const char                     *snapshot;
@@ -98,10 +99,16 @@ chaindata_usage(FILE *out)
         "                       once at the end; a run cut short leaves\n"
         "                       DIR/bulk-load.unfinished and is rerun\n"
         "                       into a new DIR; no block framing\n"
+        "  --max-reorg-depth N  refuse a rollback undoing more than N\n"
+        "                       blocks of a source (default: stacks 1000,\n"
+        "                       runes 100; lmdb-schema/feed.md)\n"
         "\n"
         "Following a fan-out stream (README \"Scaling out\"), no FILE:\n"
         CHAINDATA_NATS_HELP
         "  --once               up to the stream's last message, then exit\n"
+        "  --nats-verify-key FILE   apply only units signed with the\n"
+        "                       publisher's Ed25519 key (its public key,\n"
+        "                       PEM); others are skipped, and said\n"
         "\n"
         "  --help, --version    this text; the version\n"
         "\n"
@@ -454,7 +461,9 @@ chaindata_parse_args(chaindata_loader_t *ld, int argc,
         { "follow", no_argument, NULL, 'f' },
         { "stats", no_argument, NULL, 'S' },
         { "once", no_argument, NULL, CHAINDATA_NATS_OPT + 'o' },
+        { "max-reorg-depth", required_argument, NULL, 'R' },
         CHAINDATA_NATS_OPTIONS,
+        CHAINDATA_NATS_OPTION_VERIFY_KEY,
         { "snapshot", required_argument, NULL, 'O' },
         { "bulk", no_argument, NULL, 'B' },
         { "help", no_argument, NULL, 'h' },
@@ -470,14 +479,22 @@ chaindata_parse_args(chaindata_loader_t *ld, int argc,
             break;
 
         case 'b':
+        case 'R':
             errno = 0;
             n = strtoul(optarg, &end, 10);
             if (errno || *end || n == 0 || optarg[0] == '-') {
-                fprintf(stderr, "chaindata-load: --batch wants a positive "
-                        "number, not \"%s\"\n", optarg);
+                fprintf(stderr, "chaindata-load: %s wants a positive "
+                        "number, not \"%s\"\n",
+                        c == 'b' ? "--batch" : "--max-reorg-depth", optarg);
                 return -1;
             }
-            ld->batch = n;
+
+            if (c == 'b') {
+                ld->batch = n;
+
+            } else {
+                ld->max_depth = n;
+            }
             break;
 
         case 's':
@@ -580,6 +597,12 @@ chaindata_parse_args(chaindata_loader_t *ld, int argc,
         return -1;
     }
 
+    if (ld->nats.key_file && ld->nats.url == NULL) {
+        fprintf(stderr, "chaindata-load: --nats-verify-key goes with "
+                "--nats\n");
+        return -1;
+    }
+
     if (ld->nats.url && (ld->bulk || ld->follow || ld->snapshot)) {
         fprintf(stderr, "chaindata-load: --nats follows a stream: not with "
                 "--bulk, --follow or --snapshot\n");
@@ -657,6 +680,9 @@ main(int argc, char **argv)
         fprintf(stderr, "chaindata-load: out of memory\n");
         return CHAINDATA_EXIT_SYSTEM;
     }
+
+    ld.in.feed.max_depth = ld.max_depth ? ld.max_depth
+                                        : CHAINDATA_FEED_DEPTH_DEFAULT;
 
     ld.in.ix.prog = "chaindata-load";
     ld.in.ix.path = ld.db_path;

@@ -67,6 +67,9 @@ chaindata_mirror_usage(FILE *out)
         CHAINDATA_NATS_HELP
         "  --max-msgs N        when it creates the stream: keep N messages\n"
         "                      (default: all)\n"
+        "  --nats-sign-key FILE   sign each unit with this Ed25519 private\n"
+        "                      key (PEM, chmod 600; followers verify with\n"
+        "                      its public key: lmdb-schema/feed.md)\n"
         "\n"
         "  --help, --version   this text; the version\n"
         "\n"
@@ -155,6 +158,7 @@ chaindata_mirror_args(chaindata_mirror_t *m, int argc, char **argv)
         { "version", no_argument, NULL, 'V' },
         CHAINDATA_NATS_OPTIONS,
         CHAINDATA_NATS_OPTION_MAX_MSGS,
+        CHAINDATA_NATS_OPTION_SIGN_KEY,
         { NULL, 0, NULL, 0 }
     };
 
@@ -350,6 +354,12 @@ chaindata_mirror_args(chaindata_mirror_t *m, int argc, char **argv)
     m->nats.prog = "chaindata-mirror";
 
     if (m->nats.url && chaindata_nats_check(&m->nats) != 0) {
+        return -1;
+    }
+
+    if (m->nats.key_file && m->nats.url == NULL) {
+        fprintf(stderr, "chaindata-mirror: --nats-sign-key goes with "
+                "--nats\n");
         return -1;
     }
 

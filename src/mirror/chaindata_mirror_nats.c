@@ -27,6 +27,8 @@
 #define CHAINDATA_PUB_HEADROOM  1024    /* headers of a part */
 #define CHAINDATA_PUB_REFUSALS  30      /* tries when JetStream refuses */
 
+#define CHAINDATA_PUB_EXPECT_LAST  "Nats-Expected-Last-Sequence"
+
 
 struct chaindata_pub_s {
     unsigned char  *buf;            /* the unit's lines */
@@ -83,11 +85,23 @@ chaindata_pub_line(chaindata_mirror_t *m, const unsigned char *line,
 }
 
 
+/* the unit's id: this run's epoch and its number in the run */
+
+static void
+chaindata_pub_id(struct chaindata_pub_s *pub, char *id, size_t size)
+{
+    snprintf(id, size, "%s.%llu", pub->epoch,
+             (unsigned long long) pub->count);
+}
+
+
+/* a part; the last carries the unit's signature, sig (NULL: unsigned) */
+
 static natsMsg *
 chaindata_pub_part(chaindata_mirror_t *m, size_t off, size_t n,
-    unsigned part, unsigned parts)
+    unsigned part, unsigned parts, const char *sig)
 {
-    char                     num[24];
+    char                     num[64];
     natsMsg                 *msg;
     natsStatus               s;
     struct chaindata_pub_s  *pub;
@@ -101,8 +115,7 @@ chaindata_pub_part(chaindata_mirror_t *m, size_t off, size_t n,
         return NULL;
     }
 
-    snprintf(num, sizeof(num), "%s.%llu", pub->epoch,
-             (unsigned long long) pub->count);
+    chaindata_pub_id(pub, num, sizeof(num));
     s = natsMsgHeader_Set(msg, CHAINDATA_NATS_HDR_UNIT, num);
 
     snprintf(num, sizeof(num), "%u", part);
@@ -113,6 +126,10 @@ chaindata_pub_part(chaindata_mirror_t *m, size_t off, size_t n,
     snprintf(num, sizeof(num), "%u", parts);
     if (s == NATS_OK) {
         s = natsMsgHeader_Set(msg, CHAINDATA_NATS_HDR_PARTS, num);
+    }
+
+    if (s == NATS_OK && sig && part == parts - 1) {
+        s = natsMsgHeader_Set(msg, CHAINDATA_NATS_HDR_SIG, sig);
     }
 
     if (s != NATS_OK) {
@@ -134,7 +151,7 @@ chaindata_pub_part(chaindata_mirror_t *m, size_t off, size_t n,
 static int
 chaindata_pub_send(chaindata_mirror_t *m, natsMsg *msg, unsigned part)
 {
-    char           id[64];
+    char           id[64], last[24];
     unsigned       tries;
     jsErrCode      jerr;
     jsPubAck      *ack;
@@ -147,7 +164,18 @@ chaindata_pub_send(chaindata_mirror_t *m, natsMsg *msg, unsigned part)
     jsPubOptions_Init(&po);
     po.MsgId = id;
     po.ExpectStream = m->nats.stream;
-    po.ExpectLastSeq = m->pub->seq;
+
+    /*
+     * The expectation in a header of our own: the client library sends
+     * none for 0, the last sequence of an empty stream, and the first
+     * publish of two publishers on a new stream must not both succeed.
+     */
+    snprintf(last, sizeof(last), "%llu", (unsigned long long) m->pub->seq);
+
+    if (natsMsgHeader_Set(msg, CHAINDATA_PUB_EXPECT_LAST, last) != NATS_OK) {
+        chaindata_mirror_log(m, "error", "out of memory");
+        return -1;
+    }
 
     for (tries = 0; !chaindata_mirror_stop; ) {
         ack = NULL;
@@ -183,6 +211,32 @@ chaindata_pub_send(chaindata_mirror_t *m, natsMsg *msg, unsigned part)
 
 
 /*
+ * The unit's signature: its parts follow the stream's last message (each
+ * is published expecting it), so its first part's sequence is known.
+ */
+
+static int
+chaindata_pub_sign(chaindata_mirror_t *m, unsigned parts, char *sig)
+{
+    char                     id[64];
+    chaindata_unit_t         u;
+    struct chaindata_pub_s  *pub;
+
+    pub = m->pub;
+    chaindata_pub_id(pub, id, sizeof(id));
+
+    u.stream = m->nats.stream;
+    u.unit = id;
+    u.first = pub->seq + 1;
+    u.parts = parts;
+    u.lines = pub->buf;
+    u.len = pub->len;
+
+    return chaindata_unit_sign(m->nats.key, &u, sig);
+}
+
+
+/*
  * Publishes the unit, then appends the stream position to the write set:
  * 0, or -1 (nothing may be committed then).  Called by
  * chaindata_block_write() before it commits.
@@ -192,6 +246,7 @@ int
 chaindata_pub_unit(chaindata_mirror_t *m)
 {
     int                      rc;
+    char                     sig[CHAINDATA_UNIT_SIG_B64 + 1];
     size_t                   off, n;
     unsigned                 part, parts;
     natsMsg                 *msg;
@@ -203,13 +258,26 @@ chaindata_pub_unit(chaindata_mirror_t *m)
         return 0;
     }
 
+    if (pub->len > CHAINDATA_STREAM_UNIT_MAX) {
+        chaindata_mirror_log(m, "error", "a unit of %zu bytes: the stream "
+                             "takes %zu at most", pub->len,
+                             CHAINDATA_STREAM_UNIT_MAX);
+        return -1;
+    }
+
     parts = (unsigned) ((pub->len + pub->chunk - 1) / pub->chunk);
     pub->count++;
+
+    if (m->nats.key && chaindata_pub_sign(m, parts, sig) != 0) {
+        chaindata_mirror_log(m, "error", "cannot sign a unit");
+        return -1;
+    }
 
     for (part = 0, off = 0; part < parts; part++, off += n) {
         n = pub->len - off < pub->chunk ? pub->len - off : pub->chunk;
 
-        msg = chaindata_pub_part(m, off, n, part, parts);
+        msg = chaindata_pub_part(m, off, n, part, parts,
+                                 m->nats.key ? sig : NULL);
         if (msg == NULL) {
             chaindata_mirror_log(m, "error", "out of memory");
             return -1;

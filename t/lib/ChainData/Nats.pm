@@ -8,6 +8,10 @@ package ChainData::Nats;
 #
 #   my $ns = ChainData::Nats->start(max_payload => 65536);
 #   $ns->url; $ns->stop; $ns->start; $ns->kill;
+#
+# include => FILE: a configuration the server includes (users and their
+# permissions: nats-server-chaindata.conf), env => {NAME => value} the
+# variables it reads; request(..., {user => U, pass => P}) connects as U.
 
 use strict;
 use warnings;
@@ -51,6 +55,10 @@ sub new {
     my $conf = "listen: 127.0.0.1:$self->{port}\n"
         . "jetstream { store_dir: \"$dir/store\" }\n"
         . ($o{max_payload} ? "max_payload: $o{max_payload}\n" : '');
+    if ($o{include}) {
+        spew("$dir/include.conf", ChainData::Test::slurp($o{include}));
+        $conf .= "include \"include.conf\"\n";
+    }
     spew("$dir/nats.conf", $conf);
     return $self;
 }
@@ -63,6 +71,7 @@ sub start {
     if ($pid == 0) {
         open STDOUT, '>>', "$self->{dir}/nats.log" or POSIX::_exit(126);
         open STDERR, '>&', \*STDOUT or POSIX::_exit(126);
+        $ENV{$_} = $self->{env}{$_} for keys %{ $self->{env} || {} };
         exec(nats_server(), '-js', '-c', "$self->{dir}/nats.conf")
             or POSIX::_exit(127);
     }
@@ -91,14 +100,15 @@ sub log  { return -e "$_[0]{dir}/nats.log" ? ChainData::Test::slurp("$_[0]{dir}/
 # reply subject and returns the reply's payload (a JetStream API call, or
 # a JetStream publish whose reply is its acknowledgement).
 sub request {
-    my ($self, $subject, $payload, $headers) = @_;
+    my ($self, $subject, $payload, $headers, $as) = @_;
     my $s = IO::Socket::INET->new(PeerAddr => '127.0.0.1',
         PeerPort => $self->{port}, Proto => 'tcp', Timeout => 5)
         or die "connect to nats-server: $!";
     binmode $s;
     my $line = <$s>;
     die "nats-server: no INFO" unless defined $line && $line =~ /^INFO /;
-    print $s qq{CONNECT {"verbose":false,"headers":true,"no_responders":true,"protocol":1}\r\n}
+    my $auth = $as ? qq{,"user":"$as->{user}","pass":"$as->{pass}"} : '';
+    print $s qq{CONNECT {"verbose":false,"headers":true,"no_responders":true,"protocol":1$auth}\r\n}
         . "SUB _INBOX.t 1\r\n";
     if ($headers) {
         my $h = "NATS/1.0\r\n" . join('', map { "$_: $headers->{$_}\r\n" }
