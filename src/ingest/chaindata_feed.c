@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "chaindata_feed.h"
+#include "chaindata_hex.h"
 
 
 #define CHAINDATA_BLOCK_KEY_MAX  (1 + CHAINDATA_FEED_SOURCE_MAX + 8)

@@ -40,9 +40,9 @@ chaindata_mirror_usage(FILE *out)
         "                      position (default: upstream's tip)\n"
         "  --runes-from-height H   the same for the first Bitcoin block\n"
         "  --max-reorg-depth N  Stacks blocks a reorg may undo (default\n"
-        "                      1500); upstream disagreeing deeper stops\n"
+        "                      1000); upstream disagreeing deeper stops\n"
         "                      the feed, the index unchanged\n"
-        "  --runes-max-reorg-depth N   the same for Bitcoin blocks (12)\n"
+        "  --runes-max-reorg-depth N   the same for Bitcoin blocks (100)\n"
         "  --no-mempool        Stacks blocks only, not the mempool\n"
         "  --platform-api URL  the platform API serving chainhook statuses\n"
         "  --chainhooks FILE   its chainhooks, \"uuid api_key\" lines; the\n"
@@ -409,8 +409,8 @@ main(int argc, char **argv)
     memset(&m, 0, sizeof(m));
     m.interval = 5;
     m.hooks_interval = 30;
-    m.max_reorg = CHAINDATA_STACKS_MAX_REORG;
-    m.runes_max_reorg = CHAINDATA_RUNES_MAX_REORG;
+    m.max_reorg = chaindata_feed_reorg_default("stacks");
+    m.runes_max_reorg = chaindata_feed_reorg_default("runes");
     m.http.m = &m;
     m.http.parallel = 4;
     m.http.retries = 8;

@@ -49,16 +49,6 @@
 #define CHAINDATA_RUNES_PAGE       60
 
 /*
- * The deepest reorg a feed undoes (--max-reorg-depth,
- * --runes-max-reorg-depth; README "Reorgs"): Bitcoin's deepest since
- * 2015 undid 6 blocks (the BIP 66 fork of July 2015), twice that is
- * headroom; a Stacks tenure (one Bitcoin block) holds up to about 120
- * Nakamoto blocks, so 12 tenures are about 1,500 of them.
- */
-#define CHAINDATA_STACKS_MAX_REORG  1500
-#define CHAINDATA_RUNES_MAX_REORG   12
-
-/*
  * What an upstream may claim (README "What the mirror trusts"): the
  * largest Stacks transaction known has about 330,000 events, a block some
  * thousands of transactions, the mempool tens of thousands; each cap
@@ -191,8 +181,8 @@ struct chaindata_mirror_s {
     uint64_t             runes_from_height;
     int                  has_runes_from;
     uint64_t             runes_behind;   /* the tip last logged below */
-    uint64_t             max_reorg;      /* blocks a rollback may undo */
-    uint64_t             runes_max_reorg;
+    uint64_t             max_reorg;      /* blocks a rollback may undo, */
+    uint64_t             runes_max_reorg;  /* as followers' by default */
     int                  no_mempool;
 
     /* the chainhooks file's lines: uuid, then the key (never logged) */
