@@ -227,5 +227,20 @@ like($err, qr/a mempool of 1000000000 transactions claimed, more than the 100000
      'a mempool of 1e9: the claim is named');
 is(feed(), "1009 $hchain->[-1]{hash}", 'a mempool of 1e9: the blocks are mirrored all the same');
 
+# 8. --rate: 0 is any pace; an upstream on this host is not held to a
+# public API's pace, nor told about it
+($code, $out, $err) = run_cmd([$MIRROR, '--db', $db, '--stacks-api',
+    "http://localhost:$port/up", '--once', '--no-mempool', '--rate', '0'],
+    timeout => 60);
+is($code, 0, '--rate 0: accepted') or diag($err);
+($code, $out, $err) = run_cmd([$MIRROR, '--db', $db, '--stacks-api',
+    "http://localhost:$port/up", '--once', '--no-mempool'], timeout => 60);
+is($code, 0, 'an upstream on this host: exit 0') or diag($err);
+unlike($err, qr/requests a second, the default for an upstream on another host/,
+       'an upstream on this host: no pace of a public API');
+like(slurp_cmd_help(), qr/0\.75 for others/, '--help says the default pace');
+
+sub slurp_cmd_help { return (run_cmd([$MIRROR, '--help']))[1] }
+
 $ng->stop;
 done_testing();

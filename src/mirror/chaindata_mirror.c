@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/file.h>
 #include <time.h>
 #include <unistd.h>
@@ -52,7 +53,9 @@ chaindata_mirror_usage(FILE *out)
         "  --follow            catch up, then poll (the default)\n"
         "  --interval S        seconds between polls (default 5)\n"
         "  --parallel N        concurrent requests (default 4)\n"
-        "  --rate R            requests per second at most (default: any)\n"
+        "  --rate R            requests per second at most; 0: any\n"
+        "                      (default: any for upstreams on this host,\n"
+        "                      0.75 for others, a public API's pace)\n"
         "  --header 'H: V'     a request header, e.g. an API key header\n"
         "                      (repeatable; never logged)\n"
         "  --retries N         tries again after a 429, a 5xx, a timeout\n"
@@ -122,6 +125,62 @@ chaindata_mirror_url(const char *opt, char *url)
     }
 
     return 0;
+}
+
+
+/* 1: the URL's host is this machine (a loopback address, localhost) */
+
+static int
+chaindata_mirror_local(const char *url)
+{
+    size_t       n;
+    const char  *host;
+
+    if (url == NULL) {
+        return 1;
+    }
+
+    host = strstr(url, "://") + 3;
+    n = strcspn(host, "/?#");
+
+    if (memchr(host, '@', n)) {
+        host = (const char *) memchr(host, '@', n) + 1;
+    }
+
+    return strncmp(host, "127.", 4) == 0
+           || strncmp(host, "[::1]", 5) == 0
+           || (strncasecmp(host, "localhost", 9) == 0
+               && (host[9] == '\0' || strchr(":/?#", host[9])));
+}
+
+
+/*
+ * Without --rate: any pace for upstreams on this host (the operator's
+ * own), CHAINDATA_PUBLIC_RATE a second as soon as one is elsewhere, so
+ * that a public API's limit (tens to hundreds a minute) is not met with
+ * endless 429s; said at start either way.
+ */
+
+static void
+chaindata_mirror_default_rate(chaindata_mirror_t *m)
+{
+    if (m->http.rate >= 0) {
+        return;
+    }
+
+    if (chaindata_mirror_local(m->stacks_api)
+        && chaindata_mirror_local(m->runes_api)
+        && chaindata_mirror_local(m->platform_api))
+    {
+        m->http.rate = 0;
+        return;
+    }
+
+    m->http.rate = CHAINDATA_PUBLIC_RATE;
+
+    chaindata_mirror_log(m, "info", "at most %.2f requests a second, the "
+                         "default for an upstream on another host: --rate "
+                         "R lifts it (--rate 0: any)", m->http.rate);
 }
 
 
@@ -244,7 +303,7 @@ chaindata_mirror_args(chaindata_mirror_t *m, int argc, char **argv)
             break;
 
         case 'R':
-            if (chaindata_mirror_number("--rate", optarg, 0.01, 1e6,
+            if (chaindata_mirror_number("--rate", optarg, 0, 1e6,
                                         &m->http.rate) != 0)
             {
                 return -1;
@@ -415,6 +474,7 @@ main(int argc, char **argv)
     m.http.parallel = 4;
     m.http.retries = 8;
     m.http.timeout_ms = 30000;
+    m.http.rate = -1;
     m.http.max_wait = 60;
     m.in.ix.prog = "chaindata-mirror";
     m.in.ix.map_size = CHAINDATA_MAP_SIZE;
@@ -438,6 +498,7 @@ main(int argc, char **argv)
 
     chaindata_feeds_init(&m);
     m.tty = isatty(STDERR_FILENO);
+    chaindata_mirror_default_rate(&m);
     m.started = chaindata_now();
     m.in.ix.path = m.db_path;
 

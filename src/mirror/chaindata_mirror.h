@@ -45,6 +45,9 @@
 
 #define CHAINDATA_URL_MAX          2048
 
+/* --rate's default for an upstream elsewhere: 45 a minute (README) */
+#define CHAINDATA_PUBLIC_RATE      0.75
+
 /* the Runes API's largest page (api/runes/src/env.ts API_RESULTS_MAX_LIMIT) */
 #define CHAINDATA_RUNES_PAGE       60
 
