@@ -227,7 +227,18 @@ like($err, qr/a mempool of 1000000000 transactions claimed, more than the 100000
      'a mempool of 1e9: the claim is named');
 is(feed(), "1009 $hchain->[-1]{hash}", 'a mempool of 1e9: the blocks are mirrored all the same');
 
-# 8. --rate: 0 is any pace; an upstream on this host is not held to a
+# 8. upstream grows its schema: a transaction of a tx_type the index
+# does not know is stored as served, said and counted; the feed goes on
+my @grown = (@huge, [derive_doc($docs[5], 'new-type/0') =~ s/"tx_type":"[a-z_]+"/"tx_type":"new_kind"/r]);
+my $gchain = make_chain(1000, \@grown, fork => { 1004 => 'c' });
+write_chain($root, $gchain);
+($code, $out, $err) = mirror();
+is($code, 0, 'a tx_type upstream added: exit 0') or diag($err);
+like($err, qr/block 1010 of stacks: a document stored as upstream served it, with what the schema does not know yet: data\.tx_type "new_kind"/,
+     'a tx_type upstream added: said with its block');
+is(feed(), "1010 $gchain->[-1]{hash}", 'a tx_type upstream added: at 1010');
+
+# 9. --rate: 0 is any pace; an upstream on this host is not held to a
 # public API's pace, nor told about it
 ($code, $out, $err) = run_cmd([$MIRROR, '--db', $db, '--stacks-api',
     "http://localhost:$port/up", '--once', '--no-mempool', '--rate', '0'],

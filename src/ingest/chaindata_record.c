@@ -96,6 +96,19 @@ chaindata_record_fail(chaindata_record_t *rec,
 }
 
 
+void
+chaindata_record_unknown_note(chaindata_record_t *rec, const char *fmt, ...)
+{
+    va_list  args;
+
+    if (rec->unknown++ == 0) {
+        va_start(args, fmt);
+        vsnprintf(rec->unknown_what, sizeof(rec->unknown_what), fmt, args);
+        va_end(args);
+    }
+}
+
+
 int
 chaindata_record_parse(chaindata_record_t *rec,
     const unsigned char *line, size_t len, chaindata_writeset_t *ws)
@@ -103,6 +116,7 @@ chaindata_record_parse(chaindata_record_t *rec,
     chaindata_jv_t  *root;
 
     rec->err[0] = '\0';
+    rec->unknown = 0;
     chaindata_arena_reset(rec->arena);
 
     root = chaindata_jdoc_parse(rec->arena, line, len, rec->err,
@@ -120,6 +134,7 @@ chaindata_record_parse_root(chaindata_record_t *rec,
     const chaindata_jv_t *root, chaindata_writeset_t *ws)
 {
     rec->err[0] = '\0';
+    rec->unknown = 0;
     chaindata_arena_reset(rec->arena);
 
     return chaindata_record_dispatch(rec, root, ws);

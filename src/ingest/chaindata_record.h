@@ -61,6 +61,14 @@ typedef struct {
     chaindata_deflater_t  *deflater;   /* the pieces of stored documents */
     chaindata_rec_e     kind;
     char                err[CHAINDATA_ERR_LEN];
+
+    /*
+     * What the record held that the schema does not know yet (a member,
+     * an enum value upstream added): stored as served, counted here
+     * (README "What the index stores of upstream's documents")
+     */
+    unsigned            unknown;
+    char                unknown_what[CHAINDATA_PATH_LEN + 48];
 } chaindata_record_t;
 
 
@@ -119,6 +127,13 @@ int chaindata_record_fail(chaindata_record_t *rec,
     __attribute__ ((format (printf, 2, 3)))
 #endif
     ;
+/* notes what the schema does not know yet, the first one by name */
+void chaindata_record_unknown_note(chaindata_record_t *rec,
+    const char *fmt, ...)
+#ifdef __GNUC__
+    __attribute__ ((format (printf, 2, 3)))
+#endif
+    ;
 
 /*
  * The fields of an object, as every record kind describes what it takes:
@@ -157,6 +172,7 @@ struct chaindata_field_s {
 typedef struct {
     unsigned                  shape;      /* the "required" bit that applies */
     unsigned                  closed:1;   /* no member but the fields */
+    unsigned                  counted:1;  /* others noted, not refused */
     unsigned                  null_absent:1;  /* an optional null: absent */
     const char               *note;       /* after "missing", "unexpected" */
 } chaindata_rules_t;

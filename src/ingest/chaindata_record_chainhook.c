@@ -105,8 +105,9 @@ static const chaindata_field_t  chaindata_chh_status_members[] = {
 };
 
 
+/* upstream's document: a member it adds is stored and noted, not refused */
 static const chaindata_rules_t  chaindata_chh_rules = {
-    CHAINDATA_REQUIRED, 1, 0, ""
+    .shape = CHAINDATA_REQUIRED, .counted = 1, .note = ""
 };
 
 
@@ -169,10 +170,18 @@ chaindata_chh_check_status(chaindata_record_t *rec,
     }
 
     if (t->type == NULL) {
-        return chaindata_record_fail(rec,
-                   "data.status.type must be one of new, scanning, "
-                   "streaming, unconfirmed_expiration, "
-                   "confirmed_expiration, interrupted");
+        if (type == NULL || type->type != CHAINDATA_JV_STRING) {
+            return chaindata_record_fail(rec,
+                       "data.status.type must be one of new, scanning, "
+                       "streaming, unconfirmed_expiration, "
+                       "confirmed_expiration, interrupted (or a string "
+                       "upstream adds)");
+        }
+
+        /* a type upstream added: stored as served, its info unchecked */
+        chaindata_record_unknown_note(rec, "data.status.type \"%.32s\"",
+                                      type->str);
+        return 0;
     }
 
     info = chaindata_jv_get(status, "info");

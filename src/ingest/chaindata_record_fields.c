@@ -209,13 +209,19 @@ chaindata_fields(chaindata_record_t *rec,
                                      rules->note);
     }
 
-    m = rules->closed ? chaindata_field_unknown(obj, fields, rules->shape)
-                      : NULL;
+    m = rules->closed || rules->counted
+        ? chaindata_field_unknown(obj, fields, rules->shape) : NULL;
 
-    if (m) {
+    if (m && rules->closed) {
         return chaindata_record_fail(rec,
                    "%s has an unexpected member \"%.64s\"%s",
                    chaindata_path_name(buf, path), m->key, rules->note);
+    }
+
+    if (m) {
+        chaindata_record_unknown_note(rec, "%s.%.32s",
+                                      chaindata_path_name(buf, path),
+                                      m->key);
     }
 
     for (f = fields; f->name; f++) {

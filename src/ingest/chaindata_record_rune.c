@@ -61,8 +61,9 @@ const chaindata_field_t  chaindata_rune_ref[] = {
 
 
 /* entries: every member known; an optional one's null is its absence */
+/* upstream's entries: a member it adds is stored and noted, not refused */
 static const chaindata_rules_t  chaindata_rune_rules = {
-    CHAINDATA_REQUIRED, 1, 1, ""
+    .shape = CHAINDATA_REQUIRED, .counted = 1, .null_absent = 1, .note = ""
 };
 
 
@@ -443,6 +444,58 @@ chaindata_rune_ordered_write(unsigned char *p,
 
 
 /*
+ * 1: obj holds, at some level, a member its fields do not name (one
+ * upstream added): the entry is then stored as given, its members in the
+ * order served, for upstream's order of them is not known here.
+ */
+
+static int
+chaindata_rune_has_unknown(const chaindata_jv_t *obj,
+    const chaindata_field_t *fields)
+{
+    const chaindata_jv_t     *v;
+    const chaindata_field_t  *f;
+
+    if (chaindata_field_unknown(obj, fields, CHAINDATA_REQUIRED)) {
+        return 1;
+    }
+
+    for (f = fields; f->name; f++) {
+        v = f->members ? chaindata_rune_optional(obj, f->name) : NULL;
+
+        if (v && chaindata_rune_has_unknown(v, f->members)) {
+            return 1;
+        }
+    }
+
+    return 0;
+}
+
+
+/* an entry's stored size and bytes: in upstream's order, or as given */
+
+static size_t
+chaindata_rune_entry_size(const chaindata_jv_t *e,
+    const chaindata_field_t *fields)
+{
+    return chaindata_rune_has_unknown(e, fields)
+           ? chaindata_jv_size(e) : chaindata_rune_ordered_size(e, fields);
+}
+
+
+static unsigned char *
+chaindata_rune_entry_write(unsigned char *p, const chaindata_jv_t *e,
+    const chaindata_field_t *fields)
+{
+    if (chaindata_rune_has_unknown(e, fields)) {
+        return chaindata_jv_write(p, e);
+    }
+
+    return chaindata_rune_ordered_write(p, e, fields);
+}
+
+
+/*
  * The plain length of the largest chunk of the list: its entries joined
  * with commas, per chunk of CHAINDATA_RUNE_CHUNK (lmdb-schema/runes.md).
  */
@@ -460,7 +513,7 @@ chaindata_rune_chunk_max(const chaindata_rune_list_t *list,
     i = 0;
 
     for (entry = results->child; entry; entry = entry->next) {
-        len += (i ? 1 : 0) + chaindata_rune_ordered_size(entry, list->entry);
+        len += (i ? 1 : 0) + chaindata_rune_entry_size(entry, list->entry);
 
         if (++i == CHAINDATA_RUNE_CHUNK || entry->next == NULL) {
             max = len > max ? len : max;
@@ -498,7 +551,7 @@ chaindata_rune_write_chunk(chaindata_record_t *rec,
     e = *entry;
 
     for (i = 0; i < n; i++, e = e->next) {
-        size = chaindata_rune_ordered_size(e, list->entry);
+        size = chaindata_rune_entry_size(e, list->entry);
 
         if (size + (i ? 1 : 0) > room - (size_t) (p - scratch)) {
             return chaindata_record_fail(rec,
@@ -510,7 +563,7 @@ chaindata_rune_write_chunk(chaindata_record_t *rec,
         }
 
         start[i] = (uint32_t) (p - scratch);
-        end = chaindata_rune_ordered_write(p, e, list->entry);
+        end = chaindata_rune_entry_write(p, e, list->entry);
 
         if ((size_t) (end - p) != size) {
             return chaindata_record_fail(rec,

@@ -29,9 +29,7 @@ static const char *chaindata_check_hash(
     const chaindata_jv_t  *v);
 static const char *chaindata_check_output(
     const chaindata_jv_t  *v);
-static const char *chaindata_check_operation(
-    const chaindata_jv_t  *v);
-static int chaindata_check_location(chaindata_record_t *rec,
+static int chaindata_check_entry(chaindata_record_t *rec,
     const chaindata_jv_t *entry, const unsigned char *txid, size_t len,
     const char *path);
 
@@ -56,7 +54,7 @@ static const chaindata_field_t  chaindata_location[] = {
 /* lmdb-schema/runes.md, "rune_activity": an entry; the order is upstream's */
 static const chaindata_field_t  chaindata_activity[] = {
     { "rune", O, R, chaindata_rune_ref, NULL },
-    { "operation", S, R, NULL, chaindata_check_operation },
+    { "operation", S, R, NULL, NULL },
     { "location", O, R, chaindata_location, NULL },
     { "address", S, 0, NULL, chaindata_rune_check_address },
     { "receiver_address", S, 0, NULL, chaindata_rune_check_address },
@@ -82,7 +80,7 @@ static const char  *chaindata_operations[] = {
 
 static const chaindata_rune_list_t  chaindata_activity_list = {
     chaindata_activity,
-    chaindata_check_location,
+    chaindata_check_entry,
     NULL,
     CHAINDATA_DBI_RUNE_ACTIVITY,
     CHAINDATA_DBI_RUNE_ACTIVITY_ENTRY,
@@ -138,18 +136,22 @@ chaindata_check_output(const chaindata_jv_t *v)
 }
 
 
-static const char *
-chaindata_check_operation(const chaindata_jv_t *v)
+/* an operation upstream added is stored and noted (README) */
+
+static void
+chaindata_note_operation(chaindata_record_t *rec, const chaindata_jv_t *v,
+    const char *path)
 {
     const char  **op;
 
     for (op = chaindata_operations; *op; op++) {
         if (chaindata_jv_is(v, *op)) {
-            return NULL;
+            return;
         }
     }
 
-    return "one of etching, mint, burn, send, receive";
+    chaindata_record_unknown_note(rec, "%s.operation \"%.32s\"", path,
+                                  v->str);
 }
 
 
@@ -193,6 +195,17 @@ chaindata_check_location(chaindata_record_t *rec,
     }
 
     return 0;
+}
+
+
+static int
+chaindata_check_entry(chaindata_record_t *rec, const chaindata_jv_t *entry,
+    const unsigned char *txid, size_t len, const char *path)
+{
+    chaindata_note_operation(rec, chaindata_jv_get(entry, "operation"),
+                             path);
+
+    return chaindata_check_location(rec, entry, txid, len, path);
 }
 
 

@@ -228,16 +228,23 @@ chaindata_check_event(chaindata_record_t *rec,
     t = v ? chaindata_variant(chaindata_event_types, v)
           : NULL;
 
-    if (t == NULL) {
+    if (v == NULL || v->type != CHAINDATA_JV_STRING) {
         return chaindata_record_fail(rec,
                    "data.events[%zu].event_type must be one of "
                    "smart_contract_log, stx_lock, stx_asset, "
-                   "fungible_token_asset, non_fungible_token_asset", i);
+                   "fungible_token_asset, non_fungible_token_asset (or "
+                   "a string upstream adds)", i);
     }
 
-    v = chaindata_jv_get(ev, t->payload);
+    if (t == NULL) {
+        /* a type upstream added: stored as served, its payload unread */
+        chaindata_record_unknown_note(rec, "data.events[%zu].event_type "
+                                      "\"%.32s\"", i, v->str);
+    }
 
-    if (v == NULL || v->type != CHAINDATA_JV_OBJECT) {
+    v = t ? chaindata_jv_get(ev, t->payload) : NULL;
+
+    if (t && (v == NULL || v->type != CHAINDATA_JV_OBJECT)) {
         return chaindata_record_fail(rec,
                    "data.events[%zu].%s must be an object (event_type %s)",
                    i, t->payload, t->name);
@@ -367,9 +374,20 @@ chaindata_check_tx(chaindata_record_t *rec,
     v = chaindata_jv_get(data, "tx_status");
     *shape = v ? chaindata_tx_shape(v) : 0;
 
-    if (*shape == 0) {
+    if (v == NULL || v->type != CHAINDATA_JV_STRING) {
         return chaindata_record_fail(rec,
-                   "data.tx_status is missing or not a known status");
+                   "data.tx_status is missing or not a string");
+    }
+
+    if (*shape == 0) {
+        /*
+         * a status upstream added: a transaction with events is a
+         * confirmed one, without, one of the mempool (README)
+         */
+        chaindata_record_unknown_note(rec, "data.tx_status \"%.32s\"",
+                                      v->str);
+        *shape = chaindata_jv_get(data, "event_count") ? CHAINDATA_CONFIRMED
+                                                       : CHAINDATA_MEMPOOL;
     }
 
     if (*shape == CHAINDATA_MEMPOOL
@@ -383,6 +401,7 @@ chaindata_check_tx(chaindata_record_t *rec,
 
     rules.shape = *shape;
     rules.closed = 0;
+    rules.counted = 0;
     rules.null_absent = 0;
     rules.note = (*shape == CHAINDATA_MEMPOOL)
                  ? " (required in a mempool transaction)"
@@ -399,10 +418,10 @@ chaindata_check_tx(chaindata_record_t *rec,
     t = chaindata_variant(chaindata_tx_types, v);
 
     if (t == NULL) {
-        return chaindata_record_fail(rec,
-                   "data.tx_type must be one of token_transfer, "
-                   "smart_contract, contract_call, poison_microblock, "
-                   "coinbase, tenure_change");
+        /* a type upstream added (tx_type is a string, its field says) */
+        chaindata_record_unknown_note(rec, "data.tx_type \"%.32s\"",
+                                      v->str);
+        return 0;
     }
 
     v = chaindata_jv_get(data, t->payload);

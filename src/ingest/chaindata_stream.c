@@ -118,6 +118,18 @@ chaindata_stream_line(chaindata_stream_t *s, const unsigned char *line,
         s->blocks++;
     }
 
+    /* upstream's document with what the schema does not know yet */
+    if (s->in->frame == CHAINDATA_FRAME_NONE && s->in->rec.unknown
+        && s->unknown++ < CHAINDATA_STREAM_UNKNOWN_SAID)
+    {
+        chaindata_nats_log(s->nats, "warn", "stream %s: the unit ending at "
+                           "sequence %llu stores a document with what the "
+                           "schema does not know yet, as served: %s%s",
+                           s->nats->stream, (unsigned long long) seq,
+                           s->in->rec.unknown_what,
+                           s->in->rec.unknown > 1 ? " (and more)" : "");
+    }
+
     return 0;
 }
 

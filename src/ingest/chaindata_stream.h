@@ -20,6 +20,9 @@
 #include "chaindata_nats.h"
 
 
+/* documents with what the schema does not know yet said, then counted */
+#define CHAINDATA_STREAM_UNKNOWN_SAID  10
+
 /* the largest unit a follower joins: its parts are claims, not sizes */
 #define CHAINDATA_STREAM_UNIT_MAX  ((size_t) 1 << 30)
 
@@ -42,6 +45,7 @@ typedef struct {
     size_t                 cap;
 
     uint64_t               units;
+    uint64_t               unknown;    /* documents with what is new */
     uint64_t               blocks;
     time_t                 reported;   /* the last progress line */
 } chaindata_stream_t;

@@ -63,6 +63,7 @@ typedef struct {
     size_t                          blocks;
     size_t                          rollbacks;
     size_t                          skipped;
+    size_t                          unknown;  /* records with new things */
 } chaindata_loader_t;
 
 
@@ -220,6 +221,25 @@ chaindata_load_refused(chaindata_loader_t *ld, size_t lineno)
 
 
 /*
+ * A record holding a member or a value the schema does not know yet (one
+ * upstream added): stored as given, said for the first few, counted.
+ */
+
+#define CHAINDATA_LOAD_UNKNOWN_SAID  10
+
+static void
+chaindata_load_unknown(chaindata_loader_t *ld, size_t lineno)
+{
+    if (ld->unknown++ < CHAINDATA_LOAD_UNKNOWN_SAID) {
+        fprintf(stderr, "chaindata-load: %s:%zu: stored as given, with what "
+                "the schema does not know yet: %s%s\n", ld->file, lineno,
+                ld->in.rec.unknown_what,
+                ld->in.rec.unknown > 1 ? " (and more)" : "");
+    }
+}
+
+
+/*
  * One line.  A block is a batch of its own: the records before it are
  * committed first, its own with the feed position at its block_end.  A
  * rollback is committed with the records before it (lmdb-schema/feed.md).
@@ -265,6 +285,10 @@ chaindata_load_line(chaindata_loader_t *ld, const char *line, size_t n,
 
     if (rc == 0 && !ld->in.replayed) {
         ld->pending[ld->in.rec.kind]++;
+
+        if (ld->in.rec.unknown) {
+            chaindata_load_unknown(ld, lineno);
+        }
     }
 
     if (!ld->in.feed.open
@@ -356,6 +380,7 @@ chaindata_load_bulk(chaindata_loader_t *ld, int nfiles, char **files)
 
     ld->batches += bk.batches;
     ld->skipped += bk.skipped;
+    ld->unknown += bk.unknown;
 
     return rc;
 }
@@ -436,6 +461,11 @@ chaindata_summary(chaindata_loader_t *ld)
 
     if (ld->skipped) {
         fprintf(stderr, ", %zu invalid lines skipped", ld->skipped);
+    }
+
+    if (ld->unknown) {
+        fprintf(stderr, ", %zu records with what the schema does not know "
+                "yet, stored as given", ld->unknown);
     }
 
     fprintf(stderr, "\n");

@@ -29,6 +29,7 @@ typedef struct {
     size_t   applied[CHAINDATA_REC_KINDS];
     size_t   batches;
     size_t   skipped;
+    size_t   unknown;       /* records with what the schema does not know */
 } chaindata_bulk_t;
 
 

@@ -81,6 +81,7 @@ typedef struct {
     size_t                  pending[CHAINDATA_REC_KINDS];
     size_t                  bad;
     size_t                  skipped;
+    size_t                  unknown;    /* records with what is new */
     char                   *msg;        /* its messages, printed in turn */
     size_t                  msg_len;
     size_t                  msg_cap;
@@ -300,6 +301,7 @@ chaindata_bulk_line(chaindata_bulk_parser_t *p, chaindata_bulk_batch_t *b,
         == 0)
     {
         b->pending[p->in.rec.kind]++;
+        b->unknown += p->in.rec.unknown != 0;
         return;
     }
 
@@ -456,6 +458,7 @@ chaindata_bulk_commit(chaindata_index_t *ix, chaindata_bulk_t *bk,
     }
 
     bk->skipped += b->skipped;
+    bk->unknown += b->unknown;
 
     if (b->rc) {
         return b->rc;
@@ -504,6 +507,7 @@ chaindata_bulk_clear(chaindata_bulk_batch_t *b)
     b->msg_len = 0;
     b->bad = 0;
     b->skipped = 0;
+    b->unknown = 0;
     b->last = 0;
     b->rc = 0;
 }

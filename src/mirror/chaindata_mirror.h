@@ -194,6 +194,7 @@ struct chaindata_mirror_s {
     double               hooks_interval;
     double               hooks_next;
     uint64_t             hooks_skipped;  /* statuses failed and skipped */
+    uint64_t             unknown_stored; /* documents with what is new */
 
     /* the pending transactions the index holds (32-byte ids, sorted) */
     unsigned char       *pending;

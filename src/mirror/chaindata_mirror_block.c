@@ -51,6 +51,42 @@ chaindata_mirror_refused(chaindata_mirror_t *m, const char *about)
 }
 
 
+/*
+ * A document stored as upstream served it, with a member or a value the
+ * schema does not know yet (README): counted, the first few said.
+ */
+
+#define CHAINDATA_MIRROR_UNKNOWN_SAID  10
+
+static void
+chaindata_mirror_unknown(chaindata_mirror_t *m, const char *about)
+{
+    if (m->unknown_stored++ >= CHAINDATA_MIRROR_UNKNOWN_SAID) {
+        return;
+    }
+
+    if (about == NULL && m->in.feed.open) {
+        chaindata_mirror_log(m, "warn", "block %llu of %s: a document stored "
+                             "as upstream served it, with what the schema "
+                             "does not know yet: %s%s%s",
+                             (unsigned long long) m->in.feed.height,
+                             m->in.feed.source, m->in.rec.unknown_what,
+                             m->in.rec.unknown > 1 ? " (and more)" : "",
+                             m->unknown_stored == CHAINDATA_MIRROR_UNKNOWN_SAID
+                             ? "; further ones are counted, not said" : "");
+        return;
+    }
+
+    chaindata_mirror_log(m, "warn", "%s: stored as upstream served it, with "
+                         "what the schema does not know yet: %s%s%s",
+                         about ? about : "a document",
+                         m->in.rec.unknown_what,
+                         m->in.rec.unknown > 1 ? " (and more)" : "",
+                         m->unknown_stored == CHAINDATA_MIRROR_UNKNOWN_SAID
+                         ? "; further ones are counted, not said" : "");
+}
+
+
 int
 chaindata_mirror_emit(chaindata_mirror_t *m, chaindata_line_t *l,
     const char *about)
@@ -67,8 +103,15 @@ chaindata_mirror_emit(chaindata_mirror_t *m, chaindata_line_t *l,
 
     if (rc != 0) {
         chaindata_mirror_refused(m, about);
+        chaindata_line_free(l);
+        return rc;
+    }
 
-    } else if (chaindata_mirror_published(&m->in)) {
+    if (m->in.frame == CHAINDATA_FRAME_NONE && m->in.rec.unknown) {
+        chaindata_mirror_unknown(m, about);
+    }
+
+    if (chaindata_mirror_published(&m->in)) {
         rc = chaindata_pub_line(m, l->buf, l->len);
     }
 
