@@ -75,7 +75,7 @@ $(shell mkdir -p $(BUILD); \
 # core and ingest archives, the loader and the unit tests.
 #   $(call chaindata_build,DIR,CFLAGS,LDFLAGS)
 define chaindata_build
-$(1)/nginx/Makefile: config $(SRC_LIST) | deps
+$(1)/nginx/Makefile: config $(SRC_LIST) debian/changelog | deps
 	rm -rf $(1)/nginx-src $(1)/nginx
 	mkdir -p $(1)
 	cp -r $(NGX_SRC) $(1)/nginx-src

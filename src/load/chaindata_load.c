@@ -683,6 +683,7 @@ chaindata_print_stats(chaindata_loader_t *ld)
         return CHAINDATA_EXIT_SYSTEM;
     }
 
+    st.version = CHAINDATA_VERSION;
     out = chaindata_status_format(&st, (uint64_t) time(NULL), 0);
     if (out == NULL) {
         fprintf(stderr, "chaindata-load: out of memory\n");
