@@ -27,6 +27,7 @@
 #include "chaindata_index.h"
 #include "chaindata_load.h"
 #include "chaindata_load_nats.h"
+#include "chaindata_progress.h"
 #include "chaindata_record.h"
 #include "chaindata_status.h"
 
@@ -48,6 +49,8 @@ typedef struct {
     chaindata_nats_t                nats;     /* --nats: the follower */
     int                             bulk;
     const char                     *snapshot;
+    double                          progress_interval;
+    chaindata_progress_t            progress;
 
     chaindata_index_t               ix;
     chaindata_feed_t                feed;
@@ -90,7 +93,12 @@ chaindata_usage(FILE *out)
         "                       (default 1T)\n"
         "  --max-readers N      LMDB reader slots, when this loader is the\n"
         "                       first to open the index (default %d)\n"
-        "  --quiet              no summary on standard error\n"
+        "  --quiet              no summary and no progress on standard\n"
+        "                       error\n"
+        "  --progress-interval SECONDS\n"
+        "                       seconds between progress lines when\n"
+        "                       standard error is no terminal (default\n"
+        "                       %d; on a terminal the line is redrawn)\n"
         "  --follow             commit every record and every block as\n"
         "                       soon as it is read (a producer's pipe)\n"
         "  --stats              print the index's status as JSON (what\n"
@@ -113,6 +121,7 @@ chaindata_usage(FILE *out)
         "\n"
         "exit status: 0 loaded, 1 input rejected, 2 usage, "
         "3 index or system error\n", CHAINDATA_MAX_READERS,
+        CHAINDATA_PROGRESS_INTERVAL,
         CHAINDATA_BULK_BATCH);
 }
 
@@ -354,6 +363,7 @@ chaindata_load_stream(chaindata_loader_t *ld, FILE *in,
     char     *line;
     size_t    cap, lineno;
     ssize_t   n;
+    int       blank;
 
     line = NULL;
     cap = 0;
@@ -366,7 +376,10 @@ chaindata_load_stream(chaindata_loader_t *ld, FILE *in,
     while ((n = getline(&line, &cap, in)) != -1) {
         lineno++;
 
-        if (chaindata_load_is_blank(line, n)) {
+        blank = chaindata_load_is_blank(line, n);
+        chaindata_progress_add(&ld->progress, !blank, (uint64_t) n);
+
+        if (blank) {
             continue;
         }
 
@@ -414,6 +427,7 @@ chaindata_load_bulk(chaindata_loader_t *ld, int nfiles, char **files)
     memset(&bk, 0, sizeof(chaindata_bulk_t));
     bk.batch = ld->batch;
     bk.skip_invalid = ld->skip_invalid;
+    bk.progress = &ld->progress;
 
     rc = chaindata_bulk_load(&ld->ix, &bk, nfiles, files);
 
@@ -443,6 +457,11 @@ chaindata_load_files(chaindata_loader_t *ld, int nfiles,
             return CHAINDATA_EXIT_SYSTEM;
         }
     }
+
+    /* a producer's pipe (--follow) is no long job with an end */
+    chaindata_progress_init(&ld->progress, "chaindata-load", "records",
+                            !ld->quiet && !ld->follow, ld->progress_interval,
+                            chaindata_progress_input_size(nfiles, files));
 
     if (ld->bulk) {
         return chaindata_load_bulk(ld, nfiles, files);
@@ -531,6 +550,7 @@ chaindata_parse_args(chaindata_loader_t *ld, int argc,
         CHAINDATA_NATS_OPTIONS,
         { "snapshot", required_argument, NULL, 'O' },
         { "bulk", no_argument, NULL, 'B' },
+        { "progress-interval", required_argument, NULL, 'P' },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 }
@@ -602,6 +622,17 @@ chaindata_parse_args(chaindata_loader_t *ld, int argc,
 
         case 'B':
             ld->bulk = 1;
+            break;
+
+        case 'P':
+            errno = 0;
+            ld->progress_interval = strtod(optarg, &end);
+            if (errno || *end || !(ld->progress_interval > 0)) {
+                fprintf(stderr, "chaindata-load: --progress-interval wants "
+                        "a positive number of seconds, not \"%s\"\n",
+                        optarg);
+                return -1;
+            }
             break;
 
         case 'h':
@@ -754,6 +785,7 @@ main(int argc, char **argv)
 
     } else if (rc == CHAINDATA_EXIT_OK) {
         rc = chaindata_load_files(&ld, argc - optind, argv + optind);
+        chaindata_progress_done(&ld.progress);
         chaindata_summary(&ld);
     }
 

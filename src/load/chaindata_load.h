@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "chaindata_index.h"
+#include "chaindata_progress.h"
 #include "chaindata_record.h"
 
 
@@ -29,6 +30,7 @@
 typedef struct {
     size_t   batch;                        /* records per transaction */
     int      skip_invalid;
+    chaindata_progress_t  *progress;       /* told of each batch */
 
     size_t   applied[CHAINDATA_REC_KINDS];
     size_t   batches;
