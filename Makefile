@@ -253,7 +253,8 @@ fuzz: fuzzers
 # where Debian's nginx modules go (nginx's modules directory, which
 # Debian's configure flags name), its load_module snippet in
 # modules-available with the modules-enabled link a package makes, the
-# programs and their man pages, chaindata(8), the docs, the systemd units
+# programs and their man pages, chaindata(8), the docs (doc/monitoring's
+# alert rules and dashboard among them), the systemd units
 # and the index directory, owned by the nginx worker user.  PREFIX is for
 # the programs, man pages, docs, units and tmpfiles.d; nginx's own
 # directories stay nginx's.
@@ -316,6 +317,7 @@ install: all man
 	    $(DESTDIR)$(NGX_ENABLED) $(DESTDIR)$(BINDIR) \
 	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8 \
 	    $(DESTDIR)$(DOCDIR)/lmdb-schema $(DESTDIR)$(DOCDIR)/examples \
+	    $(DESTDIR)$(DOCDIR)/monitoring \
 	    $(DESTDIR)$(UNITDIR) $(DESTDIR)$(TMPFILESDIR) $(DESTDIR)$(CONFDIR)
 	install -m 644 $(MODULE) $(DESTDIR)$(NGX_MODDIR)/
 	echo 'load_module $(NGX_MODDIR)/$(notdir $(MODULE));' \
@@ -327,6 +329,7 @@ install: all man
 	install -m 644 $(filter %.8,$(MANPAGES)) $(DESTDIR)$(MANDIR)/man8/
 	install -m 644 README.md nginx.conf.example $(DESTDIR)$(DOCDIR)/
 	install -m 644 lmdb-schema/*.md $(DESTDIR)$(DOCDIR)/lmdb-schema/
+	install -m 644 doc/monitoring/* $(DESTDIR)$(DOCDIR)/monitoring/
 	for f in systemd/*.example; do \
 	    $(SUBST) $$f > $(DESTDIR)$(DOCDIR)/examples/$${f#systemd/}; done
 	for f in systemd/*.service.in; do \

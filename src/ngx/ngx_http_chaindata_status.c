@@ -8,7 +8,7 @@
  * chainhook data.  The gathering and the formatting are
  * src/core/chaindata_status.c, shared with chaindata-load --stats.  With
  * chaindata_status_max_behind or _max_lag, a feed beyond them makes the
- * answer a 503, for a load balancer's health check.
+ * JSON answer a 503, for a load balancer's health check.
  */
 
 
@@ -132,7 +132,12 @@ ngx_http_chaindata_status_handler(ngx_http_request_t *r)
     now = ngx_time();
     status = NGX_HTTP_OK;
 
-    if (!chaindata_status_healthy(st, (uint64_t) now)) {
+    /*
+     * The health check is the JSON's: a scrape answered 503 would be a
+     * failed scrape, its metrics lost when they matter most, so the
+     * Prometheus text is a 200 that says chaindata_healthy 0.
+     */
+    if (!prometheus && !chaindata_status_healthy(st, (uint64_t) now)) {
         status = NGX_HTTP_SERVICE_UNAVAILABLE;
         ngx_http_chaindata_metrics_unavailable(r,
                                                CHAINDATA_UNAVAILABLE_BEHIND);
