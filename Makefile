@@ -44,7 +44,7 @@ PROGRAMS    := $(patsubst src/%/,chaindata-%,$(dir $(wildcard \
 
 .PHONY: all deps deps-test deps-fuzz module loader mirror unit test \
         check-layout run bench bench-mirror bench-gzip bench-gzip-runes \
-        bench-fanout bench-bulk clean
+        bench-fanout bench-bulk bench-metrics clean
 
 all: module loader mirror
 
@@ -172,6 +172,11 @@ bench-gzip: all
 bench-gzip-runes: all
 	@sh tools/deps.sh bench
 	bench/gzip-runes
+
+# the traffic counters' cost: chaindata_metrics on against off, one run
+bench-metrics: all
+	@sh tools/deps.sh bench
+	bench/metrics
 
 # the NATS fan-out: a block's time from the mirror to two followers' edges
 bench-fanout: all
