@@ -36,8 +36,8 @@ typedef struct {
 
 
 typedef struct {
-    ngx_uint_t       max_behind;   /* chaindata_status_max_behind */
-    time_t           max_lag;      /* chaindata_status_max_lag */
+    ngx_uint_t       max_behind;   /* chaindata_status_max_behind, blocks */
+    ngx_uint_t       max_lag;      /* chaindata_status_max_lag, seconds */
 } ngx_http_chaindata_metrics_loc_conf_t;
 
 
@@ -47,10 +47,14 @@ static void *ngx_http_chaindata_metrics_create_main_conf(ngx_conf_t *cf);
 static void *ngx_http_chaindata_metrics_create_loc_conf(ngx_conf_t *cf);
 static char *ngx_http_chaindata_metrics_merge_loc_conf(ngx_conf_t *cf,
     void *parent, void *child);
-static char *ngx_http_chaindata_max_behind(ngx_conf_t *cf,
+static char *ngx_http_chaindata_health_limit(ngx_conf_t *cf,
     ngx_command_t *cmd, void *conf);
-static char *ngx_http_chaindata_max_lag(ngx_conf_t *cf, ngx_command_t *cmd,
-    void *conf);
+
+
+/* what a health limit is counted in (cmd->post) */
+static ngx_str_t  ngx_http_chaindata_blocks = ngx_string("blocks");
+static ngx_str_t  ngx_http_chaindata_seconds =
+    ngx_string("seconds (\"90s\", \"10m\")");
 
 
 static ngx_command_t  ngx_http_chaindata_metrics_commands[] = {
@@ -64,17 +68,17 @@ static ngx_command_t  ngx_http_chaindata_metrics_commands[] = {
 
     { ngx_string("chaindata_status_max_behind"),
       NGX_HTTP_MAIN_CONF|NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_TAKE1,
-      ngx_http_chaindata_max_behind,
+      ngx_http_chaindata_health_limit,
       NGX_HTTP_LOC_CONF_OFFSET,
-      0,
-      NULL },
+      offsetof(ngx_http_chaindata_metrics_loc_conf_t, max_behind),
+      &ngx_http_chaindata_blocks },
 
     { ngx_string("chaindata_status_max_lag"),
       NGX_HTTP_MAIN_CONF|NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_TAKE1,
-      ngx_http_chaindata_max_lag,
+      ngx_http_chaindata_health_limit,
       NGX_HTTP_LOC_CONF_OFFSET,
-      0,
-      NULL },
+      offsetof(ngx_http_chaindata_metrics_loc_conf_t, max_lag),
+      &ngx_http_chaindata_seconds },
 
       ngx_null_command
 };
@@ -139,7 +143,7 @@ ngx_http_chaindata_metrics_create_loc_conf(ngx_conf_t *cf)
     }
 
     mlcf->max_behind = NGX_CONF_UNSET_UINT;
-    mlcf->max_lag = NGX_CONF_UNSET;
+    mlcf->max_lag = NGX_CONF_UNSET_UINT;
 
     return mlcf;
 }
@@ -153,73 +157,56 @@ ngx_http_chaindata_metrics_merge_loc_conf(ngx_conf_t *cf, void *parent,
     ngx_http_chaindata_metrics_loc_conf_t  *conf = child;
 
     ngx_conf_merge_uint_value(conf->max_behind, prev->max_behind, 0);
-    ngx_conf_merge_value(conf->max_lag, prev->max_lag, 0);
+    ngx_conf_merge_uint_value(conf->max_lag, prev->max_lag, 0);
 
     return NGX_CONF_OK;
 }
 
 
-/* "off", or a number of blocks (at least 1) */
+/*
+ * "off", or a limit of at least 1: a number of blocks, or a time ("90s",
+ * "10m"; plain seconds too)
+ */
 
 static char *
-ngx_http_chaindata_max_behind(ngx_conf_t *cf, ngx_command_t *cmd, void *conf)
+ngx_http_chaindata_health_limit(ngx_conf_t *cf, ngx_command_t *cmd,
+    void *conf)
 {
-    ngx_http_chaindata_metrics_loc_conf_t  *mlcf = conf;
+    char  *p = conf;
 
-    ngx_int_t   n;
-    ngx_str_t  *value;
+    ngx_int_t    n;
+    ngx_str_t   *value;
+    ngx_uint_t  *limit;
 
-    if (mlcf->max_behind != NGX_CONF_UNSET_UINT) {
+    limit = (ngx_uint_t *) (p + cmd->offset);
+
+    if (*limit != NGX_CONF_UNSET_UINT) {
         return "is duplicate";
     }
 
     value = cf->args->elts;
 
     if (ngx_strcmp(value[1].data, "off") == 0) {
-        mlcf->max_behind = 0;
+        *limit = 0;
         return NGX_CONF_OK;
     }
 
-    n = ngx_atoi(value[1].data, value[1].len);
+    if (cmd->post == &ngx_http_chaindata_blocks) {
+        n = ngx_atoi(value[1].data, value[1].len);
+
+    } else {
+        n = ngx_parse_time(&value[1], 1);
+    }
 
     if (n == NGX_ERROR || n == 0) {
-        return "takes \"off\" or a number of blocks, at least 1";
+        ngx_conf_log_error(NGX_LOG_EMERG, cf, 0,
+                           "\"%V\" takes \"off\" or a number of %V of at "
+                           "least 1, not \"%V\"",
+                           &cmd->name, (ngx_str_t *) cmd->post, &value[1]);
+        return NGX_CONF_ERROR;
     }
 
-    mlcf->max_behind = n;
-
-    return NGX_CONF_OK;
-}
-
-
-/* "off", or a time ("90s", "10m", "1h"; plain seconds too) */
-
-static char *
-ngx_http_chaindata_max_lag(ngx_conf_t *cf, ngx_command_t *cmd, void *conf)
-{
-    ngx_http_chaindata_metrics_loc_conf_t  *mlcf = conf;
-
-    time_t      t;
-    ngx_str_t  *value;
-
-    if (mlcf->max_lag != NGX_CONF_UNSET) {
-        return "is duplicate";
-    }
-
-    value = cf->args->elts;
-
-    if (ngx_strcmp(value[1].data, "off") == 0) {
-        mlcf->max_lag = 0;
-        return NGX_CONF_OK;
-    }
-
-    t = ngx_parse_time(&value[1], 1);
-
-    if (t == (time_t) NGX_ERROR || t == 0) {
-        return "takes \"off\" or a time of at least 1s (\"90s\", \"10m\")";
-    }
-
-    mlcf->max_lag = t;
+    *limit = n;
 
     return NGX_CONF_OK;
 }
@@ -460,5 +447,5 @@ ngx_http_chaindata_metrics_health(ngx_http_request_t *r,
     mlcf = ngx_http_get_module_loc_conf(r, ngx_http_chaindata_metrics_module);
 
     *max_behind = mlcf->max_behind;
-    *max_lag = (uint64_t) mlcf->max_lag;
+    *max_lag = mlcf->max_lag;
 }
