@@ -4,8 +4,8 @@
  * route, requests by status class, a latency histogram with fixed
  * buckets, 304s and body bytes plain and gzip; the 503s by reason.  The
  * module keeps them in shared memory and adds to them with atomic
- * increments (src/ngx/ngx_http_chaindata_metrics.c); this file names
- * them and writes them out, as JSON and in the Prometheus text format.
+ * increments (src/ngx/, its metrics file); this file names them and
+ * writes them out, as JSON and in the Prometheus text format.
  */
 
 
