@@ -49,7 +49,7 @@ PROGRAMS    := $(patsubst src/%/,chaindata-%,$(dir $(wildcard \
 
 .PHONY: all deps deps-test deps-fuzz module loader mirror unit test \
         check-layout run bench bench-mirror bench-gzip bench-gzip-runes \
-        bench-fanout bench-bulk clean
+        bench-fanout bench-bulk bench-metrics clean
 
 all: module loader mirror
 
@@ -80,7 +80,7 @@ $(shell mkdir -p $(BUILD); \
 # core and ingest archives, the loader and the unit tests.
 #   $(call chaindata_build,DIR,CFLAGS,LDFLAGS)
 define chaindata_build
-$(1)/nginx/Makefile: config $(SRC_LIST) | deps
+$(1)/nginx/Makefile: config $(SRC_LIST) debian/changelog | deps
 	rm -rf $(1)/nginx-src $(1)/nginx
 	mkdir -p $(1)
 	cp -r $(NGX_SRC) $(1)/nginx-src
@@ -182,6 +182,11 @@ bench-gzip-runes: all
 	@sh tools/deps.sh bench
 	bench/gzip-runes
 
+# the traffic counters' cost: chaindata_metrics on against off, one run
+bench-metrics: all
+	@sh tools/deps.sh bench
+	bench/metrics
+
 # the NATS fan-out: a block's time from the mirror to two followers' edges
 bench-fanout: all
 	@sh tools/deps.sh bench
@@ -264,7 +269,8 @@ fuzz: fuzzers
 # where Debian's nginx modules go (nginx's modules directory, which
 # Debian's configure flags name), its load_module snippet in
 # modules-available with the modules-enabled link a package makes, the
-# programs and their man pages, chaindata(8), the docs, the systemd units
+# programs and their man pages, chaindata(8), the docs (doc/monitoring's
+# alert rules and dashboard among them), the systemd units
 # and the index directory, owned by the nginx worker user.  PREFIX is for
 # the programs, man pages, docs, units and tmpfiles.d; nginx's own
 # directories stay nginx's.
@@ -327,6 +333,7 @@ install: all man
 	    $(DESTDIR)$(NGX_ENABLED) $(DESTDIR)$(BINDIR) \
 	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8 \
 	    $(DESTDIR)$(DOCDIR)/lmdb-schema $(DESTDIR)$(DOCDIR)/examples \
+	    $(DESTDIR)$(DOCDIR)/monitoring \
 	    $(DESTDIR)$(UNITDIR) $(DESTDIR)$(TMPFILESDIR) $(DESTDIR)$(CONFDIR)
 	install -m 644 $(MODULE) $(DESTDIR)$(NGX_MODDIR)/
 	echo 'load_module $(NGX_MODDIR)/$(notdir $(MODULE));' \
@@ -339,6 +346,7 @@ install: all man
 	install -m 644 README.md nginx.conf.example \
 	    doc/examples/front-of-upstream.conf $(DESTDIR)$(DOCDIR)/
 	install -m 644 lmdb-schema/*.md $(DESTDIR)$(DOCDIR)/lmdb-schema/
+	install -m 644 doc/monitoring/* $(DESTDIR)$(DOCDIR)/monitoring/
 	for f in systemd/*.example; do \
 	    $(SUBST) $$f > $(DESTDIR)$(DOCDIR)/examples/$${f#systemd/}; done
 	for f in systemd/*.service.in; do \

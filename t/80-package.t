@@ -76,6 +76,8 @@ for my $f ('/usr/lib/nginx/modules/ngx_http_chaindata_module.so',
            '/usr/share/doc/libnginx-mod-http-chaindata/README.md.gz',
            '/usr/share/doc/libnginx-mod-http-chaindata/nginx.conf.example',
            '/usr/share/doc/libnginx-mod-http-chaindata/examples/front-of-upstream.conf',
+           '/usr/share/doc/libnginx-mod-http-chaindata/monitoring/chaindata.rules.yml',
+           '/usr/share/doc/libnginx-mod-http-chaindata/monitoring/chaindata-dashboard.json',
            '/usr/share/doc/libnginx-mod-http-chaindata/copyright')
 {
     ok($module{$f}, "module package: $f");

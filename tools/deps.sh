@@ -26,9 +26,10 @@ need="gcc make nginx $(build_depends | tr '\n' ' ')"
 
 case "${1:-build}" in
     build) ;;
-    # nats-server: a test and bench dependency only (the fan-out tests)
+    # nats-server: a test and bench dependency only (the fan-out tests);
+    # prometheus: the alert rules' test (promtool, a scrape)
     test)  need="$need perl lmdb-utils python3-jsonschema valgrind wrk
-                 nats-server" ;;
+                 nats-server prometheus" ;;
     fuzz)  need="$need clang libclang-rt-14-dev" ;;
     # linux-perf: bench/gzip's profiles; python3, curl: bench/gzip-runes
     bench) need="$need perl lmdb-utils wrk nodejs nats-server linux-perf

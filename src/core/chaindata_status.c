@@ -5,11 +5,11 @@
  */
 
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "chaindata_sbuf.h"
 #include "chaindata_schema.h"
 #include "chaindata_status.h"
 
@@ -82,6 +82,49 @@ chaindata_status_stream(const MDB_val *key, const MDB_val *val,
 }
 
 
+/*
+ * A feed's upstream tip (key CHAINDATA_TIP_KEY then the source): 1 when
+ * the key is one.  Keys sort bytewise, so its feed, listed before it
+ * ("tip:" sorts after every source), takes it.
+ */
+
+static int
+chaindata_status_tip(const MDB_val *key, const MDB_val *val,
+    chaindata_status_t *st)
+{
+    size_t                    i, n;
+    chaindata_feedtip_t       tip;
+    chaindata_status_feed_t  *f;
+
+    n = sizeof(CHAINDATA_TIP_KEY) - 1;
+
+    if (key->mv_size <= n
+        || memcmp(key->mv_data, CHAINDATA_TIP_KEY, n) != 0)
+    {
+        return 0;
+    }
+
+    if (chaindata_feedtip_decode(&tip, val->mv_data, val->mv_size) != 0) {
+        return 1;
+    }
+
+    for (i = 0; i < st->nfeeds; i++) {
+        f = &st->feeds[i];
+
+        if (strlen(f->source) == key->mv_size - n
+            && memcmp(f->source, (const char *) key->mv_data + n,
+                      key->mv_size - n) == 0)
+        {
+            f->has_tip = 1;
+            f->tip = tip;
+            break;
+        }
+    }
+
+    return 1;
+}
+
+
 /* a source's position: listed while there is room */
 
 static void
@@ -125,7 +168,9 @@ chaindata_status_feeds(MDB_txn *txn, MDB_dbi dbi, chaindata_status_t *st)
          rc == 0;
          rc = mdb_cursor_get(cur, &key, &val, MDB_NEXT))
     {
-        if (!chaindata_status_stream(&key, &val, st)) {
+        if (!chaindata_status_stream(&key, &val, st)
+            && !chaindata_status_tip(&key, &val, st))
+        {
             chaindata_status_feed(&key, &val, st);
         }
     }
@@ -245,63 +290,6 @@ chaindata_status_read(const char *path, chaindata_status_t *st)
 }
 
 
-typedef struct {
-    char    *p;
-    size_t   len;
-    size_t   cap;
-    int      failed;
-} chaindata_sbuf_t;
-
-
-static void
-chaindata_sbuf_printf(chaindata_sbuf_t *b, const char *fmt, ...)
-#ifdef __GNUC__
-    __attribute__ ((format (printf, 2, 3)))
-#endif
-    ;
-
-
-static void
-chaindata_sbuf_printf(chaindata_sbuf_t *b, const char *fmt, ...)
-{
-    int       n;
-    char     *p;
-    size_t    cap;
-    va_list   args;
-
-    if (b->failed) {
-        return;
-    }
-
-    for ( ;; ) {
-        va_start(args, fmt);
-        n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, args);
-        va_end(args);
-
-        if (n < 0) {
-            b->failed = 1;
-            return;
-        }
-
-        if ((size_t) n < b->cap - b->len) {
-            b->len += n;
-            return;
-        }
-
-        cap = b->cap * 2 + n;
-        p = realloc(b->p, cap);
-
-        if (p == NULL) {
-            b->failed = 1;
-            return;
-        }
-
-        b->p = p;
-        b->cap = cap;
-    }
-}
-
-
 static uint64_t
 chaindata_status_lag(const chaindata_status_feed_t *f, uint64_t now)
 {
@@ -309,17 +297,112 @@ chaindata_status_lag(const chaindata_status_feed_t *f, uint64_t now)
 }
 
 
+/* blocks behind the stored tip: 0 without one */
+
+static uint64_t
+chaindata_status_behind(const chaindata_status_feed_t *f)
+{
+    return f->has_tip && f->tip.height > f->height
+           ? f->tip.height - f->height : 0;
+}
+
+
+/*
+ * The seconds a feed is behind, for the health check: with a stored tip,
+ * the tip's block time minus the committed block's, or the age of the
+ * tip when that is more (a writer that stopped asking upstream); without
+ * one, now minus the committed block's time (a quiet chain looks behind).
+ */
+
+static uint64_t
+chaindata_status_behind_seconds(const chaindata_status_feed_t *f,
+    uint64_t now)
+{
+    uint64_t  ahead, age;
+
+    if (!f->has_tip) {
+        return chaindata_status_lag(f, now);
+    }
+
+    ahead = f->tip.time > f->time ? f->tip.time - f->time : 0;
+    age = now > f->tip.polled ? now - f->tip.polled : 0;
+
+    return ahead > age ? ahead : age;
+}
+
+
+static int
+chaindata_status_feed_healthy(const chaindata_status_t *st,
+    const chaindata_status_feed_t *f, uint64_t now)
+{
+    if (st->max_behind && chaindata_status_behind(f) > st->max_behind) {
+        return 0;
+    }
+
+    if (st->max_lag && chaindata_status_behind_seconds(f, now) > st->max_lag)
+    {
+        return 0;
+    }
+
+    return 1;
+}
+
+
+int
+chaindata_status_healthy(const chaindata_status_t *st, uint64_t now)
+{
+    size_t  i;
+
+    for (i = 0; i < st->nfeeds; i++) {
+        if (!chaindata_status_feed_healthy(st, &st->feeds[i], now)) {
+            return 0;
+        }
+    }
+
+    return 1;
+}
+
+
+static void
+chaindata_status_json_feed(chaindata_sbuf_t *b, const chaindata_status_t *st,
+    const chaindata_status_feed_t *f, uint64_t now)
+{
+    chaindata_sbuf_printf(b, "{\"source\":\"%s\",\"height\":%llu,"
+                          "\"hash\":\"%s\",\"block_time\":%llu,"
+                          "\"committed\":%llu,\"lag\":%llu",
+                          f->source, (unsigned long long) f->height, f->hash,
+                          (unsigned long long) f->time,
+                          (unsigned long long) f->committed,
+                          (unsigned long long) chaindata_status_lag(f, now));
+
+    if (f->has_tip) {
+        chaindata_sbuf_printf(b, ",\"tip\":{\"height\":%llu,"
+                              "\"block_time\":%llu,\"polled\":%llu},"
+                              "\"behind\":%llu",
+                              (unsigned long long) f->tip.height,
+                              (unsigned long long) f->tip.time,
+                              (unsigned long long) f->tip.polled,
+                              (unsigned long long)
+                                  chaindata_status_behind(f));
+    }
+
+    chaindata_sbuf_printf(b, ",\"healthy\":%s}",
+                          chaindata_status_feed_healthy(st, f, now)
+                          ? "true" : "false");
+}
+
+
 /*
  * source names and hashes are [a-z0-9_-] and [0-9A-Za-z], stream names
- * have nothing to escape (chaindata_status_stream()): no escaping
+ * have nothing to escape (chaindata_status_stream()), nor has the
+ * version (debian/changelog's): no escaping
  */
 
 static void
 chaindata_status_json(chaindata_sbuf_t *b, const chaindata_status_t *st,
     uint64_t now)
 {
-    size_t                          i;
-    const chaindata_status_feed_t  *f;
+    size_t  i;
 
     chaindata_sbuf_printf(b, "{\"schema_version\":\"%s\",\"databases\":{",
                           st->schema);
@@ -335,16 +418,8 @@ chaindata_status_json(chaindata_sbuf_t *b, const chaindata_status_t *st,
                           st->max_readers);
 
     for (i = 0; i < st->nfeeds; i++) {
-        f = &st->feeds[i];
-        chaindata_sbuf_printf(b, "%s{\"source\":\"%s\",\"height\":%llu,"
-                              "\"hash\":\"%s\",\"block_time\":%llu,"
-                              "\"committed\":%llu,\"lag\":%llu}",
-                              i ? "," : "", f->source,
-                              (unsigned long long) f->height, f->hash,
-                              (unsigned long long) f->time,
-                              (unsigned long long) f->committed,
-                              (unsigned long long)
-                                  chaindata_status_lag(f, now));
+        chaindata_sbuf_printf(b, "%s", i ? "," : "");
+        chaindata_status_json_feed(b, st, &st->feeds[i], now);
     }
 
     chaindata_sbuf_printf(b, "],\"streams\":[");
@@ -355,7 +430,20 @@ chaindata_status_json(chaindata_sbuf_t *b, const chaindata_status_t *st,
                               (unsigned long long) st->streams[i].sequence);
     }
 
-    chaindata_sbuf_printf(b, "]}\n");
+    chaindata_sbuf_printf(b, "],\"healthy\":%s",
+                          chaindata_status_healthy(st, now) ? "true"
+                                                            : "false");
+
+    if (st->version) {
+        chaindata_sbuf_printf(b, ",\"version\":\"%s\"", st->version);
+    }
+
+    if (st->traffic) {
+        chaindata_sbuf_printf(b, ",");
+        chaindata_metrics_json(b, st->traffic);
+    }
+
+    chaindata_sbuf_printf(b, "}\n");
 }
 
 
@@ -368,10 +456,10 @@ chaindata_status_metric(chaindata_sbuf_t *b, const char *name,
 }
 
 
-/* the feeds' times, in seconds: one metric each, a line per feed */
+/* the feeds' gauges: one metric each, a line per feed */
 
 static void
-chaindata_status_prom_feed_times(chaindata_sbuf_t *b,
+chaindata_status_prom_feeds(chaindata_sbuf_t *b,
     const chaindata_status_t *st, uint64_t now)
 {
     size_t                          i, t;
@@ -379,9 +467,12 @@ chaindata_status_prom_feed_times(chaindata_sbuf_t *b,
     const chaindata_status_feed_t  *f;
 
     static const char  *metrics[][2] = {
-        { "feed_block_time_seconds", "Time of the last committed block" },
-        { "feed_commit_time_seconds", "When the last block was committed" },
-        { "feed_lag_seconds", "Now minus the time of the last block" }
+        { "feed_height", "Height of the last committed block" },
+        { "feed_block_timestamp_seconds", "Time of the last committed block" },
+        { "feed_commit_timestamp_seconds",
+          "When the last block was committed" },
+        { "feed_lag_seconds", "Now minus the time of the last block" },
+        { "feed_healthy", "1 when the feed is within the health limits" }
     };
 
     for (t = 0; t < sizeof(metrics) / sizeof(metrics[0]); t++) {
@@ -389,8 +480,47 @@ chaindata_status_prom_feed_times(chaindata_sbuf_t *b,
 
         for (i = 0; i < st->nfeeds; i++) {
             f = &st->feeds[i];
-            v = t == 0 ? f->time
-                : t == 1 ? f->committed : chaindata_status_lag(f, now);
+            v = t == 0 ? f->height
+                : t == 1 ? f->time
+                : t == 2 ? f->committed
+                : t == 3 ? chaindata_status_lag(f, now)
+                : (uint64_t) chaindata_status_feed_healthy(st, f, now);
+
+            chaindata_sbuf_printf(b, "chaindata_%s{source=\"%s\"} %llu\n",
+                                  metrics[t][0], f->source,
+                                  (unsigned long long) v);
+        }
+    }
+}
+
+
+/* the stored upstream tips, where a writer stores them */
+
+static void
+chaindata_status_prom_tips(chaindata_sbuf_t *b, const chaindata_status_t *st)
+{
+    size_t                          i, t;
+    uint64_t                        v;
+    const chaindata_status_feed_t  *f;
+
+    static const char  *metrics[][2] = {
+        { "feed_tip_height", "Upstream's tip height as last polled" },
+        { "feed_behind_blocks", "Upstream's tip minus the committed height" },
+        { "feed_poll_timestamp_seconds", "When upstream's tip was polled" }
+    };
+
+    for (t = 0; t < sizeof(metrics) / sizeof(metrics[0]); t++) {
+        chaindata_status_metric(b, metrics[t][0], metrics[t][1]);
+
+        for (i = 0; i < st->nfeeds; i++) {
+            f = &st->feeds[i];
+
+            if (!f->has_tip) {
+                continue;
+            }
+
+            v = t == 0 ? f->tip.height
+                : t == 1 ? chaindata_status_behind(f) : f->tip.polled;
 
             chaindata_sbuf_printf(b, "chaindata_%s{source=\"%s\"} %llu\n",
                                   metrics[t][0], f->source,
@@ -404,19 +534,10 @@ static void
 chaindata_status_prom_positions(chaindata_sbuf_t *b,
     const chaindata_status_t *st, uint64_t now)
 {
-    size_t                          i;
-    const chaindata_status_feed_t  *f;
+    size_t  i;
 
-    chaindata_status_metric(b, "feed_height",
-                            "Height of the last committed block");
-    for (i = 0; i < st->nfeeds; i++) {
-        f = &st->feeds[i];
-        chaindata_sbuf_printf(b, "chaindata_feed_height{source=\"%s\","
-                              "hash=\"%s\"} %llu\n", f->source, f->hash,
-                              (unsigned long long) f->height);
-    }
-
-    chaindata_status_prom_feed_times(b, st, now);
+    chaindata_status_prom_feeds(b, st, now);
+    chaindata_status_prom_tips(b, st);
 
     chaindata_status_metric(b, "stream_sequence",
                             "Stream sequence of the last unit applied");
@@ -425,6 +546,11 @@ chaindata_status_prom_positions(chaindata_sbuf_t *b,
                               "%llu\n", st->streams[i].name,
                               (unsigned long long) st->streams[i].sequence);
     }
+
+    chaindata_status_metric(b, "healthy",
+                            "1 when every feed is within the health limits");
+    chaindata_sbuf_printf(b, "chaindata_healthy %d\n",
+                          chaindata_status_healthy(st, now));
 }
 
 
@@ -433,6 +559,12 @@ chaindata_status_prometheus(chaindata_sbuf_t *b,
     const chaindata_status_t *st, uint64_t now)
 {
     size_t  i;
+
+    chaindata_status_metric(b, "build_info",
+                            "Always 1: the version and the index schema");
+    chaindata_sbuf_printf(b, "chaindata_build_info{version=\"%s\","
+                          "schema=\"%s\"} 1\n",
+                          st->version ? st->version : "", st->schema);
 
     chaindata_status_metric(b, "schema_version", "Index schema version");
     chaindata_sbuf_printf(b, "chaindata_schema_version %s\n", st->schema);
@@ -453,6 +585,10 @@ chaindata_status_prometheus(chaindata_sbuf_t *b,
     chaindata_sbuf_printf(b, "chaindata_readers_max %u\n", st->max_readers);
 
     chaindata_status_prom_positions(b, st, now);
+
+    if (st->traffic) {
+        chaindata_metrics_prometheus(b, st->traffic);
+    }
 }
 
 
@@ -462,12 +598,7 @@ chaindata_status_format(const chaindata_status_t *st, uint64_t now,
 {
     chaindata_sbuf_t  b;
 
-    b.cap = 4096;
-    b.len = 0;
-    b.failed = 0;
-    b.p = malloc(b.cap);
-
-    if (b.p == NULL) {
+    if (chaindata_sbuf_init(&b, 4096) != 0) {
         return NULL;
     }
 

@@ -16,7 +16,9 @@
 
 #include <lmdb.h>
 
+#include "chaindata_feedtip.h"
 #include "chaindata_layout.h"
+#include "chaindata_metrics.h"
 #include "chaindata_schema.h"
 
 
@@ -25,11 +27,13 @@
 
 
 typedef struct {
-    char           source[CHAINDATA_FEED_SOURCE_MAX + 1];
-    uint64_t       height;
-    uint64_t       time;
-    uint64_t       committed;
-    char           hash[CHAINDATA_FEED_HASH_MAX + 1];
+    char                  source[CHAINDATA_FEED_SOURCE_MAX + 1];
+    uint64_t              height;
+    uint64_t              time;
+    uint64_t              committed;
+    char                  hash[CHAINDATA_FEED_HASH_MAX + 1];
+    unsigned              has_tip;    /* a "tip:" record is stored */
+    chaindata_feedtip_t   tip;
 } chaindata_status_feed_t;
 
 
@@ -52,6 +56,12 @@ typedef struct {
     size_t                     nstreams;
     chaindata_status_stream_t  streams[CHAINDATA_STATUS_STREAMS];
     char                       err[CHAINDATA_SCHEMA_ERR_LEN + 64];
+
+    /* set by the caller after gathering: */
+    const char                *version;      /* chaindata_build_info's */
+    const chaindata_metrics_t *traffic;      /* NULL: none (--stats) */
+    uint64_t                   max_behind;   /* blocks; 0: not checked */
+    uint64_t                   max_lag;      /* seconds; 0: not checked */
 } chaindata_status_t;
 
 
@@ -61,6 +71,12 @@ int chaindata_status_gather(MDB_env *env, MDB_txn *txn, const MDB_dbi *dbi,
 
 /* opens the index at path read-only and gathers: 0, or -1 with st->err */
 int chaindata_status_read(const char *path, chaindata_status_t *st);
+
+/*
+ * 1 when every feed is within st->max_behind blocks of its stored tip and
+ * st->max_lag seconds (README, chaindata_status_max_behind)
+ */
+int chaindata_status_healthy(const chaindata_status_t *st, uint64_t now);
 
 /* a malloc()ed text: JSON, or the Prometheus text format; NULL: no memory */
 char *chaindata_status_format(const chaindata_status_t *st, uint64_t now,

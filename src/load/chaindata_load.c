@@ -26,6 +26,7 @@
 #include "chaindata_schema.h"
 #include "chaindata_load.h"
 #include "chaindata_load_nats.h"
+#include "chaindata_progress.h"
 #include "chaindata_status.h"
 
 
@@ -47,6 +48,8 @@ typedef struct {
     chaindata_nats_t                nats;     /* --nats: the follower */
     int                             bulk;
     const char                     *snapshot;
+    double                          progress_interval;
+    chaindata_progress_t            progress;
 
     chaindata_ingest_t              in;
 
@@ -86,7 +89,12 @@ chaindata_usage(FILE *out)
         "                       (default 1T)\n"
         "  --max-readers N      LMDB reader slots, when this loader is the\n"
         "                       first to open the index (default %d)\n"
-        "  --quiet              no summary on standard error\n"
+        "  --quiet              no summary and no progress on standard\n"
+        "                       error\n"
+        "  --progress-interval SECONDS\n"
+        "                       seconds between progress lines when\n"
+        "                       standard error is no terminal (default\n"
+        "                       %d; on a terminal the line is redrawn)\n"
         "  --follow             commit every record and every block as\n"
         "                       soon as it is read (a producer's pipe)\n"
         "  --stats              print the index's status as JSON (what\n"
@@ -115,6 +123,7 @@ chaindata_usage(FILE *out)
         "\n"
         "exit status: 0 loaded, 1 input rejected, 2 usage, "
         "3 index or system error\n", CHAINDATA_MAX_READERS,
+        CHAINDATA_PROGRESS_INTERVAL,
         CHAINDATA_BULK_BATCH);
 }
 
@@ -310,6 +319,7 @@ chaindata_load_stream(chaindata_loader_t *ld, FILE *in,
     char     *line;
     size_t    cap, lineno;
     ssize_t   n;
+    int       blank;
 
     line = NULL;
     cap = 0;
@@ -322,7 +332,10 @@ chaindata_load_stream(chaindata_loader_t *ld, FILE *in,
     while ((n = getline(&line, &cap, in)) != -1) {
         lineno++;
 
-        if (chaindata_load_is_blank(line, n)) {
+        blank = chaindata_load_is_blank(line, n);
+        chaindata_progress_add(&ld->progress, !blank, (uint64_t) n);
+
+        if (blank) {
             continue;
         }
 
@@ -371,6 +384,7 @@ chaindata_load_bulk(chaindata_loader_t *ld, int nfiles, char **files)
     memset(&bk, 0, sizeof(chaindata_bulk_t));
     bk.batch = ld->batch;
     bk.skip_invalid = ld->skip_invalid;
+    bk.progress = &ld->progress;
 
     rc = chaindata_bulk_load(&ld->in.ix, &bk, nfiles, files);
 
@@ -401,6 +415,11 @@ chaindata_load_files(chaindata_loader_t *ld, int nfiles,
             return CHAINDATA_EXIT_SYSTEM;
         }
     }
+
+    /* a producer's pipe (--follow) is no long job with an end */
+    chaindata_progress_init(&ld->progress, "chaindata-load", "records",
+                            !ld->quiet && !ld->follow, ld->progress_interval,
+                            chaindata_progress_input_size(nfiles, files));
 
     if (ld->bulk) {
         return chaindata_load_bulk(ld, nfiles, files);
@@ -496,6 +515,7 @@ chaindata_parse_args(chaindata_loader_t *ld, int argc,
         CHAINDATA_NATS_OPTION_VERIFY_KEY,
         { "snapshot", required_argument, NULL, 'O' },
         { "bulk", no_argument, NULL, 'B' },
+        { "progress-interval", required_argument, NULL, 'P' },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 }
@@ -575,6 +595,17 @@ chaindata_parse_args(chaindata_loader_t *ld, int argc,
 
         case 'B':
             ld->bulk = 1;
+            break;
+
+        case 'P':
+            errno = 0;
+            ld->progress_interval = strtod(optarg, &end);
+            if (errno || *end || !(ld->progress_interval > 0)) {
+                fprintf(stderr, "chaindata-load: --progress-interval wants "
+                        "a positive number of seconds, not \"%s\"\n",
+                        optarg);
+                return -1;
+            }
             break;
 
         case 'h':
@@ -662,6 +693,7 @@ chaindata_print_stats(chaindata_loader_t *ld)
         return CHAINDATA_EXIT_SYSTEM;
     }
 
+    st.version = CHAINDATA_VERSION;
     out = chaindata_status_format(&st, (uint64_t) time(NULL), 0);
     if (out == NULL) {
         fprintf(stderr, "chaindata-load: out of memory\n");
@@ -733,6 +765,7 @@ main(int argc, char **argv)
 
     } else if (rc == CHAINDATA_EXIT_OK) {
         rc = chaindata_load_files(&ld, argc - optind, argv + optind);
+        chaindata_progress_done(&ld.progress);
         chaindata_summary(&ld);
     }
 

@@ -14,6 +14,7 @@
 
 #include "chaindata_exit.h"
 #include "chaindata_index.h"
+#include "chaindata_progress.h"
 #include "chaindata_record.h"
 
 
@@ -25,6 +26,7 @@
 typedef struct {
     size_t   batch;                        /* records per transaction */
     int      skip_invalid;
+    chaindata_progress_t  *progress;       /* told of each batch */
 
     size_t   applied[CHAINDATA_REC_KINDS];
     size_t   batches;

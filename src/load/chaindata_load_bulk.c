@@ -73,6 +73,7 @@ typedef struct {
     const char             *file;
     size_t                  first_line;
     size_t                  last_line;
+    size_t                  bytes;      /* of input, blank lines too */
     int                     last;       /* the input ends with it */
     int                     rc;         /* reading failed: not OK */
 
@@ -237,6 +238,7 @@ chaindata_bulk_read(chaindata_bulk_run_t *run, chaindata_bulk_batch_t *b)
         }
 
         run->lineno++;
+        b->bytes += n;
 
         if (chaindata_load_is_blank(run->line, n)) {
             continue;
@@ -503,6 +505,7 @@ chaindata_bulk_clear(chaindata_bulk_batch_t *b)
     chaindata_writeset_reset(&b->ws);
     memset(b->pending, 0, sizeof(b->pending));
     b->raw_len = 0;
+    b->bytes = 0;
     b->nlines = 0;
     b->msg_len = 0;
     b->bad = 0;
@@ -534,6 +537,8 @@ chaindata_bulk_commit_all(chaindata_bulk_run_t *run, chaindata_index_t *ix)
 
         rc = chaindata_bulk_commit(ix, run->bk, b);
         last = b->last;
+
+        chaindata_progress_add(run->bk->progress, b->nlines, b->bytes);
 
         chaindata_bulk_clear(b);
 

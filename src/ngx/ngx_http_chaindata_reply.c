@@ -11,6 +11,7 @@
 #include "chaindata_schema.h"
 #include "ngx_http_chaindata_module.h"
 #include "ngx_http_chaindata_gzip.h"
+#include "ngx_http_chaindata_metrics.h"
 #include "ngx_http_chaindata_reply.h"
 #include "ngx_http_chaindata_store.h"
 
@@ -226,6 +227,11 @@ ngx_http_chaindata_send_unavailable(ngx_http_request_t *r)
 {
     ngx_str_t  retry = ngx_string("1");
 
+    ngx_http_chaindata_metrics_unavailable(r,
+        ngx_http_chaindata_store_readers_full()
+        ? CHAINDATA_UNAVAILABLE_READERS_FULL
+        : CHAINDATA_UNAVAILABLE_INDEX_UNREADABLE);
+
     if (ngx_http_chaindata_add_header(r, "Retry-After", &retry) != NGX_OK) {
         return NGX_HTTP_INTERNAL_SERVER_ERROR;
     }
@@ -244,6 +250,9 @@ static ngx_int_t
 ngx_http_chaindata_send_busy(ngx_http_request_t *r)
 {
     ngx_str_t  retry = ngx_string("1");
+
+    ngx_http_chaindata_metrics_unavailable(r,
+                                           CHAINDATA_UNAVAILABLE_BODY_BUDGET);
 
     if (ngx_http_chaindata_add_header(r, "Retry-After", &retry) != NGX_OK) {
         return NGX_HTTP_INTERNAL_SERVER_ERROR;

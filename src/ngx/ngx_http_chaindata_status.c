@@ -1,10 +1,14 @@
 
 /*
  * chaindata_status: how current and how full the index is (README
- * "Keeping the index current"), as JSON, or in the Prometheus text format
- * with ?format=prometheus.  Counts, sizes and feed positions only: never
- * any key or chainhook data.  The gathering and the formatting are
- * src/core/chaindata_status.c, shared with chaindata-load --stats.
+ * "Keeping the index current"), and the traffic counters (README
+ * "Monitoring"), as JSON, or in the Prometheus text format with
+ * ?format=prometheus or when the Accept header asks for it (a Prometheus
+ * scrape).  Counts, sizes and feed positions only: never any key or
+ * chainhook data.  The gathering and the formatting are
+ * src/core/chaindata_status.c, shared with chaindata-load --stats.  With
+ * chaindata_status_max_behind or _max_lag, a feed beyond them makes the
+ * JSON answer a 503, for a load balancer's health check.
  */
 
 
@@ -13,18 +17,85 @@
 #include <ngx_http.h>
 
 #include "chaindata_status.h"
+#include "ngx_http_chaindata_metrics.h"
 #include "ngx_http_chaindata_module.h"
 #include "ngx_http_chaindata_reply.h"
 #include "ngx_http_chaindata_store.h"
+
+
+#define NGX_HTTP_CHAINDATA_PROMETHEUS_TYPE                                   \
+    "text/plain; version=0.0.4; charset=utf-8"
+
+
+/*
+ * ?format=prometheus, or an Accept header naming the text format or
+ * OpenMetrics (Prometheus' scrapes name both) and not JSON
+ */
+
+static ngx_uint_t
+ngx_http_chaindata_status_prometheus(ngx_http_request_t *r)
+{
+    u_char           *p, *last;
+    ngx_str_t         format;
+    ngx_table_elt_t  *accept;
+
+    if (ngx_http_arg(r, (u_char *) "format", 6, &format) == NGX_OK) {
+        return format.len == 10
+               && ngx_strncmp(format.data, "prometheus", 10) == 0;
+    }
+
+    accept = r->headers_in.accept;
+
+    if (accept == NULL) {
+        return 0;
+    }
+
+    p = accept->value.data;
+    last = p + accept->value.len;
+
+    if (ngx_strlcasestrn(p, last, (u_char *) "application/json", 16 - 1)) {
+        return 0;
+    }
+
+    return ngx_strlcasestrn(p, last, (u_char *) "text/plain", 10 - 1) != NULL
+           || ngx_strlcasestrn(p, last,
+                               (u_char *) "application/openmetrics-text",
+                               28 - 1) != NULL;
+}
+
+
+/* the caller's parts of the status: version, traffic, health limits */
+
+static ngx_int_t
+ngx_http_chaindata_status_add(ngx_http_request_t *r, chaindata_status_t *st)
+{
+    chaindata_metrics_t  *m;
+
+    st->version = CHAINDATA_VERSION;
+
+    ngx_http_chaindata_metrics_health(r, &st->max_behind, &st->max_lag);
+
+    m = ngx_palloc(r->pool, sizeof(chaindata_metrics_t));
+    if (m == NULL) {
+        return NGX_ERROR;
+    }
+
+    if (ngx_http_chaindata_metrics_copy(r, m) == NGX_OK) {
+        st->traffic = m;
+    }
+
+    return NGX_OK;
+}
 
 
 ngx_int_t
 ngx_http_chaindata_status_handler(ngx_http_request_t *r)
 {
     char                *text;
+    time_t               now;
     ngx_int_t            rc;
-    ngx_str_t            format, body;
-    ngx_uint_t           prometheus;
+    ngx_str_t            body;
+    ngx_uint_t           prometheus, status;
     chaindata_status_t  *st;
 
     if (!ngx_http_chaindata_method_allowed(r)) {
@@ -36,9 +107,7 @@ ngx_http_chaindata_status_handler(ngx_http_request_t *r)
         return rc;
     }
 
-    prometheus = ngx_http_arg(r, (u_char *) "format", 6, &format) == NGX_OK
-                 && format.len == 10
-                 && ngx_strncmp(format.data, "prometheus", 10) == 0;
+    prometheus = ngx_http_chaindata_status_prometheus(r);
 
     st = ngx_palloc(r->pool, sizeof(chaindata_status_t));
     if (st == NULL) {
@@ -56,7 +125,25 @@ ngx_http_chaindata_status_handler(ngx_http_request_t *r)
         return ngx_http_chaindata_send_unavailable(r);
     }
 
-    text = chaindata_status_format(st, (uint64_t) ngx_time(), prometheus);
+    if (ngx_http_chaindata_status_add(r, st) != NGX_OK) {
+        return NGX_HTTP_INTERNAL_SERVER_ERROR;
+    }
+
+    now = ngx_time();
+    status = NGX_HTTP_OK;
+
+    /*
+     * The health check is the JSON's: a scrape answered 503 would be a
+     * failed scrape, its metrics lost when they matter most, so the
+     * Prometheus text is a 200 that says chaindata_healthy 0.
+     */
+    if (!prometheus && !chaindata_status_healthy(st, (uint64_t) now)) {
+        status = NGX_HTTP_SERVICE_UNAVAILABLE;
+        ngx_http_chaindata_metrics_unavailable(r,
+                                               CHAINDATA_UNAVAILABLE_BEHIND);
+    }
+
+    text = chaindata_status_format(st, (uint64_t) now, prometheus);
     if (text == NULL) {
         return NGX_HTTP_INTERNAL_SERVER_ERROR;
     }
@@ -72,8 +159,8 @@ ngx_http_chaindata_status_handler(ngx_http_request_t *r)
     ngx_memcpy(body.data, text, body.len);
     free(text);
 
-    return ngx_http_chaindata_send_body(r, NGX_HTTP_OK, &body, NULL,
+    return ngx_http_chaindata_send_body(r, status, &body, NULL,
                NGX_HTTP_CHAINDATA_CACHE_NONE,
-               prometheus ? "text/plain; version=0.0.4; charset=utf-8"
+               prometheus ? NGX_HTTP_CHAINDATA_PROMETHEUS_TYPE
                           : NGX_HTTP_CHAINDATA_CONTENT_TYPE);
 }

@@ -628,6 +628,13 @@ ngx_http_chaindata_store_end(void)
 }
 
 
+ngx_uint_t
+ngx_http_chaindata_store_readers_full(void)
+{
+    return ngx_http_chaindata_store.failure_rc == MDB_READERS_FULL;
+}
+
+
 /*
  * The lines of a value just found are asked for at once: the answer reads
  * them all, and one after the other each would be a miss of its own

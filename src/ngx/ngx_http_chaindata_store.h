@@ -32,6 +32,8 @@ void ngx_http_chaindata_store_close(void);
 /* NGX_OK, or NGX_DECLINED when the index cannot be read now (logged) */
 ngx_int_t ngx_http_chaindata_store_begin(ngx_log_t *log);
 void ngx_http_chaindata_store_end(void);
+/* whether the last read that could not begin found the reader table full */
+ngx_uint_t ngx_http_chaindata_store_readers_full(void);
 
 /* NGX_OK, NGX_DECLINED when absent, NGX_ERROR (logged) */
 ngx_int_t ngx_http_chaindata_store_get(ngx_log_t *log,

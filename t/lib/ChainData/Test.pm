@@ -784,10 +784,11 @@ sub _write_conf {
     my $load = $o{no_load_module} ? '' : "load_module $module;\n";
     # more parameters of the listen directive (say "sndbuf=64k")
     my $listen = defined $o{listen} ? " $o{listen}" : '';
+    my $workers = $o{workers} || 1;
     my $conf = <<"EOF";
 ${load}daemon on;
 master_process on;
-worker_processes 1;
+worker_processes $workers;
 ${user}error_log $prefix/error.log info;
 pid $prefix/nginx.pid;
 $main
@@ -815,7 +816,7 @@ EOF
 }
 
 # ChainData::Test::Nginx->test_config(db => ..., locations => ..., http => ...,
-# main => ..., listen => ...) -> ($exit, $output) of `nginx -t`.
+# main => ..., listen => ..., workers => ...) -> ($exit, $output) of `nginx -t`.
 sub test_config {
     my ($class, %o) = @_;
     my $prefix = ChainData::Test::temp_dir();

@@ -1,0 +1,224 @@
+
+/*
+ * chaindata: the traffic counters' names and their text (see the header;
+ * README "Monitoring").
+ */
+
+
+#include <stdio.h>
+
+#include "chaindata_metrics.h"
+
+
+const char  *chaindata_route_names[CHAINDATA_ROUTES] = {
+    "tx", "rune_activity", "rune_balances", "chainhook", "migration",
+    "status"
+};
+
+
+const char  *chaindata_unavailable_names[CHAINDATA_UNAVAILABLE_REASONS] = {
+    "body_budget", "readers_full", "index_unreadable", "behind"
+};
+
+
+const uint32_t  chaindata_metrics_bounds_ms[CHAINDATA_METRICS_BOUNDS] = {
+    1, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000
+};
+
+
+unsigned
+chaindata_metrics_bucket(uint64_t ms)
+{
+    unsigned  i;
+
+    for (i = 0; i < CHAINDATA_METRICS_BOUNDS; i++) {
+        if (ms <= chaindata_metrics_bounds_ms[i]) {
+            break;
+        }
+    }
+
+    return i;
+}
+
+
+static void
+chaindata_metrics_json_route(chaindata_sbuf_t *b,
+    const chaindata_metrics_route_t *rt)
+{
+    unsigned  i;
+    uint64_t  n;
+
+    chaindata_sbuf_printf(b, "{\"requests\":{");
+
+    for (i = 0; i < CHAINDATA_METRICS_CLASSES; i++) {
+        chaindata_sbuf_printf(b, "%s\"%uxx\":%llu", i ? "," : "", i + 1,
+                              (unsigned long long) rt->requests[i]);
+    }
+
+    chaindata_sbuf_printf(b, "},\"not_modified\":%llu,\"bytes\":{"
+                          "\"plain\":%llu,\"gzip\":%llu},"
+                          "\"duration\":{\"sum_ms\":%llu,\"le_ms\":{",
+                          (unsigned long long) rt->not_modified,
+                          (unsigned long long) rt->bytes_plain,
+                          (unsigned long long) rt->bytes_gzip,
+                          (unsigned long long) rt->duration_ms);
+
+    /* cumulative, as Prometheus' buckets */
+    n = 0;
+
+    for (i = 0; i < CHAINDATA_METRICS_BOUNDS; i++) {
+        n += rt->duration[i];
+        chaindata_sbuf_printf(b, "%s\"%u\":%llu", i ? "," : "",
+                              chaindata_metrics_bounds_ms[i],
+                              (unsigned long long) n);
+    }
+
+    n += rt->duration[i];
+    chaindata_sbuf_printf(b, ",\"+Inf\":%llu}}}", (unsigned long long) n);
+}
+
+
+void
+chaindata_metrics_json(chaindata_sbuf_t *b, const chaindata_metrics_t *m)
+{
+    unsigned  i;
+
+    chaindata_sbuf_printf(b, "\"traffic\":{\"since\":%llu,\"routes\":{",
+                          (unsigned long long) m->start);
+
+    for (i = 0; i < CHAINDATA_ROUTES; i++) {
+        chaindata_sbuf_printf(b, "%s\"%s\":", i ? "," : "",
+                              chaindata_route_names[i]);
+        chaindata_metrics_json_route(b, &m->route[i]);
+    }
+
+    chaindata_sbuf_printf(b, "},\"unavailable\":{");
+
+    for (i = 0; i < CHAINDATA_UNAVAILABLE_REASONS; i++) {
+        chaindata_sbuf_printf(b, "%s\"%s\":%llu", i ? "," : "",
+                              chaindata_unavailable_names[i],
+                              (unsigned long long) m->unavailable[i]);
+    }
+
+    chaindata_sbuf_printf(b, "}}");
+}
+
+
+static void
+chaindata_metrics_head(chaindata_sbuf_t *b, const char *name,
+    const char *type, const char *help)
+{
+    chaindata_sbuf_printf(b, "# HELP chaindata_%s %s\n"
+                          "# TYPE chaindata_%s %s\n", name, help, name, type);
+}
+
+
+static void
+chaindata_metrics_prom_histogram(chaindata_sbuf_t *b,
+    const chaindata_metrics_t *m)
+{
+    unsigned                          i, j;
+    uint64_t                          n;
+    const char                       *route;
+    const chaindata_metrics_route_t  *rt;
+
+    chaindata_metrics_head(b, "http_request_duration_seconds", "histogram",
+                           "Time from the request to its last byte sent");
+
+    for (i = 0; i < CHAINDATA_ROUTES; i++) {
+        rt = &m->route[i];
+        route = chaindata_route_names[i];
+        n = 0;
+
+        for (j = 0; j < CHAINDATA_METRICS_BOUNDS; j++) {
+            n += rt->duration[j];
+            chaindata_sbuf_printf(b, "chaindata_http_request_duration_seconds"
+                                  "_bucket{route=\"%s\",le=\"%u.%03u\"} "
+                                  "%llu\n", route,
+                                  chaindata_metrics_bounds_ms[j] / 1000,
+                                  chaindata_metrics_bounds_ms[j] % 1000,
+                                  (unsigned long long) n);
+        }
+
+        n += rt->duration[j];
+        chaindata_sbuf_printf(b, "chaindata_http_request_duration_seconds"
+                              "_bucket{route=\"%s\",le=\"+Inf\"} %llu\n"
+                              "chaindata_http_request_duration_seconds_sum"
+                              "{route=\"%s\"} %llu.%03u\n"
+                              "chaindata_http_request_duration_seconds_count"
+                              "{route=\"%s\"} %llu\n",
+                              route, (unsigned long long) n, route,
+                              (unsigned long long) (rt->duration_ms / 1000),
+                              (unsigned) (rt->duration_ms % 1000), route,
+                              (unsigned long long) n);
+    }
+}
+
+
+static void
+chaindata_metrics_prom_counters(chaindata_sbuf_t *b,
+    const chaindata_metrics_t *m)
+{
+    unsigned                          i, j;
+    const char                       *route;
+    const chaindata_metrics_route_t  *rt;
+
+    chaindata_metrics_head(b, "http_requests_total", "counter",
+                           "Requests answered, by route and status class");
+
+    for (i = 0; i < CHAINDATA_ROUTES; i++) {
+        for (j = 0; j < CHAINDATA_METRICS_CLASSES; j++) {
+            chaindata_sbuf_printf(b, "chaindata_http_requests_total{route="
+                                  "\"%s\",class=\"%uxx\"} %llu\n",
+                                  chaindata_route_names[i], j + 1,
+                                  (unsigned long long)
+                                      m->route[i].requests[j]);
+        }
+    }
+
+    chaindata_metrics_head(b, "http_not_modified_total", "counter",
+                           "Requests answered 304 Not Modified");
+
+    for (i = 0; i < CHAINDATA_ROUTES; i++) {
+        chaindata_sbuf_printf(b, "chaindata_http_not_modified_total{route="
+                              "\"%s\"} %llu\n", chaindata_route_names[i],
+                              (unsigned long long) m->route[i].not_modified);
+    }
+
+    chaindata_metrics_head(b, "http_response_body_bytes_total", "counter",
+                           "Body bytes sent, plain and gzip");
+
+    for (i = 0; i < CHAINDATA_ROUTES; i++) {
+        rt = &m->route[i];
+        route = chaindata_route_names[i];
+        chaindata_sbuf_printf(b, "chaindata_http_response_body_bytes_total"
+                              "{route=\"%s\",encoding=\"plain\"} %llu\n"
+                              "chaindata_http_response_body_bytes_total"
+                              "{route=\"%s\",encoding=\"gzip\"} %llu\n",
+                              route, (unsigned long long) rt->bytes_plain,
+                              route, (unsigned long long) rt->bytes_gzip);
+    }
+
+    chaindata_metrics_head(b, "http_unavailable_total", "counter",
+                           "Answers 503 Service Unavailable, by reason");
+
+    for (i = 0; i < CHAINDATA_UNAVAILABLE_REASONS; i++) {
+        chaindata_sbuf_printf(b, "chaindata_http_unavailable_total{reason="
+                              "\"%s\"} %llu\n",
+                              chaindata_unavailable_names[i],
+                              (unsigned long long) m->unavailable[i]);
+    }
+}
+
+
+void
+chaindata_metrics_prometheus(chaindata_sbuf_t *b, const chaindata_metrics_t *m)
+{
+    chaindata_metrics_head(b, "traffic_start_timestamp_seconds", "gauge",
+                           "When the traffic counters started counting");
+    chaindata_sbuf_printf(b, "chaindata_traffic_start_timestamp_seconds "
+                          "%llu\n", (unsigned long long) m->start);
+
+    chaindata_metrics_prom_counters(b, m);
+    chaindata_metrics_prom_histogram(b, m);
+}

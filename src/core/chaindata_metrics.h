@@ -1,0 +1,88 @@
+
+/*
+ * chaindata: the module's traffic counters (README "Monitoring"): per
+ * route, requests by status class, a latency histogram with fixed
+ * buckets, 304s and body bytes plain and gzip; the 503s by reason.  The
+ * module keeps them in shared memory and adds to them with atomic
+ * increments (src/ngx/, its metrics file); this file names them and
+ * writes them out, as JSON and in the Prometheus text format.
+ */
+
+
+#ifndef _CHAINDATA_METRICS_H_INCLUDED_
+#define _CHAINDATA_METRICS_H_INCLUDED_
+
+
+#include <stdint.h>
+
+#include "chaindata_sbuf.h"
+
+
+typedef enum {
+    CHAINDATA_ROUTE_TX = 0,
+    CHAINDATA_ROUTE_RUNE_ACTIVITY,
+    CHAINDATA_ROUTE_RUNE_BALANCES,
+    CHAINDATA_ROUTE_CHAINHOOK,
+    CHAINDATA_ROUTE_MIGRATION,
+    CHAINDATA_ROUTE_STATUS,
+    CHAINDATA_ROUTES
+} chaindata_route_e;
+
+
+/* why the module answered 503 (behind: chaindata_status's health check) */
+typedef enum {
+    CHAINDATA_UNAVAILABLE_BODY_BUDGET = 0,
+    CHAINDATA_UNAVAILABLE_READERS_FULL,
+    CHAINDATA_UNAVAILABLE_INDEX_UNREADABLE,
+    CHAINDATA_UNAVAILABLE_BEHIND,
+    CHAINDATA_UNAVAILABLE_REASONS
+} chaindata_unavailable_e;
+
+
+/* 1xx … 5xx */
+#define CHAINDATA_METRICS_CLASSES  5
+
+/* the histogram's upper bounds, in milliseconds, and one above them all */
+#define CHAINDATA_METRICS_BOUNDS   12
+
+/* bumped whenever chaindata_metrics_t changes: a reload keeps the memory */
+#define CHAINDATA_METRICS_LAYOUT   1
+
+
+typedef struct {
+    uint64_t   requests[CHAINDATA_METRICS_CLASSES];
+    uint64_t   duration[CHAINDATA_METRICS_BOUNDS + 1];  /* not cumulative */
+    uint64_t   duration_ms;                             /* their sum */
+    uint64_t   not_modified;
+    uint64_t   bytes_plain;
+    uint64_t   bytes_gzip;
+} chaindata_metrics_route_t;
+
+
+typedef struct {
+    uint64_t                   layout;    /* CHAINDATA_METRICS_LAYOUT */
+    uint64_t                   size;      /* sizeof(chaindata_metrics_t) */
+    uint64_t                   start;     /* counting since (Unix seconds) */
+    chaindata_metrics_route_t  route[CHAINDATA_ROUTES];
+    uint64_t                   unavailable[CHAINDATA_UNAVAILABLE_REASONS];
+} chaindata_metrics_t;
+
+
+extern const char      *chaindata_route_names[CHAINDATA_ROUTES];
+extern const char      *chaindata_unavailable_names[
+                            CHAINDATA_UNAVAILABLE_REASONS];
+extern const uint32_t   chaindata_metrics_bounds_ms[CHAINDATA_METRICS_BOUNDS];
+
+
+/* the histogram bucket of a duration in milliseconds */
+unsigned chaindata_metrics_bucket(uint64_t ms);
+
+/* the "traffic" member of chaindata_status's JSON, without a comma */
+void chaindata_metrics_json(chaindata_sbuf_t *b, const chaindata_metrics_t *m);
+
+/* the traffic metrics in the Prometheus text format */
+void chaindata_metrics_prometheus(chaindata_sbuf_t *b,
+    const chaindata_metrics_t *m);
+
+
+#endif /* _CHAINDATA_METRICS_H_INCLUDED_ */
