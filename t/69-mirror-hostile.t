@@ -132,6 +132,22 @@ write_chain($root, $grown);
 my $until = time + 30;
 sleep 0.2 while feed() ne "1005 $grown->[-1]{hash}" && time < $until;
 is(feed(), "1005 $grown->[-1]{hash}", 'upstream back: followed to 1005');
+{
+    my $t0 = time + 20;
+    my $st;
+    while (time < $t0) {
+        my ($c, $o) = load_index($db, '--stats');
+        my $j = json_decode($o);
+        ($st) = grep { $_->{source} eq 'stacks' } @{ $j->{feed_states} || [] };
+        last if $st && $st->{state} eq 'following' && $st->{failures} == 0;
+        sleep 0.5;
+    }
+    is($st && $st->{state}, 'following', 'recovered: the stored state is following');
+    ok($st && $st->{requests} > 0 && $st->{last_ok} > 0, 'recovered: its requests and last good pass stored');
+    my ($c, $o) = load_index($db, '--stats');
+    my ($f) = grep { $_->{source} eq 'stacks' } @{ json_decode($o)->{feeds} };
+    is($f && $f->{tip} && $f->{tip}{height}, 1005, 'recovered: upstream\'s tip stored beside the position');
+}
 like(slurp($log), qr/feed stacks recovered after \d+ failed passes/,
      'upstream back: the recovery is logged');
 kill 'TERM', $pid;
@@ -145,6 +161,15 @@ is($? >> 8, 0, 'following: exit 0 on SIGTERM');
 is($code, 1, 'Retry-After of 31 years: --once exits 1 after its retries');
 my $waits = () = $err =~ /429 with Retry-After 999999999 s; waiting 1 s \(--max-wait\)/g;
 is($waits, 2, 'Retry-After of 31 years: each wait capped and logged');
+{
+    my ($c, $o) = load_index($db, '--stats');
+    my ($st) = grep { $_->{source} eq 'stacks' } @{ json_decode($o)->{feed_states} || [] };
+    ok($st, 'the feed\'s state is stored in the index') or diag($o);
+    is($st && $st->{state}, 'stopped', 'the feed given up with --once: stopped');
+    is($st && $st->{throttled}, 3, 'its 429s counted');
+    is($st && $st->{retries}, 2, 'its retries counted');
+    is($st && $st->{requests}, 3, 'its requests counted');
+}
 
 # 6. upstream on another chain: every block differs from 1000 up
 my $other = make_chain(1000, blocks('b', 6), fork => { 1000 => 'other' });
@@ -206,6 +231,11 @@ for my $claim ('1000000000000', '18446744073709551615') {
     like($err, qr/a block of $claim transactions claimed, more than the 100000 a block may have/,
          "a listing total of $claim: the claim is named");
     is(feed(), "1008 $counted->[-1]{hash}", "a listing total of $claim: nothing written");
+}
+{
+    my ($c, $o) = load_index($db, '--stats');
+    my ($st) = grep { $_->{source} eq 'stacks' } @{ json_decode($o)->{feed_states} || [] };
+    is($st && $st->{refused}, 2, 'the refused answers of the last run counted (a try and its retry)');
 }
 spew($txs, $page);
 my ($id9) = $huge[-1][0] =~ /"tx_id":"(0x[0-9a-f]{64})"/;

@@ -152,6 +152,52 @@ chaindata_status_feed(const MDB_val *key, const MDB_val *val,
 }
 
 
+/*
+ * The feeds' states (keys CHAINDATA_STATE_KEY then the source, for every
+ * feed of the writer, the mempool and the chainhooks too, which have no
+ * position), read by their own range.
+ */
+
+static int
+chaindata_status_states(MDB_cursor *cur, chaindata_status_t *st)
+{
+    int                        rc;
+    size_t                     n;
+    MDB_val                    key, val;
+    chaindata_status_state_t  *s;
+
+    n = sizeof(CHAINDATA_STATE_KEY) - 1;
+    key.mv_data = CHAINDATA_STATE_KEY;
+    key.mv_size = n;
+
+    for (rc = mdb_cursor_get(cur, &key, &val, MDB_SET_RANGE);
+         rc == 0 && key.mv_size > n
+         && memcmp(key.mv_data, CHAINDATA_STATE_KEY, n) == 0;
+         rc = mdb_cursor_get(cur, &key, &val, MDB_NEXT))
+    {
+        if (st->nstates == CHAINDATA_STATUS_FEEDS
+            || key.mv_size - n > CHAINDATA_FEED_SOURCE_MAX)
+        {
+            continue;
+        }
+
+        s = &st->states[st->nstates];
+
+        if (chaindata_feedstate_decode(&s->state, val.mv_data, val.mv_size)
+            != 0)
+        {
+            continue;
+        }
+
+        memcpy(s->source, (const char *) key.mv_data + n, key.mv_size - n);
+        s->source[key.mv_size - n] = '\0';
+        st->nstates++;
+    }
+
+    return rc == 0 || rc == MDB_NOTFOUND ? 0 : rc;
+}
+
+
 static int
 chaindata_status_feeds(MDB_txn *txn, MDB_dbi dbi, chaindata_status_t *st)
 {
@@ -175,9 +221,13 @@ chaindata_status_feeds(MDB_txn *txn, MDB_dbi dbi, chaindata_status_t *st)
         }
     }
 
+    if (rc == MDB_NOTFOUND) {
+        rc = chaindata_status_states(cur, st);
+    }
+
     mdb_cursor_close(cur);
 
-    return rc == MDB_NOTFOUND ? 0 : rc;
+    return rc;
 }
 
 
@@ -364,6 +414,32 @@ chaindata_status_healthy(const chaindata_status_t *st, uint64_t now)
 
 
 static void
+chaindata_status_json_state(chaindata_sbuf_t *b,
+    const chaindata_status_state_t *fs)
+{
+    const chaindata_feedstate_t  *s;
+
+    s = &fs->state;
+
+    chaindata_sbuf_printf(b, "{\"source\":\"%s\",\"state\":\"%s\","
+                          "\"failures\":%u,\"last_ok\":%llu,"
+                          "\"requests\":%llu,\"retries\":%llu,"
+                          "\"throttled\":%llu,\"refused\":%llu,"
+                          "\"chainhooks_skipped\":%llu,"
+                          "\"unknown_stored\":%llu}",
+                          fs->source, chaindata_feedstate_names[s->state],
+                          (unsigned) s->failures,
+                          (unsigned long long) s->last_ok,
+                          (unsigned long long) s->requests,
+                          (unsigned long long) s->retries,
+                          (unsigned long long) s->throttled,
+                          (unsigned long long) s->refused,
+                          (unsigned long long) s->skipped,
+                          (unsigned long long) s->unknown);
+}
+
+
+static void
 chaindata_status_json_feed(chaindata_sbuf_t *b, const chaindata_status_t *st,
     const chaindata_status_feed_t *f, uint64_t now)
 {
@@ -420,6 +496,13 @@ chaindata_status_json(chaindata_sbuf_t *b, const chaindata_status_t *st,
     for (i = 0; i < st->nfeeds; i++) {
         chaindata_sbuf_printf(b, "%s", i ? "," : "");
         chaindata_status_json_feed(b, st, &st->feeds[i], now);
+    }
+
+    chaindata_sbuf_printf(b, "],\"feed_states\":[");
+
+    for (i = 0; i < st->nstates; i++) {
+        chaindata_sbuf_printf(b, "%s", i ? "," : "");
+        chaindata_status_json_state(b, &st->states[i]);
     }
 
     chaindata_sbuf_printf(b, "],\"streams\":[");
@@ -530,6 +613,79 @@ chaindata_status_prom_tips(chaindata_sbuf_t *b, const chaindata_status_t *st)
 }
 
 
+/* the feeds' states, where their writer stores them */
+
+static uint64_t
+chaindata_status_state_value(const chaindata_feedstate_t *s, size_t t)
+{
+    switch (t) {
+    case 0:  return s->failures;
+    case 1:  return s->last_ok;
+    case 2:  return s->requests;
+    case 3:  return s->retries;
+    case 4:  return s->throttled;
+    case 5:  return s->refused;
+    case 6:  return s->skipped;
+    default: return s->unknown;
+    }
+}
+
+
+static void
+chaindata_status_prom_states(chaindata_sbuf_t *b,
+    const chaindata_status_t *st)
+{
+    size_t                           i, t, k;
+    const chaindata_status_state_t  *fs;
+
+    static const char  *metrics[][3] = {
+        { "feed_failures", "gauge", "Failed passes of the feed in a row" },
+        { "feed_last_ok_timestamp_seconds", "gauge",
+          "When a pass of the feed last succeeded" },
+        { "feed_requests_total", "counter",
+          "Requests the feed's writer sent upstream since it started" },
+        { "feed_retries_total", "counter", "Requests tried again" },
+        { "feed_throttled_total", "counter", "429 answers" },
+        { "feed_refused_total", "counter", "Answers a check refused" },
+        { "feed_chainhooks_skipped_total", "counter",
+          "Chainhook statuses that failed and were skipped" },
+        { "feed_unknown_stored_total", "counter",
+          "Documents stored with what the schema does not know yet" }
+    };
+
+    chaindata_sbuf_printf(b, "# HELP chaindata_feed_state The feed's state "
+                          "as its writer last stored it (1: the state)\n"
+                          "# TYPE chaindata_feed_state gauge\n");
+
+    for (i = 0; i < st->nstates; i++) {
+        fs = &st->states[i];
+
+        for (k = 1; k < CHAINDATA_FEEDSTATE_COUNT; k++) {
+            chaindata_sbuf_printf(b, "chaindata_feed_state{source=\"%s\","
+                                  "state=\"%s\"} %d\n", fs->source,
+                                  chaindata_feedstate_names[k],
+                                  fs->state.state == k);
+        }
+    }
+
+    for (t = 0; t < sizeof(metrics) / sizeof(metrics[0]); t++) {
+        chaindata_sbuf_printf(b, "# HELP chaindata_%s %s\n"
+                              "# TYPE chaindata_%s %s\n", metrics[t][0],
+                              metrics[t][2], metrics[t][0], metrics[t][1]);
+
+        for (i = 0; i < st->nstates; i++) {
+            fs = &st->states[i];
+
+            chaindata_sbuf_printf(b, "chaindata_%s{source=\"%s\"} %llu\n",
+                                  metrics[t][0], fs->source,
+                                  (unsigned long long)
+                                  chaindata_status_state_value(&fs->state,
+                                                               t));
+        }
+    }
+}
+
+
 static void
 chaindata_status_prom_positions(chaindata_sbuf_t *b,
     const chaindata_status_t *st, uint64_t now)
@@ -538,6 +694,7 @@ chaindata_status_prom_positions(chaindata_sbuf_t *b,
 
     chaindata_status_prom_feeds(b, st, now);
     chaindata_status_prom_tips(b, st);
+    chaindata_status_prom_states(b, st);
 
     chaindata_status_metric(b, "stream_sequence",
                             "Stream sequence of the last unit applied");

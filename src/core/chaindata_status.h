@@ -16,6 +16,7 @@
 
 #include <lmdb.h>
 
+#include "chaindata_feedstate.h"
 #include "chaindata_feedtip.h"
 #include "chaindata_layout.h"
 #include "chaindata_metrics.h"
@@ -37,6 +38,13 @@ typedef struct {
 } chaindata_status_feed_t;
 
 
+/* a feed's state as its writer stored it ("state:" records) */
+typedef struct {
+    char                   source[CHAINDATA_FEED_SOURCE_MAX + 1];
+    chaindata_feedstate_t  state;
+} chaindata_status_state_t;
+
+
 /* a fan-out stream's position: the sequence of the last unit applied */
 typedef struct {
     char           name[CHAINDATA_STREAM_NAME_MAX + 1];
@@ -53,6 +61,8 @@ typedef struct {
     unsigned                   max_readers;
     size_t                     nfeeds;
     chaindata_status_feed_t    feeds[CHAINDATA_STATUS_FEEDS];
+    size_t                     nstates;
+    chaindata_status_state_t   states[CHAINDATA_STATUS_FEEDS];
     size_t                     nstreams;
     chaindata_status_stream_t  streams[CHAINDATA_STATUS_STREAMS];
     char                       err[CHAINDATA_SCHEMA_ERR_LEN + 64];

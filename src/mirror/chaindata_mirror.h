@@ -17,6 +17,8 @@
 
 #include "chaindata_address.h"
 #include "chaindata_exit.h"
+#include "chaindata_feedstate.h"
+#include "chaindata_feedtip.h"
 #include "chaindata_ingest.h"
 #include "chaindata_jdoc.h"
 #include "chaindata_nats.h"
@@ -144,6 +146,7 @@ typedef struct {
     uint64_t             requests;
     uint64_t             retried;
     uint64_t             throttled;    /* 429s */
+    uint64_t             refused;      /* answers a check refused */
 } chaindata_http_t;
 
 
@@ -168,6 +171,11 @@ struct chaindata_mfeed_s {
     unsigned             failures;     /* failed passes in a row */
     double               next;         /* not polled again before */
     double               backoff;      /* seconds, the last wait */
+
+    /* stored in the index (lmdb-schema/feed.md "The feed's state") */
+    unsigned             has_tip;
+    chaindata_feedtip_t  tip;
+    chaindata_feedstate_t  stored;     /* totals, the last good pass */
 };
 
 #define CHAINDATA_MIRROR_FEEDS  4
@@ -204,6 +212,7 @@ struct chaindata_mirror_s {
     int                  once;
     double               interval;
     chaindata_mfeed_t    feeds[CHAINDATA_MIRROR_FEEDS];
+    double               feeds_stored;  /* when their state was stored */
 
     chaindata_http_t     http;
     chaindata_ingest_t   in;           /* the working index, its writes */
@@ -242,6 +251,9 @@ void chaindata_feeds_init(chaindata_mirror_t *m);
 int chaindata_feeds_run(chaindata_mirror_t *m);
 int chaindata_feeds_too_deep(chaindata_mirror_t *m, const char *source,
     uint64_t height, uint64_t max);
+/* upstream's tip as a poll saw it, stored with the feed's state */
+void chaindata_feeds_saw_tip(chaindata_mirror_t *m, const char *source,
+    uint64_t height, uint64_t block_time);
 
 /* fetching (chaindata_mirror_http.c) */
 int chaindata_http_init(chaindata_http_t *h);

@@ -12,13 +12,17 @@
  */
 
 
+#include <errno.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "chaindata_mirror.h"
 
 
 #define CHAINDATA_FEED_BACKOFF      1.0
+/* the feeds' state records are stored at most this often (and on change) */
+#define CHAINDATA_FEEDS_STORE       5.0
 
 enum {
     CHAINDATA_MFEED_STACKS = 0,
@@ -137,6 +141,143 @@ chaindata_feed_succeeded(chaindata_mirror_t *m, chaindata_mfeed_t *f,
     f->failures = 0;
     f->state = CHAINDATA_FEED_FOLLOWING;
     f->caught_up = caught_up;
+    f->stored.last_ok = (uint64_t) time(NULL);
+}
+
+
+/*
+ * What a poll cost, from the mirror's totals before (done 0) and after
+ * (done 1) it: the feeds are polled one at a time, so the difference is
+ * the feed's.
+ */
+
+static void
+chaindata_feed_count(chaindata_mirror_t *m, chaindata_mfeed_t *f, int done)
+{
+    static chaindata_feedstate_t  before;
+
+    chaindata_feedstate_t  now;
+
+    now.requests = m->http.requests;
+    now.retries = m->http.retried;
+    now.throttled = m->http.throttled;
+    now.refused = m->http.refused;
+    now.skipped = m->hooks_skipped;
+    now.unknown = m->unknown_stored;
+
+    if (!done) {
+        before = now;
+        return;
+    }
+
+    f->stored.requests += now.requests - before.requests;
+    f->stored.retries += now.retries - before.retries;
+    f->stored.throttled += now.throttled - before.throttled;
+    f->stored.refused += now.refused - before.refused;
+    f->stored.skipped += now.skipped - before.skipped;
+    f->stored.unknown += now.unknown - before.unknown;
+}
+
+
+void
+chaindata_feeds_saw_tip(chaindata_mirror_t *m, const char *source,
+    uint64_t height, uint64_t block_time)
+{
+    size_t  i;
+
+    for (i = 0; i < CHAINDATA_MIRROR_FEEDS; i++) {
+        if (strcmp(m->feeds[i].name, source) == 0) {
+            m->feeds[i].has_tip = 1;
+            m->feeds[i].tip.height = height;
+            m->feeds[i].tip.time = block_time;
+            m->feeds[i].tip.polled = (uint64_t) time(NULL);
+        }
+    }
+}
+
+
+/* a feed's "state:" record, and its "tip:" one when a poll saw the tip */
+
+static int
+chaindata_feed_store(chaindata_writeset_t *ws, chaindata_mfeed_t *f)
+{
+    size_t          n;
+    unsigned char   key[16 + CHAINDATA_FEED_SOURCE_MAX], *v;
+
+    static const chaindata_feedstate_e  states[] = {
+        CHAINDATA_FEEDSTATE_NONE, CHAINDATA_FEEDSTATE_FOLLOWING,
+        CHAINDATA_FEEDSTATE_BACKING_OFF, CHAINDATA_FEEDSTATE_STOPPED
+    };
+
+    f->stored.state = states[f->state];
+    f->stored.failures = f->failures;
+
+    n = (size_t) snprintf((char *) key, sizeof(key), "%s%s",
+                          CHAINDATA_STATE_KEY, f->name);
+    v = chaindata_writeset_add(ws, CHAINDATA_WRITE_PUT, CHAINDATA_DBI_FEED,
+                               key, n, CHAINDATA_STATE_SIZE);
+    if (v == NULL) {
+        return -1;
+    }
+
+    chaindata_feedstate_encode(v, &f->stored);
+
+    if (!f->has_tip) {
+        return 0;
+    }
+
+    n = (size_t) snprintf((char *) key, sizeof(key), "%s%s",
+                          CHAINDATA_TIP_KEY, f->name);
+    v = chaindata_writeset_add(ws, CHAINDATA_WRITE_PUT, CHAINDATA_DBI_FEED,
+                               key, n, CHAINDATA_TIP_SIZE);
+    if (v == NULL) {
+        return -1;
+    }
+
+    chaindata_feedtip_encode(v, &f->tip);
+
+    return 0;
+}
+
+
+/*
+ * The feeds' state and tips into the index, in a write transaction of
+ * their own at most every CHAINDATA_FEEDS_STORE seconds (at once when a
+ * state changed): never one a request.  Local to this index: never
+ * published (a follower keeps its own).
+ */
+
+static void
+chaindata_feeds_store(chaindata_mirror_t *m, int changed)
+{
+    int                   rc;
+    size_t                i;
+    double                now;
+    chaindata_writeset_t  ws;
+
+    now = chaindata_now();
+
+    if (!changed && now - m->feeds_stored < CHAINDATA_FEEDS_STORE) {
+        return;
+    }
+
+    m->feeds_stored = now;
+    memset(&ws, 0, sizeof(ws));
+    rc = 0;
+
+    for (i = 0; rc == 0 && i < CHAINDATA_MIRROR_FEEDS; i++) {
+        if (m->feeds[i].state != CHAINDATA_FEED_OFF) {
+            rc = chaindata_feed_store(&ws, &m->feeds[i]);
+        }
+    }
+
+    rc = rc == 0 ? chaindata_index_commit(&m->in.ix, &ws) : ENOMEM;
+    chaindata_writeset_free(&ws);
+
+    if (rc != 0) {
+        chaindata_mirror_log(m, "warn", "the feeds' state was not stored: "
+                             "%s", mdb_strerror(rc));
+    }
 }
 
 
@@ -180,7 +321,9 @@ chaindata_feeds_pass(chaindata_mirror_t *m, int *busy, double *wake)
             continue;
         }
 
+        chaindata_feed_count(m, f, 0);
         rc = chaindata_feed_poll(m, i, &done);
+        chaindata_feed_count(m, f, 1);
 
         if (rc == CHAINDATA_MIRROR_STOPPED || chaindata_mirror_stop) {
             return CHAINDATA_MIRROR_STOPPED;
@@ -233,24 +376,41 @@ chaindata_feeds_live(chaindata_mirror_t *m, int *given_up)
 int
 chaindata_feeds_run(chaindata_mirror_t *m)
 {
-    int     rc, busy, given_up;
-    double  wake;
+    int                     rc, busy, given_up, changed, last;
+    size_t                  i, live;
+    double                  wake;
+    chaindata_feed_state_e  was[CHAINDATA_MIRROR_FEEDS];
 
     for ( ;; ) {
         wake = chaindata_now() + m->interval;
 
+        for (i = 0; i < CHAINDATA_MIRROR_FEEDS; i++) {
+            was[i] = m->feeds[i].state;
+        }
+
         rc = chaindata_feeds_pass(m, &busy, &wake);
+
+        if (rc == CHAINDATA_EXIT_SYSTEM) {
+            return rc;
+        }
+
+        live = chaindata_feeds_live(m, &given_up);
+
+        for (i = 0, changed = 0; i < CHAINDATA_MIRROR_FEEDS; i++) {
+            changed |= was[i] != m->feeds[i].state;
+        }
+
+        last = rc == CHAINDATA_MIRROR_STOPPED || live == 0
+               || (m->once && !busy);
+
+        chaindata_feeds_store(m, changed || last);
 
         if (rc == CHAINDATA_MIRROR_STOPPED) {
             chaindata_mirror_log(m, "info", "stopped by a signal");
             return CHAINDATA_EXIT_OK;
         }
 
-        if (rc != CHAINDATA_EXIT_OK) {
-            return rc;
-        }
-
-        if (chaindata_feeds_live(m, &given_up) == 0) {
+        if (live == 0) {
             chaindata_mirror_progress(m, 1);
             chaindata_mirror_log(m, "error", "no feed is left: exiting");
             return CHAINDATA_EXIT_INPUT;

@@ -243,10 +243,6 @@ chaindata_http_again(chaindata_http_t *h, chaindata_req_t *r)
 
     wait = wait / 2 + wait / 2 * ((double) rand() / RAND_MAX);
 
-    if (r->status == 429) {
-        h->throttled++;
-    }
-
     if (r->status == 429
         && curl_easy_getinfo(r->easy, CURLINFO_RETRY_AFTER, &after)
            == CURLE_OK
@@ -302,7 +298,10 @@ chaindata_http_finish(chaindata_http_t *h, chaindata_req_t *r, CURLcode cc)
                 return 1;
             }
 
+            h->refused++;
+
         } else if (r->status == 429 || r->status >= 500) {
+            h->throttled += r->status == 429;
             chaindata_req_fail(r, "HTTP %ld", r->status);
 
         } else {

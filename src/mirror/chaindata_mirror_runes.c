@@ -673,6 +673,11 @@ chaindata_runes_tip(chaindata_mirror_t *m, uint64_t *tip)
         chaindata_req_free(r);
     }
 
+    /* the Runes API says no time of its tip */
+    if (rc == CHAINDATA_EXIT_OK && *tip != UINT64_MAX) {
+        chaindata_feeds_saw_tip(m, CHAINDATA_RUNES, *tip, 0);
+    }
+
     return rc;
 }
 

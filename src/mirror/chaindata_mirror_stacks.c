@@ -81,6 +81,11 @@ chaindata_stacks_check_tip(chaindata_req_t *r)
 
     r->arg = h;
 
+    /* the tip's time, for the feed's state (0 when it has none) */
+    if (chaindata_jv_u64(res->child, "block_time", r->ctx) != 0) {
+        *(uint64_t *) r->ctx = 0;
+    }
+
     return 0;
 }
 
@@ -621,6 +626,7 @@ static int
 chaindata_stacks_tip(chaindata_mirror_t *m, uint64_t *tip)
 {
     int               rc;
+    uint64_t          t;
     chaindata_req_t  *r;
 
     r = chaindata_req_new(chaindata_stacks_check_tip,
@@ -629,9 +635,16 @@ chaindata_stacks_tip(chaindata_mirror_t *m, uint64_t *tip)
         return CHAINDATA_EXIT_SYSTEM;
     }
 
+    t = 0;
+    r->ctx = &t;
+
     rc = chaindata_stacks_get1(m, r);
     *tip = r->arg;
     chaindata_req_free(r);
+
+    if (rc == CHAINDATA_EXIT_OK && *tip != UINT64_MAX) {
+        chaindata_feeds_saw_tip(m, CHAINDATA_STACKS, *tip, t);
+    }
 
     return rc;
 }

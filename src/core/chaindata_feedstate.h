@@ -1,0 +1,59 @@
+
+/*
+ * chaindata: a feed's state as its writer (chaindata-mirror) last saw it
+ * (lmdb-schema/feed.md "The feed's state"): the key is CHAINDATA_STATE_KEY
+ * then the source, in "feed" beside the source's position and tip.
+ * chaindata_status and --stats show it when it is there.
+ */
+
+
+#ifndef _CHAINDATA_FEEDSTATE_H_INCLUDED_
+#define _CHAINDATA_FEEDSTATE_H_INCLUDED_
+
+
+#include <stddef.h>
+#include <stdint.h>
+
+
+#define CHAINDATA_STATE_KEY     "state:"
+#define CHAINDATA_STATE_FORMAT  4
+#define CHAINDATA_STATE_SIZE    72
+
+/* the states, as their names say (chaindata_feedstate_names) */
+#define CHAINDATA_FEED_STATES(X)                                           \
+    X(FOLLOWING, "following")                                              \
+    X(BACKING_OFF, "backing_off")                                          \
+    X(STOPPED, "stopped")
+
+#define CHAINDATA_FEEDSTATE_ENUM(id, name)  CHAINDATA_FEEDSTATE_ ## id,
+typedef enum {
+    CHAINDATA_FEEDSTATE_NONE = 0,
+    CHAINDATA_FEED_STATES(CHAINDATA_FEEDSTATE_ENUM)
+    CHAINDATA_FEEDSTATE_COUNT
+} chaindata_feedstate_e;
+#undef CHAINDATA_FEEDSTATE_ENUM
+
+extern const char *const  chaindata_feedstate_names[CHAINDATA_FEEDSTATE_COUNT];
+
+
+typedef struct {
+    chaindata_feedstate_e  state;
+    uint32_t               failures;    /* failed passes in a row */
+    uint64_t               last_ok;     /* last good pass (Unix seconds) */
+    uint64_t               requests;    /* totals since the writer started */
+    uint64_t               retries;
+    uint64_t               throttled;   /* 429s */
+    uint64_t               refused;     /* answers a check refused */
+    uint64_t               skipped;     /* chainhooks failed and skipped */
+    uint64_t               unknown;     /* documents with what is new */
+} chaindata_feedstate_t;
+
+
+/* out holds CHAINDATA_STATE_SIZE bytes */
+void chaindata_feedstate_encode(unsigned char *out,
+    const chaindata_feedstate_t *s);
+int chaindata_feedstate_decode(chaindata_feedstate_t *s,
+    const unsigned char *v, size_t len);
+
+
+#endif /* _CHAINDATA_FEEDSTATE_H_INCLUDED_ */
