@@ -51,6 +51,13 @@
 /* the "seen" guess: a key answered within this many seconds is in memory */
 #define NGX_HTTP_CHAINDATA_SEEN        10
 
+/*
+ * how long, in milliseconds, a record mincore() found in memory is taken
+ * to stay there without asking again: a hot key costs one system call a
+ * second, not one per request
+ */
+#define NGX_HTTP_CHAINDATA_RESIDENT_MS  1000
+
 /* the pages of a record mincore() looks at, and a thread touches */
 #define NGX_HTTP_CHAINDATA_HINT_PAGES  64
 
@@ -78,6 +85,7 @@ typedef struct {
     ngx_uint_t           generation;
     u_char              *addr;
     time_t               seen;
+    ngx_msec_t           resident;  /* when mincore() last said so */
 } ngx_http_chaindata_hint_t;
 
 
@@ -404,6 +412,12 @@ ngx_http_chaindata_resident(ngx_http_chaindata_warm_t *warm,
         return ngx_time() - hint->seen < NGX_HTTP_CHAINDATA_SEEN;
     }
 
+    if (hint->resident
+        && ngx_current_msec - hint->resident < NGX_HTTP_CHAINDATA_RESIDENT_MS)
+    {
+        return 1;
+    }
+
     start = ngx_align_ptr(hint->addr - (ngx_http_chaindata_page_size - 1),
                           ngx_http_chaindata_page_size);
     end = ngx_align_ptr(hint->addr + hint->len,
@@ -423,6 +437,8 @@ ngx_http_chaindata_resident(ngx_http_chaindata_warm_t *warm,
             return 0;
         }
     }
+
+    hint->resident = ngx_current_msec;
 
     return 1;
 }
@@ -456,6 +472,13 @@ ngx_http_chaindata_threads_note(ngx_http_request_t *r,
 
     hash = ngx_http_chaindata_hint_hash(&warm);
     hint = &ngx_http_chaindata_hints[hash & (NGX_HTTP_CHAINDATA_HINTS - 1)];
+
+    if (hint->hash != hash || hint->addr != val.mv_data
+        || hint->generation != generation)
+    {
+        /* another record, or it moved: mincore() asks again */
+        hint->resident = 0;
+    }
 
     hint->hash = hash;
     hint->generation = generation;
