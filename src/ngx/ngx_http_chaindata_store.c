@@ -597,6 +597,9 @@ ngx_http_chaindata_store_begin(ngx_log_t *log)
             ngx_http_chaindata_threads_map_lock(st->env);
             rc = mdb_env_set_mapsize(st->env, 0);
             ngx_http_chaindata_threads_map_unlock(st->env);
+
+            /* the map may have moved: what was where is told again */
+            st->generation++;
             if (rc != 0) {
                 break;
             }
