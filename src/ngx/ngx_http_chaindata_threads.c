@@ -751,7 +751,10 @@ ngx_http_chaindata_threads_done(ngx_event_t *ev)
 
     ngx_http_set_log_request(c->log, r);
 
-    if (t->rc && !ngx_http_chaindata_failure_told) {
+    /* a grown map is routine: the loop adopts it at its next read */
+    if (t->rc && t->rc != MDB_MAP_RESIZED
+        && !ngx_http_chaindata_failure_told)
+    {
         ngx_http_chaindata_failure_told = 1;
         ngx_log_error(NGX_LOG_WARN, c->log, 0,
                       "chaindata_threads: a thread could not read the "
