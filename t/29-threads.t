@@ -2,11 +2,12 @@
 # chaindata_threads: every route (transactions, both rune routes,
 # chainhook status) through nginx's thread pool answers byte for byte what
 # it answers without it; a lookup answered a moment ago stays inline; a
-# pool too small for the load (threads=1 max_queue=1) answers everything
-# inline once its queue is full; an index renamed over the one open while
-# tasks are in flight is closed only when they end, and neither it nor
-# the new one keeps a reader slot beyond one per thread; clients that go
-# away with their lookup in the pool leak nothing.
+# pool too small for the load (threads=1 max_queue=1, and a queue that is
+# always full) answers everything right, inline once its queue is full;
+# an index renamed over the one open while tasks are in flight is closed
+# only when they end, and neither it nor the new one keeps a reader slot
+# beyond one per thread; clients that go away with their lookup in the
+# pool leak nothing.
 
 use strict;
 use warnings;
@@ -142,6 +143,34 @@ sub at_once {
 
 require POSIX;
 
+# n requests on n connections, all sent before any answer is read: the
+# worker reads them in one go and posts n tasks; returns the wrong answers
+sub burst {
+    my ($port, $n) = @_;
+    my @socks;
+    for my $i (1 .. $n) {
+        my $s = IO::Socket::INET->new(PeerAddr => '127.0.0.1',
+                                      PeerPort => $port) or die "connect: $!";
+        push @socks, [$s, $paths[$i % @paths]];
+    }
+    sleep 0.2;
+    for (@socks) {
+        syswrite($_->[0], "GET $_->[1] HTTP/1.1\r\nHost: localhost\r\n"
+                          . "Connection: close\r\n\r\n");
+    }
+    my $bad = 0;
+    for (@socks) {
+        my ($s, $p) = @$_;
+        my $raw = '';
+        while (sysread($s, my $buf, 65536)) { $raw .= $buf }
+        close $s;
+        my $r = eval { ChainData::Test::parse_response($raw, 'GET') };
+        $bad++ unless $r && seen($r) eq $want{$p};
+    }
+    return $bad;
+}
+
+
 my $tiny = ChainData::Test::Nginx->start(
     db => $db,
     main => "thread_pool tiny threads=1 max_queue=1;\n"
@@ -149,10 +178,24 @@ my $tiny = ChainData::Test::Nginx->start(
     http => "    chaindata_threads tiny;\n",
     locations => $locations,
 );
-is(at_once($tiny->port, 12, 20), 0,
-   'a pool of one thread and a queue of one: every answer right');
-like($tiny->error_log, qr/thread pool "tiny" queue overflow/,
-     'the queue was full: those lookups were answered inline');
+is(burst($tiny->port, 30), 0,
+   'a pool of one thread and a queue of one, 30 requests at once: '
+   . 'every answer right');
+is(at_once($tiny->port, 12, 20), 0, '... and 12 clients of 20 requests');
+
+# a pool that takes nothing: every lookup answered inline
+my $full = ChainData::Test::Nginx->start(
+    db => $db,
+    main => "thread_pool full threads=1 max_queue=0;\n"
+            . "env CHAINDATA_THREADS_GUESS=all;\n",
+    http => "    chaindata_threads full;\n",
+    locations => $locations,
+);
+is(burst($full->port, 10), 0, 'a queue that is always full: every answer '
+   . 'right, inline');
+like($full->error_log, qr/thread pool "full" queue overflow/,
+     '... the overflow logged by nginx');
+$full->stop;
 
 # clients that go away while their lookup is in the pool
 for my $i (1 .. 40) {
@@ -188,33 +231,6 @@ my $busy = ChainData::Test::Nginx->start(
     locations => $locations,
 );
 ($wpid) = $busy->worker_pids;
-
-# n requests on n connections, all sent before any answer is read: the
-# worker reads them in one go and posts n tasks; returns the wrong answers
-sub burst {
-    my ($port, $n) = @_;
-    my @socks;
-    for my $i (1 .. $n) {
-        my $s = IO::Socket::INET->new(PeerAddr => '127.0.0.1',
-                                      PeerPort => $port) or die "connect: $!";
-        push @socks, [$s, $paths[$i % @paths]];
-    }
-    sleep 0.2;
-    for (@socks) {
-        syswrite($_->[0], "GET $_->[1] HTTP/1.1\r\nHost: localhost\r\n"
-                          . "Connection: close\r\n\r\n");
-    }
-    my $bad = 0;
-    for (@socks) {
-        my ($s, $p) = @$_;
-        my $raw = '';
-        while (sysread($s, my $buf, 65536)) { $raw .= $buf }
-        close $s;
-        my $r = eval { ChainData::Test::parse_response($raw, 'GET') };
-        $bad++ unless $r && seen($r) eq $want{$p};
-    }
-    return $bad;
-}
 
 my $rounds = 0;
 my $deferred = 0;
