@@ -49,7 +49,7 @@ PROGRAMS    := $(patsubst src/%/,chaindata-%,$(dir $(wildcard \
 
 .PHONY: all deps deps-test deps-fuzz module loader mirror unit test \
         check-layout run bench bench-mirror bench-gzip bench-gzip-runes \
-        bench-fanout bench-bulk bench-metrics clean
+        bench-fanout bench-bulk bench-metrics bench-cold clean
 
 all: module loader mirror
 
@@ -191,6 +191,12 @@ bench-metrics: all
 bench-fanout: all
 	@sh tools/deps.sh bench
 	bench/fanout
+
+# an index bigger than memory: chaindata_threads off and on, hot and cold
+# clients, the index paged out of the worker (bench/cold; BENCH_COLD_*)
+bench-cold: all
+	@sh tools/deps.sh bench
+	bench/cold
 
 # the first fill: chaindata-load --bulk against the normal loader on a
 # 1,000,000-transaction NDJSON (bench/bulk; BENCH_BULK_* variables)

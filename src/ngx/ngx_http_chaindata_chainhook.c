@@ -44,6 +44,8 @@ static ngx_int_t ngx_http_chaindata_chh_lookup(ngx_http_request_t *r,
 static ngx_int_t ngx_http_chaindata_chh_size(ngx_http_request_t *r,
     void *ctx, ngx_http_chaindata_reply_t *reply);
 static u_char *ngx_http_chaindata_chh_write(void *ctx, u_char *p);
+static ngx_int_t ngx_http_chaindata_chh_warm(void *ctx,
+    ngx_http_chaindata_warm_t *warm);
 
 
 /*
@@ -61,7 +63,8 @@ static ngx_http_chaindata_route_t  ngx_http_chaindata_chh_route = {
     "the chainhook could not be read from the index",
     NGX_HTTP_CHAINDATA_CACHE_NONE,
     0,
-    0
+    0,
+    ngx_http_chaindata_chh_warm
 };
 
 
@@ -163,6 +166,22 @@ ngx_http_chaindata_chh_lookup(ngx_http_request_t *r, void *ctx,
                            CHAINDATA_KEY_DIGEST_LEN) == 0);
 
     reply->status = (found & match) ? NGX_HTTP_OK : NGX_HTTP_NOT_FOUND;
+
+    return NGX_OK;
+}
+
+
+/* chaindata_threads: the chainhook's record (the key is checked inline) */
+
+static ngx_int_t
+ngx_http_chaindata_chh_warm(void *ctx, ngx_http_chaindata_warm_t *warm)
+{
+    ngx_http_chaindata_chh_t  *chh = ctx;
+
+    warm->db = CHAINDATA_DBI_CHAINHOOK;
+    warm->range_db = CHAINDATA_DBI_COUNT;
+    warm->key = chh->uuid;
+    warm->key_len = sizeof(chh->uuid);
 
     return NGX_OK;
 }

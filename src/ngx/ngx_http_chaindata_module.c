@@ -14,6 +14,7 @@
 #include "ngx_http_chaindata_store.h"
 #include "ngx_http_chaindata_gzip.h"
 #include "ngx_http_chaindata_reply.h"
+#include "ngx_http_chaindata_threads.h"
 
 
 static ngx_int_t ngx_http_chaindata_preconfiguration(ngx_conf_t *cf);
@@ -56,6 +57,13 @@ static ngx_command_t  ngx_http_chaindata_commands[] = {
       NGX_HTTP_MAIN_CONF_OFFSET,
       offsetof(ngx_http_chaindata_main_conf_t, max_readers),
       &ngx_http_chaindata_max_readers_bounds },
+
+    { ngx_string("chaindata_threads"),
+      NGX_HTTP_MAIN_CONF|NGX_CONF_TAKE1,
+      ngx_http_chaindata_threads,
+      NGX_HTTP_MAIN_CONF_OFFSET,
+      0,
+      NULL },
 
     { ngx_string("chaindata_tx"),
       NGX_HTTP_LOC_CONF|NGX_CONF_NOARGS,
@@ -311,6 +319,7 @@ ngx_http_chaindata_create_main_conf(ngx_conf_t *cf)
     }
 
     mcf->max_readers = NGX_CONF_UNSET;
+    mcf->thread_pool = NGX_CONF_UNSET_PTR;
 
     return mcf;
 }
@@ -329,6 +338,7 @@ ngx_http_chaindata_init_main_conf(ngx_conf_t *cf, void *conf)
     }
 
     ngx_conf_init_value(mcf->max_readers, CHAINDATA_MAX_READERS);
+    ngx_conf_init_ptr_value(mcf->thread_pool, NULL);
 
     return NGX_CONF_OK;
 }
@@ -645,6 +655,10 @@ ngx_http_chaindata_init_process(ngx_cycle_t *cycle)
         return NGX_OK;
     }
 
+    if (ngx_http_chaindata_threads_init(cycle, mcf) != NGX_OK) {
+        return NGX_ERROR;
+    }
+
     return ngx_http_chaindata_store_open(cycle->log, &mcf->db,
                                          mcf->max_readers);
 }
@@ -654,5 +668,6 @@ static void
 ngx_http_chaindata_exit_process(ngx_cycle_t *cycle)
 {
     ngx_http_chaindata_store_close();
+    ngx_http_chaindata_threads_exit();
     ngx_http_chaindata_gzip_done();
 }

@@ -14,6 +14,7 @@
 #include "ngx_http_chaindata_metrics.h"
 #include "ngx_http_chaindata_reply.h"
 #include "ngx_http_chaindata_store.h"
+#include "ngx_http_chaindata_threads.h"
 
 
 
@@ -601,6 +602,11 @@ ngx_http_chaindata_read_and_reply(ngx_http_request_t *r,
     ngx_int_t                   rc;
     ngx_http_chaindata_reply_t  reply;
 
+    /* a lookup likely to fault goes to chaindata_threads' pool first */
+    if (ngx_http_chaindata_threads_post(r, route, ctx) == NGX_DONE) {
+        return NGX_DONE;
+    }
+
     if (ngx_http_chaindata_store_begin(r->connection->log) != NGX_OK) {
         return ngx_http_chaindata_send_unavailable(r);
     }
@@ -609,6 +615,8 @@ ngx_http_chaindata_read_and_reply(ngx_http_request_t *r,
     reply.gzip = route->pieces && ngx_http_chaindata_request_takes_gzip(r);
 
     rc = ngx_http_chaindata_read_reply(r, route, ctx, &reply);
+
+    ngx_http_chaindata_threads_note(r, route, ctx);
 
     ngx_http_chaindata_store_end();
 

@@ -142,6 +142,22 @@ typedef ngx_int_t (*ngx_http_chaindata_read_pt)(ngx_http_request_t *r,
     void *ctx, ngx_http_chaindata_reply_t *reply);
 typedef u_char *(*ngx_http_chaindata_write_pt)(void *ctx, u_char *p);
 
+/*
+ * What a route's lookup reads first, for chaindata_threads
+ * (ngx_http_chaindata_threads.c): the record of key in db, and in
+ * range_db the values whose keys start with key (CHAINDATA_DBI_COUNT:
+ * none).  warm fills it from the route's ctx before the lookup.
+ */
+typedef struct {
+    chaindata_dbi_e               db;
+    chaindata_dbi_e               range_db;
+    u_char                       *key;
+    size_t                        key_len;
+} ngx_http_chaindata_warm_t;
+
+typedef ngx_int_t (*ngx_http_chaindata_warm_pt)(void *ctx,
+    ngx_http_chaindata_warm_t *warm);
+
 typedef struct {
     ngx_http_chaindata_read_pt    lookup;
     ngx_http_chaindata_read_pt    size;
@@ -154,6 +170,7 @@ typedef struct {
     const char                   *cache_control;  /* of 200 and 304 */
     ngx_uint_t                    pieces;         /* gzip or plain */
     ngx_uint_t                    invalid_bare;   /* 400: no Cache-Control */
+    ngx_http_chaindata_warm_pt    warm;           /* or NULL: never pooled */
 } ngx_http_chaindata_route_t;
 
 ngx_int_t ngx_http_chaindata_send_bad_target(ngx_http_request_t *r,

@@ -20,6 +20,7 @@
 #include "ngx_http_chaindata_module.h"
 #include "ngx_http_chaindata_reply.h"
 #include "ngx_http_chaindata_store.h"
+#include "ngx_http_chaindata_threads.h"
 
 
 /* the largest page's chunks: the API's limit against the stored layout */
@@ -65,6 +66,8 @@ static ngx_int_t ngx_http_chaindata_page_lookup(ngx_http_request_t *r,
 static ngx_int_t ngx_http_chaindata_page_size(ngx_http_request_t *r,
     void *ctx, ngx_http_chaindata_reply_t *reply);
 static u_char *ngx_http_chaindata_page_write(void *ctx, u_char *p);
+static ngx_int_t ngx_http_chaindata_page_warm(void *ctx,
+    ngx_http_chaindata_warm_t *warm);
 
 
 /* an unknown list is the empty list: never "not found" */
@@ -80,7 +83,8 @@ static ngx_http_chaindata_rune_route_t  ngx_http_chaindata_activity_route = {
       "the rune activity could not be read from the index",
       NGX_HTTP_CHAINDATA_CACHE_PUBLIC,
       1,
-      0 },
+      0,
+      ngx_http_chaindata_page_warm },
     "activity",
     chaindata_txid_list_key,
     CHAINDATA_DBI_RUNE_ACTIVITY,
@@ -100,7 +104,8 @@ static ngx_http_chaindata_rune_route_t  ngx_http_chaindata_balances_route = {
       "the rune balances could not be read from the index",
       NGX_HTTP_CHAINDATA_CACHE_PUBLIC,
       1,
-      0 },
+      0,
+      ngx_http_chaindata_page_warm },
     "balances",
     chaindata_address_key,
     CHAINDATA_DBI_RUNE_BALANCES,
@@ -133,6 +138,22 @@ ngx_http_chaindata_page_etag(ngx_http_request_t *r,
     p = ngx_sprintf(p, "-%uL", q->limit);
 
     ngx_http_chaindata_etag_end(etag, p, gzip);
+
+    return NGX_OK;
+}
+
+
+/* chaindata_threads: the list's head, then its first chunks of entries */
+
+static ngx_int_t
+ngx_http_chaindata_page_warm(void *ctx, ngx_http_chaindata_warm_t *warm)
+{
+    ngx_http_chaindata_rune_page_t  *page = ctx;
+
+    warm->db = page->rune->head_db;
+    warm->range_db = page->rune->entry_db;
+    warm->key = page->q.key;
+    warm->key_len = page->q.key_len;
 
     return NGX_OK;
 }
@@ -268,8 +289,13 @@ ngx_http_chaindata_rune_handler(ngx_http_request_t *r,
     chaindata_target_e              target;
     ngx_http_chaindata_rune_page_t  page;
 
-    /* first: every response of a deprecated route says so, errors too */
-    if (ngx_http_chaindata_deprecation_headers(r) != NGX_OK) {
+    /*
+     * first: every response of a deprecated route says so, errors too
+     * (once: not again when the lookup comes back from chaindata_threads)
+     */
+    if (!ngx_http_chaindata_threads_resumed(r)
+        && ngx_http_chaindata_deprecation_headers(r) != NGX_OK)
+    {
         return NGX_HTTP_INTERNAL_SERVER_ERROR;
     }
 

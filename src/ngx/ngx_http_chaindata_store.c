@@ -12,6 +12,7 @@
 #include "chaindata_schema.h"
 #include "chaindata_status.h"
 #include "ngx_http_chaindata_store.h"
+#include "ngx_http_chaindata_threads.h"
 
 
 /*
@@ -45,6 +46,10 @@ typedef struct {
 
     time_t                         retry;
     time_t                         look;
+
+    /* which opening this is, and the first value a request found */
+    ngx_uint_t                     generation;
+    MDB_val                        first;
 
     /* why the index cannot be read, as last logged; NULL when it can */
     const char                    *failure;
@@ -464,6 +469,7 @@ ngx_http_chaindata_store_reopen(ngx_log_t *log)
 
     ngx_http_chaindata_store_note_files(st);
     st->look = ngx_time() + NGX_HTTP_CHAINDATA_RECHECK;
+    st->generation++;
 
     /* the reader slots of killed workers are freed here */
     (void) mdb_reader_check(st->env, &dead);
@@ -539,7 +545,8 @@ ngx_http_chaindata_store_close(void)
     }
 
     if (st->env) {
-        mdb_env_close(st->env);
+        /* closed when no thread reads it any more (chaindata_threads) */
+        ngx_http_chaindata_threads_env_close(st->env);
         st->env = NULL;
     }
 }
@@ -576,6 +583,7 @@ ngx_http_chaindata_store_begin(ngx_log_t *log)
 
         if (rc == 0) {
             st->active = 1;
+            st->first.mv_data = NULL;
             ngx_http_chaindata_store_readable(log);
             return NGX_OK;
         }
@@ -586,7 +594,12 @@ ngx_http_chaindata_store_begin(ngx_log_t *log)
 
         if (rc == MDB_MAP_RESIZED) {
             /* the loader grew the map: adopt its size and try again */
+            ngx_http_chaindata_threads_map_lock(st->env);
             rc = mdb_env_set_mapsize(st->env, 0);
+            ngx_http_chaindata_threads_map_unlock(st->env);
+
+            /* the map may have moved: what was where is told again */
+            st->generation++;
             if (rc != 0) {
                 break;
             }
@@ -673,6 +686,10 @@ ngx_http_chaindata_store_get(ngx_log_t *log, chaindata_dbi_e db,
     rc = mdb_get(st->txn, st->dbi[db], &k, val);
 
     if (rc == 0) {
+        if (st->first.mv_data == NULL) {
+            st->first = *val;
+        }
+
         ngx_http_chaindata_store_prefetch(val);
         return NGX_OK;
     }
@@ -759,6 +776,34 @@ failed:
                   chaindata_db_names[db], mdb_strerror(rc));
 
     return NGX_ERROR;
+}
+
+
+MDB_env *
+ngx_http_chaindata_store_env(MDB_dbi **dbi, ngx_uint_t *generation)
+{
+    *dbi = ngx_http_chaindata_store.dbi;
+    *generation = ngx_http_chaindata_store.generation;
+
+    return ngx_http_chaindata_store.env;
+}
+
+
+ngx_int_t
+ngx_http_chaindata_store_first(MDB_val *val, ngx_uint_t *generation)
+{
+    ngx_http_chaindata_store_t  *st;
+
+    st = &ngx_http_chaindata_store;
+
+    if (!st->active) {
+        return NGX_DECLINED;
+    }
+
+    *val = st->first;
+    *generation = st->generation;
+
+    return NGX_OK;
 }
 
 

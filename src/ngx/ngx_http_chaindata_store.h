@@ -49,6 +49,16 @@ ngx_int_t ngx_http_chaindata_store_range(ngx_log_t *log,
     ngx_uint_t *got);
 
 
+/*
+ * For chaindata_threads: the environment open and its databases (NULL
+ * when none is), and the number of the opening, which changes with each;
+ * between begin and end, the first value found (NGX_DECLINED: none).
+ */
+MDB_env *ngx_http_chaindata_store_env(MDB_dbi **dbi, ngx_uint_t *generation);
+ngx_int_t ngx_http_chaindata_store_first(MDB_val *val,
+    ngx_uint_t *generation);
+
+
 /* between begin and end: counts, sizes and feed positions */
 ngx_int_t ngx_http_chaindata_store_status(ngx_log_t *log,
     chaindata_status_t *status);

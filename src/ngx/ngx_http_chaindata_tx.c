@@ -46,6 +46,8 @@ static ngx_int_t ngx_http_chaindata_tx_lookup(ngx_http_request_t *r,
 static ngx_int_t ngx_http_chaindata_tx_size(ngx_http_request_t *r,
     void *ctx, ngx_http_chaindata_reply_t *reply);
 static u_char *ngx_http_chaindata_tx_write(void *ctx, u_char *p);
+static ngx_int_t ngx_http_chaindata_tx_warm(void *ctx,
+    ngx_http_chaindata_warm_t *warm);
 
 
 static ngx_http_chaindata_route_t  ngx_http_chaindata_tx_route = {
@@ -59,7 +61,8 @@ static ngx_http_chaindata_route_t  ngx_http_chaindata_tx_route = {
     "the transaction could not be read from the index",
     NGX_HTTP_CHAINDATA_CACHE_PUBLIC,
     1,
-    1
+    1,
+    ngx_http_chaindata_tx_warm
 };
 
 
@@ -188,6 +191,22 @@ ngx_http_chaindata_tx_lookup(ngx_http_request_t *r, void *ctx,
 
     return ngx_http_chaindata_tx_etag(r, &tx->h, &tx->q, reply->gzip,
                                       &reply->etag);
+}
+
+
+/* chaindata_threads: the record, then its first chunks of events */
+
+static ngx_int_t
+ngx_http_chaindata_tx_warm(void *ctx, ngx_http_chaindata_warm_t *warm)
+{
+    ngx_http_chaindata_tx_t  *tx = ctx;
+
+    warm->db = CHAINDATA_DBI_TX;
+    warm->range_db = CHAINDATA_DBI_TX_EVENT;
+    warm->key = tx->q.txid;
+    warm->key_len = sizeof(tx->q.txid);
+
+    return NGX_OK;
 }
 
 

@@ -785,6 +785,13 @@ sub _write_conf {
     # more parameters of the listen directive (say "sndbuf=64k")
     my $listen = defined $o{listen} ? " $o{listen}" : '';
     my $workers = $o{workers} || 1;
+    # CHAINDATA_TEST_THREADS=1: every lookup through chaindata_threads'
+    # pool (README), to run any test file's routes through it
+    if ($ENV{CHAINDATA_TEST_THREADS} && defined $o{db}) {
+        $main .= "thread_pool chaindata_test threads=2;\n"
+                 . "env CHAINDATA_THREADS_GUESS=all;\n";
+        $db .= "    chaindata_threads chaindata_test;\n";
+    }
     my $conf = <<"EOF";
 ${load}daemon on;
 master_process on;
