@@ -510,6 +510,7 @@ ngx_http_chaindata_init_process(ngx_cycle_t *cycle)
 static void
 ngx_http_chaindata_exit_process(ngx_cycle_t *cycle)
 {
+    ngx_http_chaindata_redact_log_done();
     ngx_http_chaindata_store_close();
     ngx_http_chaindata_gzip_done();
 }

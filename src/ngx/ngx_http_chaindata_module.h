@@ -75,6 +75,7 @@ ngx_int_t ngx_http_chaindata_redact_log_note(ngx_conf_t *cf,
     ngx_http_chaindata_main_conf_t *mcf);
 ngx_int_t ngx_http_chaindata_redact_log_init(ngx_cycle_t *cycle,
     ngx_http_chaindata_main_conf_t *mcf);
+void ngx_http_chaindata_redact_log_done(void);
 
 /* ngx_http_chaindata_error.c */
 ngx_int_t ngx_http_chaindata_error_handler(ngx_http_request_t *r);

@@ -784,11 +784,13 @@ sub _write_conf {
     my $load = $o{no_load_module} ? '' : "load_module $module;\n";
     # more parameters of the listen directive (say "sndbuf=64k")
     my $listen = defined $o{listen} ? " $o{listen}" : '';
+    # the main error log's level (error_log_level => 'debug')
+    my $level = $o{error_log_level} || 'info';
     my $conf = <<"EOF";
 ${load}daemon on;
 master_process on;
 worker_processes 1;
-${user}error_log $prefix/error.log info;
+${user}error_log $prefix/error.log $level;
 pid $prefix/nginx.pid;
 $main
 events {
