@@ -25,6 +25,7 @@
 #include "chaindata_codec.h"
 #include "chaindata_feed.h"
 #include "chaindata_index.h"
+#include "chaindata_index_files.h"
 #include "chaindata_load.h"
 #include "chaindata_load_nats.h"
 #include "chaindata_record.h"
@@ -701,6 +702,8 @@ main(int argc, char **argv)
 {
     int                 rc;
     chaindata_loader_t  ld;
+
+    chaindata_index_files_umask();
 
     memset(&ld, 0, sizeof(ld));
     ld.map_size = CHAINDATA_MAP_SIZE;

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "chaindata_index_files.h"
 #include "chaindata_mirror.h"
 
 
@@ -424,12 +425,22 @@ chaindata_mirror_args(chaindata_mirror_t *m, int argc, char **argv)
 static int
 chaindata_mirror_lock(chaindata_mirror_t *m)
 {
-    int   fd;
-    char  path[4096];
+    int                      fd;
+    char                     path[4096];
+    chaindata_index_owner_t  own;
 
     snprintf(path, sizeof(path), "%s/mirror.lock", m->db_path);
 
-    fd = open(path, O_RDWR|O_CREAT|O_CLOEXEC, 0644);
+    if (chaindata_index_owner_begin(m->db_path, &own) != 0) {
+        fprintf(stderr, "chaindata-mirror: cannot take the ids of the owner "
+                "of %s: %s\n", m->db_path, strerror(errno));
+        return -1;
+    }
+
+    /* never through a link, nor one of another user (README, Operations) */
+    fd = chaindata_index_files_open(m->db_path, "mirror.lock",
+                                    O_RDWR | O_CREAT, 0600);
+    chaindata_index_owner_end(&own);
 
     if (fd == -1) {
         fprintf(stderr, "chaindata-mirror: cannot open %s: %s\n", path,
@@ -541,6 +552,8 @@ main(int argc, char **argv)
     int                  rc;
     struct sigaction     sa;
     chaindata_mirror_t   m;
+
+    chaindata_index_files_umask();
 
     memset(&m, 0, sizeof(m));
     m.interval = 5;

@@ -298,7 +298,8 @@ sub run_cmd {
 }
 
 # Make an index usable by nginx workers when the tests run as root: the
-# directory must be traversable and lock.mdb writable by the worker user.
+# directory and its files become the worker user's, as README "Install"
+# has it (the tools, run as root later, keep creating files as that user).
 sub fixup_index_perms {
     my ($dir) = @_;
     chmod 0755, $dir;
@@ -306,9 +307,9 @@ sub fixup_index_perms {
         my $uid = getpwnam('nobody');
         my $gid = getgrnam('nogroup');
         die "no user nobody / group nogroup" unless defined $uid && defined $gid;
-        if (-e "$dir/lock.mdb") {
-            chown $uid, $gid, "$dir/lock.mdb"
-                or die "chown $dir/lock.mdb: $!";
+        for my $f ($dir, map { "$dir/$_" } qw(data.mdb lock.mdb)) {
+            next unless -e $f;
+            chown $uid, $gid, $f or die "chown $f: $!";
         }
     }
     return $dir;
