@@ -266,7 +266,9 @@ UNITDIR        ?= $(if $(filter /usr,$(PREFIX)),,$(PREFIX))/lib/systemd/system
 TMPFILESDIR    ?= $(PREFIX)/lib/tmpfiles.d
 CONFDIR        ?= /etc/chaindata
 INDEX_DIR      ?= /var/lib/chaindata
-INDEX_OWNER    ?= www-data
+INDEX_OWNER    ?= chaindata
+INDEX_GROUP    ?= www-data
+SYSUSERSDIR    ?= $(PREFIX)/lib/sysusers.d
 INDEX_CHOWN    ?= yes
 NGX_MODDIR      = $(shell sed -n 's/.*--modules-path=\([^ ]*\).*/\1/p' \
                       $(NGX_SRC)/conf_flags)
@@ -287,7 +289,8 @@ SEE_ALSO       := chaindata(8), $(patsubst %,%(1)$(comma),$(PROGRAMS)) \
 SUBST           = sed -e 's|@BINDIR@|$(BINDIR)|g' \
                       -e 's|@CONFDIR@|$(CONFDIR)|g' \
                       -e 's|@INDEX_DIR@|$(INDEX_DIR)|g' \
-                      -e 's|@INDEX_OWNER@|$(INDEX_OWNER)|g'
+                      -e 's|@INDEX_OWNER@|$(INDEX_OWNER)|g' \
+                      -e 's|@INDEX_GROUP@|$(INDEX_GROUP)|g'
 
 .PHONY: man install deb
 
@@ -316,7 +319,8 @@ install: all man
 	    $(DESTDIR)$(NGX_ENABLED) $(DESTDIR)$(BINDIR) \
 	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8 \
 	    $(DESTDIR)$(DOCDIR)/lmdb-schema $(DESTDIR)$(DOCDIR)/examples \
-	    $(DESTDIR)$(UNITDIR) $(DESTDIR)$(TMPFILESDIR) $(DESTDIR)$(CONFDIR)
+	    $(DESTDIR)$(UNITDIR) $(DESTDIR)$(TMPFILESDIR) $(DESTDIR)$(CONFDIR) \
+	    $(DESTDIR)$(SYSUSERSDIR)
 	install -m 644 $(MODULE) $(DESTDIR)$(NGX_MODDIR)/
 	echo 'load_module $(NGX_MODDIR)/$(notdir $(MODULE));' \
 	    > $(DESTDIR)$(NGX_AVAILABLE)/$(NGX_SNIPPET)
@@ -333,11 +337,19 @@ install: all man
 	    $(SUBST) $$f > $(DESTDIR)$(UNITDIR)/$$(basename $$f .in); done
 	$(SUBST) systemd/chaindata.tmpfiles.in \
 	    > $(DESTDIR)$(TMPFILESDIR)/chaindata.conf
-	install -d -m 750 $(DESTDIR)$(INDEX_DIR)
+	$(SUBST) systemd/chaindata.sysusers.in \
+	    > $(DESTDIR)$(SYSUSERSDIR)/chaindata.conf
+	install -d -m 2750 $(DESTDIR)$(INDEX_DIR)
 	@if [ "$(INDEX_CHOWN)" = yes ]; then \
-	    chown $(INDEX_OWNER):$(INDEX_OWNER) $(DESTDIR)$(INDEX_DIR) || \
-	    echo "chaindata: give $(INDEX_DIR) to $(INDEX_OWNER) as root:" \
-	         "chown $(INDEX_OWNER):$(INDEX_OWNER) $(INDEX_DIR)"; fi
+	    if [ -z "$(DESTDIR)" ] && ! getent passwd $(INDEX_OWNER) >/dev/null \
+	       && command -v systemd-sysusers >/dev/null; then \
+	        systemd-sysusers $(SYSUSERSDIR)/chaindata.conf; fi; \
+	    chown $(INDEX_OWNER):$(INDEX_GROUP) $(DESTDIR)$(INDEX_DIR) && \
+	    chmod 2750 $(DESTDIR)$(INDEX_DIR) || \
+	    echo "chaindata: give $(INDEX_DIR) to $(INDEX_OWNER) as root" \
+	         "(systemd-sysusers makes the user):" \
+	         "chown $(INDEX_OWNER):$(INDEX_GROUP) $(INDEX_DIR) &&" \
+	         "chmod 2750 $(INDEX_DIR)"; fi
 
 # Debian packages, built by debian/rules (debhelper, dh_nginx) in a copy
 # of the tree under build/deb, left in build/ and checked with lintian.

@@ -29,6 +29,7 @@
 #include "chaindata_load.h"
 #include "chaindata_load_nats.h"
 #include "chaindata_record.h"
+#include "chaindata_secret.h"
 #include "chaindata_status.h"
 
 
@@ -713,6 +714,15 @@ main(int argc, char **argv)
     if (chaindata_parse_args(&ld, argc, argv) != 0) {
         chaindata_usage(stderr);
         return CHAINDATA_EXIT_USAGE;
+    }
+
+    /* NATS secrets leave the environment; a holder is not dumpable */
+    if (chaindata_nats_secrets(&ld.nats) != 0) {
+        return CHAINDATA_EXIT_USAGE;
+    }
+
+    if (ld.nats.url || ld.nats.password || ld.nats.token) {
+        chaindata_secret_nodump();
     }
 
     /* an unfinished bulk load: --stats warns, the others refuse */

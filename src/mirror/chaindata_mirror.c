@@ -19,6 +19,7 @@
 
 #include "chaindata_index_files.h"
 #include "chaindata_mirror.h"
+#include "chaindata_secret.h"
 
 
 #define CHAINDATA_REPORT_TTY   3.0     /* seconds between progress lines */
@@ -55,8 +56,15 @@ chaindata_mirror_usage(FILE *out)
         "  --interval S        seconds between polls (default 5)\n"
         "  --parallel N        concurrent requests (default 4)\n"
         "  --rate R            requests per second at most (default: any)\n"
-        "  --header 'H: V'     a request header, e.g. an API key header\n"
-        "                      (repeatable; never logged)\n"
+        "  --stacks-header 'H: V'   a request header for the Stacks API\n"
+        "                      alone, e.g. its API key (repeatable;\n"
+        "                      never logged); --runes-header and\n"
+        "                      --platform-header for the others\n"
+        "  --stacks-header-file F   its headers from a file, one a line\n"
+        "                      (chmod 600; a bare name is a systemd\n"
+        "                      credential); --runes-header-file and\n"
+        "                      --platform-header-file for the others\n"
+        "  --header 'H: V'     a header for the one source there is\n"
         "  --retries N         tries again after a 429, a 5xx, a timeout\n"
         "                      or a wrong answer (default 8)\n"
         "  --timeout S         per request (default 30)\n"
@@ -219,7 +227,6 @@ chaindata_mirror_args(chaindata_mirror_t *m, int argc, char **argv)
         { "interval", required_argument, NULL, 'i' },
         { "parallel", required_argument, NULL, 'P' },
         { "rate", required_argument, NULL, 'R' },
-        { "header", required_argument, NULL, 'H' },
         { "retries", required_argument, NULL, 't' },
         { "timeout", required_argument, NULL, 'T' },
         { "map-size", required_argument, NULL, 'm' },
@@ -228,10 +235,19 @@ chaindata_mirror_args(chaindata_mirror_t *m, int argc, char **argv)
         { "version", no_argument, NULL, 'V' },
         CHAINDATA_NATS_OPTIONS,
         CHAINDATA_NATS_OPTION_MAX_MSGS,
+        CHAINDATA_HTTP_OPTIONS,
         { NULL, 0, NULL, 0 }
     };
 
     while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+
+        switch (chaindata_http_option(&m->http, c, optarg)) {
+        case 1:
+            continue;
+        case -1:
+            return -1;
+        }
+
         switch (c) {
 
         case 'd':
@@ -309,19 +325,6 @@ chaindata_mirror_args(chaindata_mirror_t *m, int argc, char **argv)
             }
             break;
 
-        case 'H':
-            if (strchr(optarg, ':') == NULL
-                || chaindata_http_header(&m->http, optarg) != 0)
-            {
-                fprintf(stderr, "chaindata-mirror: --header wants "
-                        "\"Name: value\"\n");
-                return -1;
-            }
-
-            /* the value leaves the command line (ps shows it otherwise) */
-            memset(optarg, 'x', strlen(optarg));
-            break;
-
         case 't':
             if (chaindata_mirror_number("--retries", optarg, 0, 100, &v)
                 != 0)
@@ -396,6 +399,14 @@ chaindata_mirror_args(chaindata_mirror_t *m, int argc, char **argv)
     }
 
     if (m->chainhooks_file && chaindata_chainhooks_read(m) != 0) {
+        return -1;
+    }
+
+    m->http.base[CHAINDATA_SOURCE_STACKS] = m->stacks_api;
+    m->http.base[CHAINDATA_SOURCE_RUNES] = m->runes_api;
+    m->http.base[CHAINDATA_SOURCE_PLATFORM] = m->platform_api;
+
+    if (chaindata_http_bind(&m->http) != 0) {
         return -1;
     }
 
@@ -553,6 +564,8 @@ main(int argc, char **argv)
     struct sigaction     sa;
     chaindata_mirror_t   m;
 
+    /* it holds API keys: no core dump, no ptrace by the same user */
+    chaindata_secret_nodump();
     chaindata_index_files_umask();
 
     memset(&m, 0, sizeof(m));
@@ -573,6 +586,10 @@ main(int argc, char **argv)
 
     if (chaindata_mirror_args(&m, argc, argv) != 0) {
         chaindata_mirror_usage(stderr);
+        return CHAINDATA_MIRROR_USAGE;
+    }
+
+    if (chaindata_nats_secrets(&m.nats) != 0) {
         return CHAINDATA_MIRROR_USAGE;
     }
 
