@@ -245,6 +245,12 @@ ngx_http_chaindata_postconfiguration(ngx_conf_t *cf)
 
     mcf = ngx_http_conf_get_module_main_conf(cf, ngx_http_chaindata_module);
 
+    if (mcf->handlers
+        && ngx_http_chaindata_budget_conf(cf, mcf) != NGX_OK)
+    {
+        return NGX_ERROR;
+    }
+
     if (mcf->chainhook == 0) {
         return NGX_OK;
     }
@@ -494,6 +500,8 @@ ngx_http_chaindata_init_process(ngx_cycle_t *cycle)
         return NGX_ERROR;
     }
 
+    ngx_http_chaindata_budget_init(cycle, mcf);
+
     if (ngx_http_chaindata_gzip_init(cycle->log) != NGX_OK) {
         return NGX_ERROR;
     }
@@ -511,6 +519,7 @@ static void
 ngx_http_chaindata_exit_process(ngx_cycle_t *cycle)
 {
     ngx_http_chaindata_redact_log_done();
+    ngx_http_chaindata_budget_done();
     ngx_http_chaindata_store_close();
     ngx_http_chaindata_gzip_done();
 }

@@ -17,6 +17,7 @@ use IO::Select;
 use IO::Uncompress::Gunzip ();
 use IO::Socket::INET;
 use JSON::PP ();
+use Socket ();
 use POSIX qw(:sys_wait_h);
 use Time::HiRes qw(sleep time);
 
@@ -30,7 +31,7 @@ our @EXPORT_OK = qw(
     json_replace_member json_remove_member
     splice_events validate_tx_schema schema_path
     temp_dir slurp spew is_root random_tx_id example_config eventually
-    mdb_dump_of mdb_dump_pairs gunzip_body
+    mdb_dump_of mdb_dump_pairs gunzip_body slow_client log_events_tx
 );
 our %EXPORT_TAGS = (all => \@EXPORT_OK);
 
@@ -383,6 +384,59 @@ sub tx_fixtures {
 sub http_get {
     my ($port, $path, %headers) = @_;
     return http_request($port, 'GET', $path, %headers);
+}
+
+# log_events_tx($count, $repr) -> ($tx_id, $raw): the 640-event fixture
+# under a new id with $count contract log events, the repr of event $i
+# being $repr->($repr_of_the_fixture_log, $i): a large page to order
+sub log_events_tx {
+    my ($count, $repr) = @_;
+    my ($base) = grep { ($_->{event_count} // 0) == 640 }
+                 tx_fixtures(fixture_path('tx-many-events.ndjson'));
+    die "the 640-event fixture is missing\n" unless $base;
+    my $id = random_tx_id();
+    my $doc = json_decode($base->{data_raw});
+    my ($log) = grep { $_->{event_type} eq 'smart_contract_log' }
+                @{ $doc->{events} };
+    $doc->{tx_id} = $id;
+    $doc->{event_count} = $count;
+    $doc->{events} = [ map {
+        my $ev = json_decode(json_encode_canonical($log));
+        $ev->{event_index} = $_;
+        $ev->{tx_id} = $id;
+        $ev->{contract_log}{value}{repr} =
+            $repr->($ev->{contract_log}{value}{repr}, $_);
+        $ev
+    } 0 .. $count - 1 ];
+    return ($id, json_encode_canonical($doc));
+}
+
+# slow_client($port, $path, @header_lines) -> ($socket, $response): a real
+# client that sends its request, reads the status line and headers of its
+# answer, and no more (a small receive buffer: nginx keeps what it could
+# not send); $response as parse_response makes it of the headers
+sub slow_client {
+    my ($port, $path, @headers) = @_;
+    socket(my $s, Socket::PF_INET(), Socket::SOCK_STREAM(), 0)
+        or die "socket: $!";
+    setsockopt($s, Socket::SOL_SOCKET(), Socket::SO_RCVBUF(), pack('i', 4096))
+        or die "SO_RCVBUF: $!";
+    connect($s, Socket::pack_sockaddr_in($port,
+                                         Socket::inet_aton('127.0.0.1')))
+        or die "connect: $!";
+    binmode $s;
+    my $req = "GET $path HTTP/1.1\r\nHost: localhost\r\n"
+        . join('', map { "$_\r\n" } @headers) . "\r\n";
+    syswrite($s, $req) == length $req or die "write: $!";
+    my ($head, $sel) = ('', IO::Select->new($s));
+    while (index($head, "\r\n\r\n") < 0) {
+        $sel->can_read(30) or die "no answer within 30 s\n";
+        sysread($s, my $buf, 1024) or die "closed before the headers\n";
+        $head .= $buf;
+    }
+    my $r = parse_response(substr($head, 0, index($head, "\r\n\r\n") + 4),
+                           'HEAD');
+    return ($s, $r);
 }
 
 # http_request($port, $method, $path, %headers); a pseudo header '_body'
@@ -787,10 +841,11 @@ sub _write_conf {
     my $listen = defined $o{listen} ? " $o{listen}" : '';
     # the main error log's level (error_log_level => 'debug')
     my $level = $o{error_log_level} || 'info';
+    my $workers = $o{workers} || 1;
     my $conf = <<"EOF";
 ${load}daemon on;
 master_process on;
-worker_processes 1;
+worker_processes $workers;
 ${user}error_log $prefix/error.log $level;
 pid $prefix/nginx.pid;
 $main
