@@ -209,7 +209,8 @@ test-asan: deps-test asan fuzzers
 	t/fuzz/run --seconds $(FUZZ_SMOKE)
 
 # The loader and the unit tests under valgrind (memcheck, leaks included):
-# the loader tests run with every loader call wrapped, and any report fails.
+# the loader tests run with every loader call wrapped, and any report fails;
+# and nginx with the module under valgrind, reloaded and stopped at debug.
 VALGRIND    := valgrind -q --error-exitcode=99 --leak-check=full \
                --show-leak-kinds=definite,indirect,possible \
                --errors-for-leak-kinds=definite,indirect,possible
@@ -224,6 +225,7 @@ test-valgrind: deps-test all unit
 	CHAINDATA_LOADER_WRAPPER="$(VALGRIND)" \
 	    $(PROVE) -I t/lib t/12-loader.t t/11-tx-live-update.t \
 	    t/77-nats-units.t
+	CHAINDATA_NGINX_VALGRIND=1 $(PROVE) -I t/lib t/53-debug-log-exit.t
 
 # libFuzzer targets (clang) for every parser that takes outside input:
 # ingest records and NDJSON streams, the codecs and query lookup, and the

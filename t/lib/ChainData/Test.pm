@@ -880,7 +880,7 @@ sub test_config {
     my $port = $o{port} || _free_port();
     my $conf = $class->_write_conf(%o, prefix => $prefix, port => $port);
     my ($code, $out, $err) = ChainData::Test::run_cmd(
-        [ChainData::Test::nginx_binary(), '-t', '-p', "$prefix/", '-c', $conf],
+        [_nginx_argv($prefix), '-t', '-p', "$prefix/", '-c', $conf],
         env => _sanitizer_env($prefix));
     return ($code, $out . $err, $prefix);
 }
@@ -895,13 +895,13 @@ sub start {
     my $self = bless { prefix => $prefix, port => $port, conf => $conf, owner => $$ }, $class;
     $self->{expect} = $o{expect_log} ? [ $o{expect_log} ] : [];
     my ($code, $out, $err) = ChainData::Test::run_cmd(
-        [ChainData::Test::nginx_binary(), '-p', "$prefix/", '-c', $conf],
+        [_nginx_argv($prefix), '-p', "$prefix/", '-c', $conf],
         env => _sanitizer_env($prefix));
     if ($code != 0) {
         die "nginx failed to start (exit $code):\n$out$err\n--- error.log:\n"
             . $self->error_log . "\n";
     }
-    my $deadline = time + 5;
+    my $deadline = time + ($ENV{CHAINDATA_NGINX_VALGRIND} ? 60 : 5);
     my $ok;
     while (time < $deadline) {
         if (!$self->{pid} && -s "$prefix/nginx.pid") {
@@ -933,6 +933,18 @@ sub start {
         sleep 0.02;
     }
     return $self;
+}
+
+# Under `make test-valgrind` (CHAINDATA_NGINX_VALGRIND=1) nginx, its
+# workers and the module run under valgrind's memcheck; its reports go to
+# files in the prefix, which stop() reads (leaks aside: nginx frees little
+# at exit by design).
+sub _nginx_argv {
+    my ($prefix) = @_;
+    return (ChainData::Test::nginx_binary()) unless $ENV{CHAINDATA_NGINX_VALGRIND};
+    return ('valgrind', '-q', '--trace-children=yes', '--leak-check=no',
+            '--vgdb=no',
+            "--log-file=$prefix/valgrind.%p", ChainData::Test::nginx_binary());
 }
 
 # Under `make test-asan` the module is built with ASan and UBSan and
@@ -970,6 +982,10 @@ sub _check_logs {
     }
     for my $f (glob "$self->{prefix}/sanitizer*") {
         ChainData::Test::fail_quietly('no sanitizer report from nginx',
+            ChainData::Test::slurp($f));
+    }
+    for my $f (grep { -s $_ } glob "$self->{prefix}/valgrind.*") {
+        ChainData::Test::fail_quietly('no valgrind report from nginx',
             ChainData::Test::slurp($f));
     }
 }
@@ -1014,6 +1030,8 @@ sub _children_of {
 sub worker_pids {
     my ($self) = @_;
     return () unless $self->{pid};
+    # under valgrind, /proc/PID/cmdline is valgrind's: every child
+    return _children_of($self->{pid}) if $ENV{CHAINDATA_NGINX_VALGRIND};
     return grep {
         my $cmd = '';
         if (open my $fh, '<', "/proc/$_/cmdline") { local $/; $cmd = <$fh> // ''; }
@@ -1027,7 +1045,7 @@ sub reload {
     my ($self) = @_;
     my %old = map { $_ => 1 } $self->worker_pids;
     kill 'HUP', $self->{pid} or die "kill HUP $self->{pid}: $!";
-    my $deadline = time + 10;
+    my $deadline = time + ($ENV{CHAINDATA_NGINX_VALGRIND} ? 60 : 10);
     while (time < $deadline) {
         my @now = $self->worker_pids;
         return 1 if @now && !grep { $old{$_} } @now;
