@@ -80,10 +80,15 @@ for my $case (['plain', []], ['gzip', ['Accept-Encoding: gzip']]) {
     close $_ for @held;
     ok(eventually(30, sub { http_get($ng->port, $PAGE)->{status} == 200 }),
        "$name: served again once they went");
-    my $after = 0;
-    $after += private_bytes($_) for @workers;
-    cmp_ok($after - $before, '<=', 2 * $SLACK,
-           "$name: the memory given back once they went");
+    SKIP: {
+        # ASan's allocator keeps what is freed (its quarantine) a while
+        skip "$name: the sanitizers' allocator keeps freed memory", 1
+            if $ENV{CHAINDATA_PRELOAD};
+        my $after = 0;
+        $after += private_bytes($_) for @workers;
+        cmp_ok($after - $before, '<=', 2 * $SLACK,
+               "$name: the memory given back once they went");
+    }
     $ng->stop;
 }
 

@@ -185,6 +185,8 @@ for my $case (
            "$name: not dumpable (its /proc files are root's)");
     }
     stop_child($pid, $w);
+    unlike(slurp("$tmp/stderr"), $ChainData::Test::SANITIZER_REPORT,
+           "$name: no sanitizer report");
 }
 
 done_testing();

@@ -215,6 +215,16 @@ chaindata_nats_secrets(chaindata_nats_t *n)
 }
 
 
+void
+chaindata_nats_secrets_free(chaindata_nats_t *n)
+{
+    chaindata_secret_free(n->password);
+    chaindata_secret_free(n->token);
+    n->password = NULL;
+    n->token = NULL;
+}
+
+
 static const char *
 chaindata_nats_env(const char *opt, const char *name)
 {

@@ -95,6 +95,7 @@ int chaindata_nats_check(chaindata_nats_t *n);
  * out of the environment.  0, or -1 after a message.
  */
 int chaindata_nats_secrets(chaindata_nats_t *n);
+void chaindata_nats_secrets_free(chaindata_nats_t *n);
 
 void chaindata_nats_log(chaindata_nats_t *n, const char *level,
     const char *fmt, ...)

@@ -725,6 +725,10 @@ main(int argc, char **argv)
         chaindata_secret_nodump();
     }
 
+    if (ld.nats.url == NULL) {
+        chaindata_nats_secrets_free(&ld.nats);
+    }
+
     /* an unfinished bulk load: --stats warns, the others refuse */
     if (chaindata_bulk_check(ld.db_path) != 0 && !ld.stats) {
         return CHAINDATA_EXIT_SYSTEM;
@@ -773,6 +777,7 @@ main(int argc, char **argv)
     chaindata_writeset_free(&ld.ws);
     chaindata_feed_free(&ld.feed);
     chaindata_record_free(&ld.rec);
+    chaindata_nats_secrets_free(&ld.nats);
 
     return rc;
 }

@@ -586,10 +586,13 @@ main(int argc, char **argv)
 
     if (chaindata_mirror_args(&m, argc, argv) != 0) {
         chaindata_mirror_usage(stderr);
+        chaindata_http_free(&m.http);       /* what was taken so far */
+        chaindata_chainhooks_free(&m);
         return CHAINDATA_MIRROR_USAGE;
     }
 
     if (chaindata_nats_secrets(&m.nats) != 0) {
+        chaindata_http_free(&m.http);
         return CHAINDATA_MIRROR_USAGE;
     }
 
@@ -630,6 +633,7 @@ main(int argc, char **argv)
     chaindata_pub_free(&m);
     chaindata_feed_free(&m.feed);
     chaindata_record_free(&m.rec);
+    chaindata_nats_secrets_free(&m.nats);
     curl_global_cleanup();
 
     return rc;
