@@ -229,7 +229,8 @@ test-asan: deps-test asan fuzzers
 	t/fuzz/run --seconds $(FUZZ_SMOKE)
 
 # The loader and the unit tests under valgrind (memcheck, leaks included):
-# the loader tests run with every loader call wrapped, and any report fails.
+# the loader tests run with every loader call wrapped, and any report fails;
+# and nginx with the module under valgrind, reloaded and stopped at debug.
 VALGRIND    := valgrind -q --error-exitcode=99 --leak-check=full \
                --show-leak-kinds=definite,indirect,possible \
                --errors-for-leak-kinds=definite,indirect,possible
@@ -244,6 +245,7 @@ test-valgrind: deps-test all unit
 	CHAINDATA_LOADER_WRAPPER="$(VALGRIND)" \
 	    $(PROVE_T) t/12-loader.t t/11-tx-live-update.t \
 	    t/77-nats-units.t t/78-nats-signed.t t/29-tx-one-block.t
+	CHAINDATA_NGINX_VALGRIND=1 $(PROVE_T) t/53-debug-log-exit.t
 
 # libFuzzer targets (clang) for every parser that takes outside input:
 # ingest records and NDJSON streams, the codecs and query lookup, the
@@ -289,7 +291,9 @@ UNITDIR        ?= $(if $(filter /usr,$(PREFIX)),,$(PREFIX))/lib/systemd/system
 TMPFILESDIR    ?= $(PREFIX)/lib/tmpfiles.d
 CONFDIR        ?= /etc/chaindata
 INDEX_DIR      ?= /var/lib/chaindata
-INDEX_OWNER    ?= www-data
+INDEX_OWNER    ?= chaindata
+INDEX_GROUP    ?= www-data
+SYSUSERSDIR    ?= $(PREFIX)/lib/sysusers.d
 INDEX_CHOWN    ?= yes
 NGX_MODDIR      = $(shell sed -n 's/.*--modules-path=\([^ ]*\).*/\1/p' \
                       $(NGX_SRC)/conf_flags)
@@ -310,7 +314,8 @@ SEE_ALSO       := chaindata(8), $(patsubst %,%(1)$(comma),$(PROGRAMS)) \
 SUBST           = sed -e 's|@BINDIR@|$(BINDIR)|g' \
                       -e 's|@CONFDIR@|$(CONFDIR)|g' \
                       -e 's|@INDEX_DIR@|$(INDEX_DIR)|g' \
-                      -e 's|@INDEX_OWNER@|$(INDEX_OWNER)|g'
+                      -e 's|@INDEX_OWNER@|$(INDEX_OWNER)|g' \
+                      -e 's|@INDEX_GROUP@|$(INDEX_GROUP)|g'
 
 .PHONY: man install deb
 
@@ -340,7 +345,8 @@ install: all man
 	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8 \
 	    $(DESTDIR)$(DOCDIR)/lmdb-schema $(DESTDIR)$(DOCDIR)/examples \
 	    $(DESTDIR)$(DOCDIR)/monitoring \
-	    $(DESTDIR)$(UNITDIR) $(DESTDIR)$(TMPFILESDIR) $(DESTDIR)$(CONFDIR)
+	    $(DESTDIR)$(UNITDIR) $(DESTDIR)$(TMPFILESDIR) $(DESTDIR)$(CONFDIR) \
+	    $(DESTDIR)$(SYSUSERSDIR)
 	install -m 644 $(MODULE) $(DESTDIR)$(NGX_MODDIR)/
 	echo 'load_module $(NGX_MODDIR)/$(notdir $(MODULE));' \
 	    > $(DESTDIR)$(NGX_AVAILABLE)/$(NGX_SNIPPET)
@@ -359,11 +365,19 @@ install: all man
 	    $(SUBST) $$f > $(DESTDIR)$(UNITDIR)/$$(basename $$f .in); done
 	$(SUBST) systemd/chaindata.tmpfiles.in \
 	    > $(DESTDIR)$(TMPFILESDIR)/chaindata.conf
-	install -d -m 750 $(DESTDIR)$(INDEX_DIR)
+	$(SUBST) systemd/chaindata.sysusers.in \
+	    > $(DESTDIR)$(SYSUSERSDIR)/chaindata.conf
+	install -d -m 2750 $(DESTDIR)$(INDEX_DIR)
 	@if [ "$(INDEX_CHOWN)" = yes ]; then \
-	    chown $(INDEX_OWNER):$(INDEX_OWNER) $(DESTDIR)$(INDEX_DIR) || \
-	    echo "chaindata: give $(INDEX_DIR) to $(INDEX_OWNER) as root:" \
-	         "chown $(INDEX_OWNER):$(INDEX_OWNER) $(INDEX_DIR)"; fi
+	    if [ -z "$(DESTDIR)" ] && ! getent passwd $(INDEX_OWNER) >/dev/null \
+	       && command -v systemd-sysusers >/dev/null; then \
+	        systemd-sysusers $(SYSUSERSDIR)/chaindata.conf; fi; \
+	    chown $(INDEX_OWNER):$(INDEX_GROUP) $(DESTDIR)$(INDEX_DIR) && \
+	    chmod 2750 $(DESTDIR)$(INDEX_DIR) || \
+	    echo "chaindata: give $(INDEX_DIR) to $(INDEX_OWNER) as root" \
+	         "(systemd-sysusers makes the user):" \
+	         "chown $(INDEX_OWNER):$(INDEX_GROUP) $(INDEX_DIR) &&" \
+	         "chmod 2750 $(INDEX_DIR)"; fi
 
 # Debian packages, built by debian/rules (debhelper, dh_nginx) in a copy
 # of the tree under build/deb, left in build/ and checked with lintian.

@@ -91,9 +91,10 @@ config_ok($good, 'good index');
         config_ok($db, 'lock.mdb chowned to the worker user again');
 
         # index directory not searchable by the worker user
+        chown 0, 0, $db or die;
         chmod 0700, $db or die;
         config_fails($db, 'index directory mode 0700 (worker runs as nobody)', qr/\Q$db\E/);
-        chmod 0755, $db or die;
+        fixup_index_perms($db);
         config_ok($db, 'index directory mode 0755 again');
     } else {
         chmod 0444, $lock or die "chmod: $!";

@@ -129,6 +129,7 @@ SKIP: {
     skip 'no user daemon', 3 unless defined $daemon;
     chown $daemon, -1, "$db/lock.mdb" or die "chown: $!";
     chmod 0600, "$db/lock.mdb" or die "chmod: $!";
+    chmod 0644, "$db/data.mdb" or die "chmod: $!";    # nobody's, 0640
 
     # nginx -t with the "user" line moved to the end of the file
     my $test = sub {

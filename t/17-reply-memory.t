@@ -5,19 +5,17 @@
 # is a 503 with Retry-After, the budget comes back when those clients go,
 # and a body larger than the whole budget is still served alone.
 #
-# The slow clients are real: sockets with a small receive buffer that
-# send a request, read the status line and headers, and read no more,
-# against a listen socket with a small send buffer, so that nginx keeps
-# what it could not send in the request's pool.
+# The slow clients are real (ChainData::Test's slow_client): sockets with
+# a small receive buffer that send a request, read the status line and
+# headers, and read no more, against a listen socket with a small send
+# buffer, so that nginx keeps what it could not send in the request's
+# pool.
 
 use strict;
 use warnings;
 use FindBin;
 use lib "$FindBin::Bin/lib";
 
-use IO::Select;
-use Socket qw(PF_INET SOCK_STREAM SOL_SOCKET SO_RCVBUF inet_aton
-              pack_sockaddr_in);
 use Test::More;
 use Time::HiRes qw(sleep time);
 use ChainData::Test qw(:all);
@@ -30,24 +28,7 @@ $SIG{PIPE} = 'IGNORE';
 
 # a transaction whose first page of 100 events is about 4 MB: the
 # 640-event fixture with 120 events, each a log 40 kB long
-my ($base) = grep { ($_->{event_count} // 0) == 640 }
-             tx_fixtures(fixture_path('tx-many-events.ndjson'));
-ok($base, 'the 640-event fixture') or BAIL_OUT('fixtures');
-
-my $BIG_ID = random_tx_id();
-my $doc = json_decode($base->{data_raw});
-my ($log) = grep { $_->{event_type} eq 'smart_contract_log' }
-            @{ $doc->{events} };
-$doc->{tx_id} = $BIG_ID;
-$doc->{event_count} = 120;
-$doc->{events} = [ map {
-    my $ev = json_decode(json_encode_canonical($log));
-    $ev->{event_index} = $_;
-    $ev->{tx_id} = $BIG_ID;
-    $ev->{contract_log}{value}{repr} .= ' ' . ('x' x 40_000);
-    $ev
-} 0 .. 119 ];
-my $raw = json_encode_canonical($doc);
+my ($BIG_ID, $raw) = log_events_tx(120, sub { $_[0] . ' ' . ('x' x 40_000) });
 my $dir = temp_dir();
 spew("$dir/big.ndjson", qq({"kind":"tx","data":$raw}\n));
 
@@ -61,28 +42,6 @@ my $SMALL = "/extended/v1/tx/$small->{tx_id}";
 my $db = new_index(fixture_path('tx.ndjson'), "$dir/big.ndjson");
 
 # ---------------------------------------------------------------- clients
-
-# a client that reads no more than the headers of its answer
-sub slow_client {
-    my ($port, $path) = @_;
-    socket(my $s, PF_INET, SOCK_STREAM, 0) or die "socket: $!";
-    setsockopt($s, SOL_SOCKET, SO_RCVBUF, pack('i', 4096))
-        or die "SO_RCVBUF: $!";
-    connect($s, pack_sockaddr_in($port, inet_aton('127.0.0.1')))
-        or die "connect: $!";
-    binmode $s;
-    my $req = "GET $path HTTP/1.1\r\nHost: localhost\r\n\r\n";
-    syswrite($s, $req) == length $req or die "write: $!";
-    my ($head, $sel) = ('', IO::Select->new($s));
-    while (index($head, "\r\n\r\n") < 0) {
-        $sel->can_read(10) or die "no answer within 10 s\n";
-        sysread($s, my $buf, 1024) or die "closed before the headers\n";
-        $head .= $buf;
-    }
-    my $r = parse_response(substr($head, 0, index($head, "\r\n\r\n") + 4),
-                           'HEAD');
-    return ($s, $r);
-}
 
 sub is_busy {
     my ($r, $name) = @_;

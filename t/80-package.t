@@ -87,6 +87,7 @@ for my $f ((map { ("/usr/bin/$_", "/usr/share/man/man1/$_.1.gz") }
            '/lib/systemd/system/chaindata-mirror@.service',
            '/lib/systemd/system/chaindata-follow@.service',
            '/usr/lib/tmpfiles.d/chaindata.conf',
+           '/usr/lib/sysusers.d/chaindata.conf',
            '/usr/share/doc/chaindata-tools/examples/mirror.conf.example',
            '/usr/share/doc/chaindata-tools/examples/follow.conf.example',
            '/var/lib/chaindata', '/etc/chaindata')
@@ -114,8 +115,15 @@ is(slurp("$dest/usr/share/nginx/modules-available/mod-http-chaindata.conf"),
    "load_module modules/ngx_http_chaindata_module.so;\n",
    'the snippet loads the module from nginx\'s modules directory');
 like(slurp("$dest/usr/lib/tmpfiles.d/chaindata.conf"),
-     qr{^d /var/lib/chaindata 0750 www-data www-data -$}m,
-     'tmpfiles.d gives the index directory to the worker user');
+     qr{^d /var/lib/chaindata 2750 chaindata www-data -$}m,
+     'tmpfiles.d gives the index directory to the writer, nginx\'s group');
+like(slurp("$dest/usr/lib/sysusers.d/chaindata.conf"),
+     qr{^u chaindata - .*\n(?:.*\n)*m chaindata www-data$}m,
+     'sysusers.d makes the writer, in nginx\'s group');
+($c, my $postinst) = run_cmd(['dpkg-deb', '-I', $deb{'chaindata-tools'},
+                              'postinst']);
+like($postinst, qr/systemd-sysusers/,
+     'the tools\' postinst makes the user');
 for my $p (@programs) {
     ($code, $out) = run_cmd(["$dest/usr/bin/$p", '--version']);
     is($out, "$p $version\n", "$p --version");
@@ -125,7 +133,12 @@ for my $p (@programs) {
 # root-only file, the journal
 for my $u ('mirror', 'follow') {
     my $unit = slurp("$dest/lib/systemd/system/chaindata-$u\@.service");
-    like($unit, qr/^User=www-data$/m, "$u unit: runs as the index owner");
+    like($unit, qr/^User=chaindata$/m,
+         "$u unit: runs as the index writer, not nginx's user");
+    like($unit, qr/^Group=www-data$/m, "$u unit: in nginx's group");
+    like($unit, qr/^LimitCORE=0$/m, "$u unit: no core file");
+    unlike($unit, qr/CHAINDATA_MIRROR_AUTH|^Environment=/m,
+           "$u unit: no secret through the environment");
     like($unit, qr/^Restart=(on-failure|always)$/m, "$u unit: restarts");
     like($unit, qr{^EnvironmentFile=/etc/chaindata/$u-%i\.conf$}m,
          "$u unit: its configuration and credentials from a file");
@@ -208,7 +221,13 @@ is(readlink("$stage/etc/nginx/modules-enabled/50-mod-http-chaindata.conf"),
 like(slurp("$stage/usr/share/nginx/modules-available/mod-http-chaindata.conf"),
      qr{^load_module /usr/lib/nginx/modules/ngx_http_chaindata_module\.so;$},
      'make install: the snippet');
-is((stat "$stage/var/lib/chaindata")[4], scalar getpwnam('www-data'),
-   'make install: the index directory belongs to www-data');
+if (defined getpwnam('chaindata')) {
+    is((stat "$stage/var/lib/chaindata")[4], scalar getpwnam('chaindata'),
+       'make install: the index directory belongs to chaindata');
+} else {
+    like($out, qr/give \/var\/lib\/chaindata to chaindata/,
+         'make install: says to give the index directory to chaindata');
+}
+ok(-f "$stage/usr/lib/sysusers.d/chaindata.conf", 'make install: sysusers.d');
 
 done_testing();

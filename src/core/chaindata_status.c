@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "chaindata_sbuf.h"
+#include "chaindata_index_files.h"
 #include "chaindata_schema.h"
 #include "chaindata_status.h"
 
@@ -291,10 +292,18 @@ chaindata_status_read(const char *path, chaindata_status_t *st)
     MDB_env     *env;
     MDB_txn     *txn;
     MDB_dbi      dbi[CHAINDATA_DBI_COUNT];
-    const char  *failure;
+    const char               *failure;
+    chaindata_index_owner_t   own;
 
     env = NULL;
     txn = NULL;
+
+    if (chaindata_index_files_prepare(path, 0, &own, st->err,
+                                      sizeof(st->err))
+        != 0)
+    {
+        return -1;
+    }
 
     rc = mdb_env_create(&env);
     if (rc == 0) {
@@ -302,8 +311,11 @@ chaindata_status_read(const char *path, chaindata_status_t *st)
     }
 
     if (rc == 0) {
-        rc = mdb_env_open(env, path, MDB_RDONLY|MDB_NOTLS, 0644);
+        rc = mdb_env_open(env, path, MDB_RDONLY|MDB_NOTLS,
+                          CHAINDATA_INDEX_DATA_MODE);
     }
+
+    chaindata_index_owner_end(&own);
 
     if (rc == 0) {
         rc = mdb_txn_begin(env, NULL, MDB_RDONLY, &txn);

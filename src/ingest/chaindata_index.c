@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #include "chaindata_index.h"
+#include "chaindata_index_files.h"
 #include "chaindata_schema.h"
 
 
@@ -122,12 +123,21 @@ chaindata_index_parse_size(const char *s, size_t *out)
 int
 chaindata_index_open(chaindata_index_t *ix)
 {
-    int           rc, dead;
-    MDB_envinfo   info;
+    int                      rc, dead;
+    char                     err[CHAINDATA_INDEX_FILES_ERR_LEN];
+    MDB_envinfo              info;
+    chaindata_index_owner_t  own;
 
-    if (mkdir(ix->path, 0755) != 0 && errno != EEXIST) {
+    if (mkdir(ix->path, CHAINDATA_INDEX_DIR_MODE) != 0 && errno != EEXIST) {
         fprintf(stderr, "%s: cannot create %s: %s\n", ix->prog, ix->path,
                 strerror(errno));
+        return -1;
+    }
+
+    if (chaindata_index_files_prepare(ix->path, 1, &own, err, sizeof(err))
+        != 0)
+    {
+        fprintf(stderr, "%s: %s\n", ix->prog, err);
         return -1;
     }
 
@@ -141,8 +151,10 @@ chaindata_index_open(chaindata_index_t *ix)
     }
 
     if (rc == 0) {
-        rc = mdb_env_open(ix->env, ix->path, 0, 0644);
+        rc = mdb_env_open(ix->env, ix->path, 0, CHAINDATA_INDEX_DATA_MODE);
     }
+
+    chaindata_index_owner_end(&own);
 
     if (rc != 0) {
         fprintf(stderr, "%s: cannot open the index at %s: %s\n", ix->prog,

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "chaindata_nats.h"
+#include "chaindata_secret.h"
 
 
 #define CHAINDATA_NATS_WAIT_MS     5000    /* a request's answer */
@@ -191,6 +192,56 @@ chaindata_nats_back(natsConnection *nc, void *closure)
 }
 
 
+static int
+chaindata_nats_secret(chaindata_nats_t *n, const char *name, char **value)
+{
+    int    failed;
+    char   file[64];
+    char  *path;
+
+    failed = 0;
+    *value = chaindata_secret_take_env(name, &failed);
+
+    (void) snprintf(file, sizeof(file), "%s_FILE", name);
+    path = getenv(file);
+
+    if (*value == NULL && !failed && path && *path) {
+        *value = chaindata_secret_read_file(n->prog, path);
+        return *value ? 0 : -1;
+    }
+
+    if (failed) {
+        fprintf(stderr, "%s: out of memory\n", n->prog);
+        return -1;
+    }
+
+    return 0;
+}
+
+
+int
+chaindata_nats_secrets(chaindata_nats_t *n)
+{
+    if (chaindata_nats_secret(n, "NATS_PASSWORD", &n->password) != 0
+        || chaindata_nats_secret(n, "NATS_TOKEN", &n->token) != 0)
+    {
+        return -1;
+    }
+
+    return 0;
+}
+
+
+void
+chaindata_nats_secrets_free(chaindata_nats_t *n)
+{
+    chaindata_secret_free(n->password);
+    chaindata_secret_free(n->token);
+    n->password = NULL;
+    n->token = NULL;
+}
+
+
 static const char *
 chaindata_nats_env(const char *opt, const char *name)
 {
@@ -207,8 +258,8 @@ chaindata_nats_auth(chaindata_nats_t *n, natsOptions *o)
     s = NATS_OK;
     creds = chaindata_nats_env(n->creds, "NATS_CREDS");
     user = chaindata_nats_env(n->user, "NATS_USER");
-    pass = getenv("NATS_PASSWORD");
-    token = getenv("NATS_TOKEN");
+    pass = n->password;
+    token = n->token;
     cert = chaindata_nats_env(n->tlscert, "NATS_CERT");
     key = chaindata_nats_env(n->tlskey, "NATS_KEY");
     ca = chaindata_nats_env(n->tlsca, "NATS_CA");

@@ -51,7 +51,8 @@
     "  --subject SUBJ      its subject (default chaindata.NAME)\n"           \
     "  --creds FILE        a NATS credentials file (or NATS_CREDS)\n"        \
     "  --user USER         user; the password from NATS_PASSWORD (or\n"      \
-    "                      NATS_USER; a token from NATS_TOKEN)\n"            \
+    "                      NATS_USER; a token from NATS_TOKEN; both\n"       \
+    "                      from files: NATS_PASSWORD_FILE, NATS_TOKEN_FILE)\n" \
     "  --tlscert FILE, --tlskey FILE, --tlsca FILE   TLS client\n"           \
     "                      certificate, its key, the CA (or NATS_CERT,\n"    \
     "                      NATS_KEY, NATS_CA)\n"
@@ -78,6 +79,8 @@ typedef struct {
     const char          *tlscert;
     const char          *tlskey;
     const char          *tlsca;
+    char                *password;   /* chaindata_nats_secrets() */
+    char                *token;
     int64_t              max_msgs;   /* when it creates the stream */
     const char          *key_file;   /* --nats-sign-key, --nats-verify-key */
     int                  key_private;
@@ -96,6 +99,14 @@ typedef struct {
 int chaindata_nats_option(chaindata_nats_t *n, int c, const char *arg);
 /* after the options: 0, or -1 after a message */
 int chaindata_nats_check(chaindata_nats_t *n);
+/*
+ * At start, before any thread: the password and the token, from the files
+ * NATS_PASSWORD_FILE and NATS_TOKEN_FILE name (a bare name is a systemd
+ * credential), else taken from NATS_PASSWORD and NATS_TOKEN and scrubbed
+ * out of the environment.  0, or -1 after a message.
+ */
+int chaindata_nats_secrets(chaindata_nats_t *n);
+void chaindata_nats_secrets_free(chaindata_nats_t *n);
 
 void chaindata_nats_log(chaindata_nats_t *n, const char *level,
     const char *fmt, ...)

@@ -22,11 +22,13 @@
 
 #include <lmdb.h>
 
+#include "chaindata_index_files.h"
 #include "chaindata_ingest.h"
 #include "chaindata_schema.h"
 #include "chaindata_load.h"
 #include "chaindata_load_nats.h"
 #include "chaindata_progress.h"
+#include "chaindata_secret.h"
 #include "chaindata_status.h"
 
 
@@ -713,6 +715,8 @@ main(int argc, char **argv)
     int                 rc;
     chaindata_loader_t  ld;
 
+    chaindata_index_files_umask();
+
     memset(&ld, 0, sizeof(ld));
     ld.map_size = CHAINDATA_MAP_SIZE;
     ld.max_map_size = CHAINDATA_MAX_MAP_SIZE;
@@ -722,6 +726,19 @@ main(int argc, char **argv)
         /* the error is said above: where to read more, not all of it */
         fprintf(stderr, "Try \"chaindata-load --help\" for more.\n");
         return CHAINDATA_EXIT_USAGE;
+    }
+
+    /* NATS secrets leave the environment; a holder is not dumpable */
+    if (chaindata_nats_secrets(&ld.nats) != 0) {
+        return CHAINDATA_EXIT_USAGE;
+    }
+
+    if (ld.nats.url || ld.nats.password || ld.nats.token) {
+        chaindata_secret_nodump();
+    }
+
+    if (ld.nats.url == NULL) {
+        chaindata_nats_secrets_free(&ld.nats);
     }
 
     /* an unfinished bulk load: --stats warns, the others refuse */
@@ -770,6 +787,7 @@ main(int argc, char **argv)
     }
 
     chaindata_ingest_free(&ld.in);
+    chaindata_nats_secrets_free(&ld.nats);
 
     return rc;
 }

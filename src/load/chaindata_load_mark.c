@@ -15,6 +15,7 @@
 
 #include <lmdb.h>
 
+#include "chaindata_index_files.h"
 #include "chaindata_load.h"
 
 
@@ -79,7 +80,9 @@ chaindata_bulk_mark(const char *db)
         goto failed;
     }
 
-    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    fd = chaindata_index_files_open(db, CHAINDATA_BULK_MARK,
+                                    O_WRONLY | O_CREAT | O_TRUNC,
+                                    CHAINDATA_INDEX_DATA_MODE);
     if (fd == -1) {
         goto failed;
     }

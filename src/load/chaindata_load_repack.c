@@ -24,6 +24,7 @@
 
 #include <lmdb.h>
 
+#include "chaindata_index_files.h"
 #include "chaindata_schema.h"
 #include "chaindata_load.h"
 
@@ -126,7 +127,7 @@ chaindata_repack_copy(chaindata_index_t *ix, MDB_txn *src, const char *dir,
     }
 
     if (rc == 0) {
-        rc = mdb_env_open(dst, dir, MDB_NOSYNC, 0644);
+        rc = mdb_env_open(dst, dir, MDB_NOSYNC, CHAINDATA_INDEX_DATA_MODE);
     }
 
     wtxn = NULL;
@@ -180,10 +181,12 @@ chaindata_repack_sync_dir(const char *path)
 int
 chaindata_bulk_repack(chaindata_index_t *ix)
 {
-    int          rc;
-    char         dir[PATH_MAX], from[PATH_MAX], to[PATH_MAX], lock[PATH_MAX];
-    MDB_txn     *txn;
-    MDB_envinfo  info;
+    int                      rc;
+    char                     dir[PATH_MAX], from[PATH_MAX], to[PATH_MAX];
+    char                     lock[PATH_MAX];
+    MDB_txn                 *txn;
+    MDB_envinfo              info;
+    chaindata_index_owner_t  own;
 
     if ((size_t) snprintf(dir, sizeof(dir), "%s/repack.tmp-%ld", ix->path,
                           (long) getpid())
@@ -203,8 +206,15 @@ chaindata_bulk_repack(chaindata_index_t *ix)
         return chaindata_repack_fail(ix, "map size", rc);
     }
 
-    if (mkdir(dir, 0755) != 0) {
-        return chaindata_repack_fail(ix, dir, errno);
+    /* as root in a directory of another user: the new data.mdb is its */
+    if (chaindata_index_owner_begin(ix->path, &own) != 0) {
+        return chaindata_repack_fail(ix, "owner", errno);
+    }
+
+    if (mkdir(dir, CHAINDATA_INDEX_DIR_MODE) != 0) {
+        rc = errno;
+        chaindata_index_owner_end(&own);
+        return chaindata_repack_fail(ix, dir, rc);
     }
 
     rc = mdb_txn_begin(ix->env, NULL, 0, &txn);
@@ -221,6 +231,7 @@ chaindata_bulk_repack(chaindata_index_t *ix)
     (void) unlink(from);
     (void) unlink(lock);
     (void) rmdir(dir);
+    chaindata_index_owner_end(&own);
 
     if (rc != 0) {
         return chaindata_repack_fail(ix, "copy", rc);

@@ -24,6 +24,7 @@
 
 #include <lmdb.h>
 
+#include "chaindata_index_files.h"
 #include "chaindata_load.h"
 #include "chaindata_schema.h"
 
@@ -45,12 +46,14 @@ chaindata_snapshot_fail(const char *what, const char *path, int err)
 static int
 chaindata_snapshot_open(const char *db, unsigned max_readers, MDB_env **env)
 {
-    int          rc, mrc;
-    char         path[PATH_MAX], err[CHAINDATA_SCHEMA_ERR_LEN];
-    MDB_txn     *txn;
-    MDB_dbi      dbi[CHAINDATA_DBI_COUNT];
-    const char  *failure;
-    struct stat  st;
+    int                      rc, mrc;
+    char                     path[PATH_MAX], err[CHAINDATA_SCHEMA_ERR_LEN];
+    char                     ferr[CHAINDATA_INDEX_FILES_ERR_LEN];
+    MDB_txn                 *txn;
+    MDB_dbi                  dbi[CHAINDATA_DBI_COUNT];
+    const char              *failure;
+    struct stat              st;
+    chaindata_index_owner_t  own;
 
     if ((size_t) snprintf(path, sizeof(path), "%s/data.mdb", db)
         >= sizeof(path))
@@ -60,6 +63,12 @@ chaindata_snapshot_open(const char *db, unsigned max_readers, MDB_env **env)
 
     if (stat(path, &st) != 0) {
         return chaindata_snapshot_fail("no index to copy at", path, errno);
+    }
+
+    if (chaindata_index_files_prepare(db, 0, &own, ferr, sizeof(ferr)) != 0)
+    {
+        fprintf(stderr, "chaindata-load: %s\n", ferr);
+        return CHAINDATA_EXIT_SYSTEM;
     }
 
     rc = mdb_env_create(env);
@@ -72,8 +81,10 @@ chaindata_snapshot_open(const char *db, unsigned max_readers, MDB_env **env)
     }
 
     if (rc == 0) {
-        rc = mdb_env_open(*env, db, MDB_RDONLY, 0644);
+        rc = mdb_env_open(*env, db, MDB_RDONLY, CHAINDATA_INDEX_DATA_MODE);
     }
+
+    chaindata_index_owner_end(&own);
 
     if (rc == 0) {
         rc = mdb_txn_begin(*env, NULL, MDB_RDONLY, &txn);
@@ -160,7 +171,12 @@ chaindata_snapshot_copy(MDB_env *env, const char *tmp)
                                        rc);
     }
 
-    rc = chaindata_snapshot_sync(data);
+    rc = chmod(data, CHAINDATA_INDEX_DATA_MODE) == 0 ? 0 : errno;
+
+    if (rc == 0) {
+        rc = chaindata_snapshot_sync(data);
+    }
+
     if (rc == 0) {
         rc = chaindata_snapshot_sync(tmp);
     }
@@ -188,12 +204,13 @@ int
 chaindata_load_snapshot(const char *db, const char *out,
     unsigned max_readers, int quiet)
 {
-    int           rc;
-    char          name[PATH_MAX], parent[PATH_MAX];
-    char          tmp[PATH_MAX + sizeof(".tmp-/data.mdb") + 20];
-    size_t        len;
-    MDB_env      *env;
-    struct stat   st;
+    int                      rc;
+    char                     name[PATH_MAX], parent[PATH_MAX];
+    char                     tmp[PATH_MAX + sizeof(".tmp-/data.mdb") + 20];
+    size_t                   len;
+    MDB_env                 *env;
+    struct stat              st;
+    chaindata_index_owner_t  own;
 
     /* "OUT/" is OUT: the temporary copy goes beside it, not into it */
     len = strlen(out);
@@ -228,8 +245,18 @@ chaindata_load_snapshot(const char *db, const char *out,
         goto done;
     }
 
-    if (mkdir(tmp, 0755) != 0) {
+    /* as root beside an index of another user: the copy is that user's */
+    chaindata_snapshot_parent(out, parent, sizeof(parent));
+
+    if (chaindata_index_owner_begin(parent, &own) != 0) {
+        rc = chaindata_snapshot_fail("cannot take the ids of the owner of",
+                                     parent, errno);
+        goto done;
+    }
+
+    if (mkdir(tmp, CHAINDATA_INDEX_DIR_MODE) != 0) {
         rc = chaindata_snapshot_fail("cannot create", tmp, errno);
+        chaindata_index_owner_end(&own);
         goto done;
     }
 
@@ -244,10 +271,11 @@ chaindata_load_snapshot(const char *db, const char *out,
 
     if (rc != CHAINDATA_EXIT_OK) {
         chaindata_snapshot_remove(tmp);
+        chaindata_index_owner_end(&own);
         goto done;
     }
 
-    chaindata_snapshot_parent(out, parent, sizeof(parent));
+    chaindata_index_owner_end(&own);
     (void) chaindata_snapshot_sync(parent);
 
     if (!quiet) {

@@ -16,7 +16,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "chaindata_index_files.h"
 #include "chaindata_mirror.h"
+#include "chaindata_secret.h"
 #include "chaindata_signal.h"
 
 
@@ -56,8 +58,15 @@ chaindata_mirror_usage(FILE *out)
         "  --rate R            requests per second at most; 0: any\n"
         "                      (default: any for upstreams on this host,\n"
         "                      0.75 for others, a public API's pace)\n"
-        "  --header 'H: V'     a request header, e.g. an API key header\n"
-        "                      (repeatable; never logged)\n"
+        "  --stacks-header 'H: V'   a request header for the Stacks API\n"
+        "                      alone, e.g. its API key (repeatable;\n"
+        "                      never logged); --runes-header and\n"
+        "                      --platform-header for the others\n"
+        "  --stacks-header-file F   its headers from a file, one a line\n"
+        "                      (chmod 600; a bare name is a systemd\n"
+        "                      credential); --runes-header-file and\n"
+        "                      --platform-header-file for the others\n"
+        "  --header 'H: V'     a header for the one source there is\n"
         "  --retries N         tries again after a 429, a 5xx, a timeout\n"
         "                      or a wrong answer (default 8)\n"
         "  --timeout S         per request (default 30)\n"
@@ -207,7 +216,6 @@ chaindata_mirror_args(chaindata_mirror_t *m, int argc, char **argv)
         { "interval", required_argument, NULL, 'i' },
         { "parallel", required_argument, NULL, 'P' },
         { "rate", required_argument, NULL, 'R' },
-        { "header", required_argument, NULL, 'H' },
         { "retries", required_argument, NULL, 't' },
         { "timeout", required_argument, NULL, 'T' },
         { "max-wait", required_argument, NULL, 'W' },
@@ -218,10 +226,19 @@ chaindata_mirror_args(chaindata_mirror_t *m, int argc, char **argv)
         CHAINDATA_NATS_OPTIONS,
         CHAINDATA_NATS_OPTION_MAX_MSGS,
         CHAINDATA_NATS_OPTION_SIGN_KEY,
+        CHAINDATA_HTTP_OPTIONS,
         { NULL, 0, NULL, 0 }
     };
 
     while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+
+        switch (chaindata_http_option(&m->http, c, optarg)) {
+        case 1:
+            continue;
+        case -1:
+            return -1;
+        }
+
         switch (c) {
 
         case 'd':
@@ -308,19 +325,6 @@ chaindata_mirror_args(chaindata_mirror_t *m, int argc, char **argv)
             {
                 return -1;
             }
-            break;
-
-        case 'H':
-            if (strchr(optarg, ':') == NULL
-                || chaindata_http_header(&m->http, optarg) != 0)
-            {
-                fprintf(stderr, "chaindata-mirror: --header wants "
-                        "\"Name: value\"\n");
-                return -1;
-            }
-
-            /* the value leaves the command line (ps shows it otherwise) */
-            memset(optarg, 'x', strlen(optarg));
             break;
 
         case 't':
@@ -410,6 +414,14 @@ chaindata_mirror_args(chaindata_mirror_t *m, int argc, char **argv)
         return -1;
     }
 
+    m->http.base[CHAINDATA_SOURCE_STACKS] = m->stacks_api;
+    m->http.base[CHAINDATA_SOURCE_RUNES] = m->runes_api;
+    m->http.base[CHAINDATA_SOURCE_PLATFORM] = m->platform_api;
+
+    if (chaindata_http_bind(&m->http) != 0) {
+        return -1;
+    }
+
     m->nats.prog = "chaindata-mirror";
 
     if (m->nats.url && chaindata_nats_check(&m->nats) != 0) {
@@ -435,12 +447,22 @@ chaindata_mirror_args(chaindata_mirror_t *m, int argc, char **argv)
 static int
 chaindata_mirror_lock(chaindata_mirror_t *m)
 {
-    int   fd;
-    char  path[4096];
+    int                      fd;
+    char                     path[4096];
+    chaindata_index_owner_t  own;
 
     snprintf(path, sizeof(path), "%s/mirror.lock", m->db_path);
 
-    fd = open(path, O_RDWR|O_CREAT|O_CLOEXEC, 0644);
+    if (chaindata_index_owner_begin(m->db_path, &own) != 0) {
+        fprintf(stderr, "chaindata-mirror: cannot take the ids of the owner "
+                "of %s: %s\n", m->db_path, strerror(errno));
+        return -1;
+    }
+
+    /* never through a link, nor one of another user (README, Operations) */
+    fd = chaindata_index_files_open(m->db_path, "mirror.lock",
+                                    O_RDWR | O_CREAT, 0600);
+    chaindata_index_owner_end(&own);
 
     if (fd == -1) {
         fprintf(stderr, "chaindata-mirror: cannot open %s: %s\n", path,
@@ -464,6 +486,10 @@ main(int argc, char **argv)
 {
     int                  rc;
     chaindata_mirror_t   m;
+
+    /* it holds API keys: no core dump, no ptrace by the same user */
+    chaindata_secret_nodump();
+    chaindata_index_files_umask();
 
     memset(&m, 0, sizeof(m));
     m.interval = 5;
@@ -489,6 +515,13 @@ main(int argc, char **argv)
     if (chaindata_mirror_args(&m, argc, argv) != 0) {
         /* the error is said above: where to read more, not all of it */
         fprintf(stderr, "Try \"chaindata-mirror --help\" for more.\n");
+        chaindata_http_free(&m.http);       /* what was taken so far */
+        chaindata_chainhooks_free(&m);
+        return CHAINDATA_EXIT_USAGE;
+    }
+
+    if (chaindata_nats_secrets(&m.nats) != 0) {
+        chaindata_http_free(&m.http);
         return CHAINDATA_EXIT_USAGE;
     }
 
@@ -523,6 +556,7 @@ main(int argc, char **argv)
     chaindata_chainhooks_free(&m);
     chaindata_pub_free(&m);
     chaindata_ingest_free(&m.in);
+    chaindata_nats_secrets_free(&m.nats);
     curl_global_cleanup();
 
     return rc;

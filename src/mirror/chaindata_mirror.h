@@ -131,12 +131,41 @@ struct chaindata_plist_s {
 };
 
 
+/*
+ * The sources, each with the request headers bound to it (an API key goes
+ * to its own upstream only: chaindata_mirror_http.c).
+ */
+typedef enum {
+    CHAINDATA_SOURCE_STACKS = 0,
+    CHAINDATA_SOURCE_RUNES,
+    CHAINDATA_SOURCE_PLATFORM,
+    CHAINDATA_SOURCES
+} chaindata_source_e;
+
+#define CHAINDATA_HTTP_OPT  0x4800
+
+#define CHAINDATA_HTTP_OPTIONS                                               \
+    { "header", required_argument, NULL, CHAINDATA_HTTP_OPT + 'H' },         \
+    { "stacks-header", required_argument, NULL, CHAINDATA_HTTP_OPT + 's' },  \
+    { "runes-header", required_argument, NULL, CHAINDATA_HTTP_OPT + 'r' },   \
+    { "platform-header", required_argument, NULL,                            \
+      CHAINDATA_HTTP_OPT + 'p' },                                            \
+    { "stacks-header-file", required_argument, NULL,                         \
+      CHAINDATA_HTTP_OPT + 'S' },                                            \
+    { "runes-header-file", required_argument, NULL,                          \
+      CHAINDATA_HTTP_OPT + 'R' },                                            \
+    { "platform-header-file", required_argument, NULL,                       \
+      CHAINDATA_HTTP_OPT + 'P' }
+
+
 typedef struct chaindata_mirror_s  chaindata_mirror_t;
 
 typedef struct {
     chaindata_mirror_t  *m;            /* whose log says what waits */
     CURLM               *multi;
-    struct curl_slist   *headers;
+    struct curl_slist   *headers;        /* --header: not bound yet */
+    const char          *base[CHAINDATA_SOURCES];        /* the URLs */
+    struct curl_slist   *bound[CHAINDATA_SOURCES];
     unsigned             parallel;
     double               rate;         /* requests per second, 0: any */
     unsigned             retries;
@@ -258,7 +287,10 @@ void chaindata_feeds_saw_tip(chaindata_mirror_t *m, const char *source,
 /* fetching (chaindata_mirror_http.c) */
 int chaindata_http_init(chaindata_http_t *h);
 void chaindata_http_free(chaindata_http_t *h);
-int chaindata_http_header(chaindata_http_t *h, const char *header);
+/* an option of CHAINDATA_HTTP_OPTIONS: 1 taken, 0 not one, -1 wrong */
+int chaindata_http_option(chaindata_http_t *h, int c, char *arg);
+/* after the options: every header bound to its source's URL, or -1 */
+int chaindata_http_bind(chaindata_http_t *h);
 chaindata_req_t *chaindata_req_new(int (*check)(chaindata_req_t *r),
     const char *fmt, ...)
 #ifdef __GNUC__

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "chaindata_mirror.h"
+#include "chaindata_secret.h"
 
 
 #define CHAINDATA_BODY_MAX     ((size_t) 256 * 1024 * 1024)
@@ -39,6 +40,8 @@ chaindata_http_init(chaindata_http_t *h)
 void
 chaindata_http_free(chaindata_http_t *h)
 {
+    size_t  i;
+
     if (h->multi) {
         curl_multi_cleanup(h->multi);
     }
@@ -46,22 +49,243 @@ chaindata_http_free(chaindata_http_t *h)
     curl_slist_free_all(h->headers);
     h->multi = NULL;
     h->headers = NULL;
+
+    for (i = 0; i < CHAINDATA_SOURCES; i++) {
+        curl_slist_free_all(h->bound[i]);
+        h->bound[i] = NULL;
+    }
+}
+
+
+/*
+ * Request headers (README, Operations: "Keys and credentials").  Each is
+ * bound to one source and goes with that source's requests only: those
+ * whose URL starts with the source's URL (a redirect is never followed).
+ * --header is bound to the one source there is, and refused when there
+ * are more: it once went to every upstream.  The value leaves the
+ * command line at once; from a file (one header a line, the file
+ * readable by its owner alone), it never is on it.
+ */
+
+static const char  *chaindata_http_source_names[] = {
+    "stacks", "runes", "platform"
+};
+
+
+static int
+chaindata_http_add(struct curl_slist **list, const char *opt,
+    const char *header)
+{
+    struct curl_slist  *l;
+
+    if (strchr(header, ':') == NULL || strpbrk(header, "\r\n")) {
+        fprintf(stderr, "chaindata-mirror: --%s wants \"Name: value\"\n",
+                opt);
+        return -1;
+    }
+
+    l = curl_slist_append(*list, header);
+    if (l == NULL) {
+        fprintf(stderr, "chaindata-mirror: out of memory\n");
+        return -1;
+    }
+
+    *list = l;
+
+    return 0;
+}
+
+
+/* a file's non-empty lines, each a header */
+
+static int
+chaindata_http_add_file(struct curl_slist **list, const char *opt,
+    const char *path)
+{
+    int    rc;
+    char  *text, *line, *next;
+
+    text = chaindata_secret_read_file("chaindata-mirror", path);
+    if (text == NULL) {
+        return -1;
+    }
+
+    rc = 0;
+
+    for (line = text; rc == 0 && line; line = next) {
+        next = strchr(line, '\n');
+
+        if (next) {
+            *next++ = '\0';
+        }
+
+        line[strcspn(line, "\r")] = '\0';
+
+        if (*line) {
+            rc = chaindata_http_add(list, opt, line);
+        }
+    }
+
+    chaindata_secret_free(text);
+
+    return rc;
 }
 
 
 int
-chaindata_http_header(chaindata_http_t *h, const char *header)
+chaindata_http_option(chaindata_http_t *h, int c, char *arg)
 {
+    int                  rc;
+    const char          *opt;
+    struct curl_slist  **list;
+
+    switch (c - CHAINDATA_HTTP_OPT) {
+    case 'H': opt = "header"; list = &h->headers; break;
+    case 's': opt = "stacks-header"; list = &h->bound[0]; break;
+    case 'r': opt = "runes-header"; list = &h->bound[1]; break;
+    case 'p': opt = "platform-header"; list = &h->bound[2]; break;
+    case 'S': return chaindata_http_add_file(&h->bound[0],
+                                             "stacks-header-file", arg)
+                     ? -1 : 1;
+    case 'R': return chaindata_http_add_file(&h->bound[1],
+                                             "runes-header-file", arg)
+                     ? -1 : 1;
+    case 'P': return chaindata_http_add_file(&h->bound[2],
+                                             "platform-header-file", arg)
+                     ? -1 : 1;
+    default: return 0;
+    }
+
+    rc = chaindata_http_add(list, opt, arg);
+
+    /* the value leaves the command line (ps shows it otherwise) */
+    memset(arg, 'x', strlen(arg));
+
+    return rc ? -1 : 1;
+}
+
+
+/* sources at the same URL: one host, one list of headers for both */
+
+static int
+chaindata_http_share(chaindata_http_t *h)
+{
+    size_t              i, j;
+    struct curl_slist  *l, *merged[CHAINDATA_SOURCES];
+
+    memset(merged, 0, sizeof(merged));
+
+    for (i = 0; i < CHAINDATA_SOURCES; i++) {
+        for (j = 0; h->base[i] && j < CHAINDATA_SOURCES; j++) {
+            if (h->base[j] == NULL || strcmp(h->base[i], h->base[j]) != 0) {
+                continue;
+            }
+
+            for (l = h->bound[j]; l; l = l->next) {
+                if (chaindata_http_add(&merged[i], "header", l->data) != 0) {
+                    return -1;
+                }
+            }
+        }
+    }
+
+    for (i = 0; i < CHAINDATA_SOURCES; i++) {
+        curl_slist_free_all(h->bound[i]);
+        h->bound[i] = merged[i];
+    }
+
+    return 0;
+}
+
+
+int
+chaindata_http_bind(chaindata_http_t *h)
+{
+    size_t              i, n, one;
     struct curl_slist  *l;
 
-    l = curl_slist_append(h->headers, header);
-    if (l == NULL) {
+    n = 0;
+    one = 0;
+
+    for (i = 0; i < CHAINDATA_SOURCES; i++) {
+        if (h->base[i]) {
+            n++;
+            one = i;
+
+        } else if (h->bound[i]) {
+            fprintf(stderr, "chaindata-mirror: --%s-header without "
+                    "--%s-api\n", chaindata_http_source_names[i],
+                    chaindata_http_source_names[i]);
+            return -1;
+        }
+    }
+
+    if (chaindata_http_share(h) != 0) {
         return -1;
     }
 
-    h->headers = l;
+    if (h->headers == NULL) {
+        return 0;
+    }
+
+    if (n != 1) {
+        fprintf(stderr, "chaindata-mirror: --header would go to every "
+                "source: with more than one, bind each header to its "
+                "source (--stacks-header, --runes-header, "
+                "--platform-header)\n");
+        return -1;
+    }
+
+    for (l = h->headers; l; l = l->next) {
+        if (chaindata_http_add(&h->bound[one], "header", l->data) != 0) {
+            return -1;
+        }
+    }
+
+    curl_slist_free_all(h->headers);
+    h->headers = NULL;
 
     return 0;
+}
+
+
+/*
+ * The headers of a request: those of the source whose URL is the
+ * longest that starts the request's URL, up to a '/', a '?' or its end.
+ */
+
+static struct curl_slist *
+chaindata_http_headers(chaindata_http_t *h, const char *url)
+{
+    char                 end;
+    size_t               i, len, best;
+    struct curl_slist   *l;
+
+    l = NULL;
+    best = 0;
+
+    for (i = 0; i < CHAINDATA_SOURCES; i++) {
+        if (h->base[i] == NULL) {
+            continue;
+        }
+
+        len = strlen(h->base[i]);
+
+        if (len <= best || len == 0 || strncmp(url, h->base[i], len) != 0) {
+            continue;
+        }
+
+        end = url[len];
+
+        if (end == '\0' || end == '/' || end == '?'
+            || h->base[i][len - 1] == '/')
+        {
+            best = len;
+            l = h->bound[i];
+        }
+    }
+
+    return l;
 }
 
 
@@ -205,7 +429,8 @@ chaindata_http_start(chaindata_http_t *h, chaindata_req_t *r)
     curl_easy_setopt(r->easy, CURLOPT_PRIVATE, r);
     curl_easy_setopt(r->easy, CURLOPT_WRITEFUNCTION, chaindata_http_body);
     curl_easy_setopt(r->easy, CURLOPT_WRITEDATA, r);
-    curl_easy_setopt(r->easy, CURLOPT_HTTPHEADER, h->headers);
+    curl_easy_setopt(r->easy, CURLOPT_HTTPHEADER,
+                     chaindata_http_headers(h, r->url));
     curl_easy_setopt(r->easy, CURLOPT_TIMEOUT_MS, h->timeout_ms);
     curl_easy_setopt(r->easy, CURLOPT_CONNECTTIMEOUT_MS, h->timeout_ms);
     curl_easy_setopt(r->easy, CURLOPT_NOSIGNAL, 1L);

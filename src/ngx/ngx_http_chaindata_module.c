@@ -275,6 +275,12 @@ ngx_http_chaindata_postconfiguration(ngx_conf_t *cf)
         return NGX_ERROR;
     }
 
+    if (mcf->handlers
+        && ngx_http_chaindata_budget_conf(cf, mcf) != NGX_OK)
+    {
+        return NGX_ERROR;
+    }
+
     if (ngx_http_chaindata_cors_init(cf) != NGX_OK) {
         return NGX_ERROR;
     }
@@ -647,6 +653,8 @@ ngx_http_chaindata_init_process(ngx_cycle_t *cycle)
         return NGX_ERROR;
     }
 
+    ngx_http_chaindata_budget_init(cycle, mcf);
+
     if (ngx_http_chaindata_gzip_init(cycle->log) != NGX_OK) {
         return NGX_ERROR;
     }
@@ -667,6 +675,8 @@ ngx_http_chaindata_init_process(ngx_cycle_t *cycle)
 static void
 ngx_http_chaindata_exit_process(ngx_cycle_t *cycle)
 {
+    ngx_http_chaindata_redact_log_done();
+    ngx_http_chaindata_budget_done();
     ngx_http_chaindata_store_close();
     ngx_http_chaindata_threads_exit();
     ngx_http_chaindata_gzip_done();

@@ -21,6 +21,7 @@ typedef struct {
     ngx_uint_t   chainhook;       /* of them, chainhook status locations */
     ngx_array_t  error_logs;      /* ngx_log_t *: the servers' and locations' */
     ngx_array_t  fallbacks;       /* ngx_http_chaindata_fallback_t */
+    ngx_shm_zone_t  *budget_zone; /* chaindata_body_budget's counts */
 } ngx_http_chaindata_main_conf_t;
 
 
@@ -72,7 +73,7 @@ typedef struct {
 } ngx_http_chaindata_loc_conf_t;
 
 
-/* chaindata_body_budget's default: bodies a worker holds at a time */
+/* chaindata_body_budget's default: bodies the workers hold at a time */
 #define NGX_HTTP_CHAINDATA_BODY_BUDGET  (256 * 1024 * 1024)
 
 
@@ -93,11 +94,19 @@ ngx_int_t ngx_http_chaindata_chainhook_handler(ngx_http_request_t *r);
 ngx_int_t ngx_http_chaindata_redact_add_variables(ngx_conf_t *cf);
 ngx_int_t ngx_http_chaindata_redact_init(ngx_conf_t *cf);
 
+/* ngx_http_chaindata_budget.c */
+ngx_int_t ngx_http_chaindata_budget_conf(ngx_conf_t *cf,
+    ngx_http_chaindata_main_conf_t *mcf);
+void ngx_http_chaindata_budget_init(ngx_cycle_t *cycle,
+    ngx_http_chaindata_main_conf_t *mcf);
+void ngx_http_chaindata_budget_done(void);
+
 /* ngx_http_chaindata_redact_log.c */
 ngx_int_t ngx_http_chaindata_redact_log_note(ngx_conf_t *cf,
     ngx_http_chaindata_main_conf_t *mcf);
 ngx_int_t ngx_http_chaindata_redact_log_init(ngx_cycle_t *cycle,
     ngx_http_chaindata_main_conf_t *mcf);
+void ngx_http_chaindata_redact_log_done(void);
 
 /* ngx_http_chaindata_error.c */
 ngx_int_t ngx_http_chaindata_error_handler(ngx_http_request_t *r);

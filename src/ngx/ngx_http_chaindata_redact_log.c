@@ -12,6 +12,12 @@
  * the log's own writer (syslog, memory) or writes the file as nginx would.
  * Connections copy a log's writer with its file (ngx_set_connection_log),
  * so every line of a request goes through it.
+ *
+ * The writers are nginx's own again before the module can go away: at the
+ * worker's exit_process, and in a cleanup of the cycle's pool, which runs
+ * before the cleanup that unloads the module (registered earlier, run
+ * later) and before the pool frees the wraps.  nginx writes debug lines
+ * while it destroys that pool (README, Operations).
  */
 
 
@@ -31,10 +37,18 @@
 #define NGX_HTTP_CHAINDATA_LOG_LINE_MAX   (2 * NGX_MAX_ERROR_STR)
 
 
-typedef struct {
-    ngx_log_writer_pt   writer;       /* the log's own; NULL: its file */
-    void               *wdata;
-} ngx_http_chaindata_log_wrap_t;
+typedef struct ngx_http_chaindata_log_wrap_s  ngx_http_chaindata_log_wrap_t;
+
+struct ngx_http_chaindata_log_wrap_s {
+    ngx_log_writer_pt               writer;  /* the log's own; NULL: file */
+    void                           *wdata;
+    ngx_log_t                      *log;     /* the log it was taken from */
+    ngx_http_chaindata_log_wrap_t  *next;
+};
+
+
+/* the worker's wraps, newest first */
+static ngx_http_chaindata_log_wrap_t  *ngx_http_chaindata_log_wraps;
 
 
 static void
@@ -86,6 +100,37 @@ ngx_http_chaindata_log_writer(ngx_log_t *log, ngx_uint_t level, u_char *buf,
 }
 
 
+/*
+ * Every wrapped log gets its own writer back; a log a wrap no longer
+ * holds (another writer put in front of ours since) is left as it is.
+ */
+
+void
+ngx_http_chaindata_redact_log_done(void)
+{
+    ngx_http_chaindata_log_wrap_t  *wrap;
+
+    for (wrap = ngx_http_chaindata_log_wraps; wrap; wrap = wrap->next) {
+
+        if (wrap->log->writer == ngx_http_chaindata_log_writer
+            && wrap->log->wdata == wrap)
+        {
+            wrap->log->writer = wrap->writer;
+            wrap->log->wdata = wrap->wdata;
+        }
+    }
+
+    ngx_http_chaindata_log_wraps = NULL;
+}
+
+
+static void
+ngx_http_chaindata_redact_log_cleanup(void *data)
+{
+    ngx_http_chaindata_redact_log_done();
+}
+
+
 /* every log of the chain, once: chains and their heads may be shared */
 
 static ngx_int_t
@@ -108,6 +153,9 @@ ngx_http_chaindata_log_wrap(ngx_pool_t *pool, ngx_log_t *log)
 
         wrap->writer = log->writer;
         wrap->wdata = log->wdata;
+        wrap->log = log;
+        wrap->next = ngx_http_chaindata_log_wraps;
+        ngx_http_chaindata_log_wraps = wrap;
 
         log->writer = ngx_http_chaindata_log_writer;
         log->wdata = wrap;
@@ -169,13 +217,21 @@ ngx_int_t
 ngx_http_chaindata_redact_log_init(ngx_cycle_t *cycle,
     ngx_http_chaindata_main_conf_t *mcf)
 {
-    ngx_uint_t        i;
-    ngx_log_t       **log;
-    ngx_listening_t  *ls;
+    ngx_uint_t           i;
+    ngx_log_t          **log;
+    ngx_listening_t     *ls;
+    ngx_pool_cleanup_t  *cln;
 
     if (mcf->chainhook == 0) {
         return NGX_OK;
     }
+
+    cln = ngx_pool_cleanup_add(cycle->pool, 0);
+    if (cln == NULL) {
+        return NGX_ERROR;
+    }
+
+    cln->handler = ngx_http_chaindata_redact_log_cleanup;
 
     if (ngx_http_chaindata_log_wrap(cycle->pool, &cycle->new_log) != NGX_OK) {
         return NGX_ERROR;

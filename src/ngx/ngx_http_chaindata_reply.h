@@ -94,7 +94,7 @@ ngx_int_t ngx_http_chaindata_send_not_modified(ngx_http_request_t *r,
     const char *cache_control);
 
 /*
- * The bytes of bodies this worker's unfinished requests hold, against
+ * The bytes of bodies the workers' unfinished requests hold, against
  * chaindata_body_budget (ngx_http_chaindata_budget.c): NGX_OK with size
  * counted until the request ends, NGX_BUSY, or NGX_ERROR.
  */

@@ -17,6 +17,7 @@ use IO::Select;
 use IO::Uncompress::Gunzip ();
 use IO::Socket::INET;
 use JSON::PP ();
+use Socket ();
 use POSIX qw(:sys_wait_h);
 use Time::HiRes qw(sleep time);
 
@@ -30,7 +31,7 @@ our @EXPORT_OK = qw(
     json_replace_member json_remove_member
     splice_events validate_tx_schema schema_path
     temp_dir slurp spew is_root random_tx_id example_config eventually
-    mdb_dump_of mdb_dump_pairs gunzip_body
+    mdb_dump_of mdb_dump_pairs gunzip_body slow_client log_events_tx
 );
 our %EXPORT_TAGS = (all => \@EXPORT_OK);
 
@@ -298,7 +299,8 @@ sub run_cmd {
 }
 
 # Make an index usable by nginx workers when the tests run as root: the
-# directory must be traversable and lock.mdb writable by the worker user.
+# directory and its files become the worker user's, as README "Install"
+# has it (the tools, run as root later, keep creating files as that user).
 sub fixup_index_perms {
     my ($dir) = @_;
     chmod 0755, $dir;
@@ -306,9 +308,9 @@ sub fixup_index_perms {
         my $uid = getpwnam('nobody');
         my $gid = getgrnam('nogroup');
         die "no user nobody / group nogroup" unless defined $uid && defined $gid;
-        if (-e "$dir/lock.mdb") {
-            chown $uid, $gid, "$dir/lock.mdb"
-                or die "chown $dir/lock.mdb: $!";
+        for my $f ($dir, map { "$dir/$_" } qw(data.mdb lock.mdb)) {
+            next unless -e $f;
+            chown $uid, $gid, $f or die "chown $f: $!";
         }
     }
     return $dir;
@@ -382,6 +384,59 @@ sub tx_fixtures {
 sub http_get {
     my ($port, $path, %headers) = @_;
     return http_request($port, 'GET', $path, %headers);
+}
+
+# log_events_tx($count, $repr) -> ($tx_id, $raw): the 640-event fixture
+# under a new id with $count contract log events, the repr of event $i
+# being $repr->($repr_of_the_fixture_log, $i): a large page to order
+sub log_events_tx {
+    my ($count, $repr) = @_;
+    my ($base) = grep { ($_->{event_count} // 0) == 640 }
+                 tx_fixtures(fixture_path('tx-many-events.ndjson'));
+    die "the 640-event fixture is missing\n" unless $base;
+    my $id = random_tx_id();
+    my $doc = json_decode($base->{data_raw});
+    my ($log) = grep { $_->{event_type} eq 'smart_contract_log' }
+                @{ $doc->{events} };
+    $doc->{tx_id} = $id;
+    $doc->{event_count} = $count;
+    $doc->{events} = [ map {
+        my $ev = json_decode(json_encode_canonical($log));
+        $ev->{event_index} = $_;
+        $ev->{tx_id} = $id;
+        $ev->{contract_log}{value}{repr} =
+            $repr->($ev->{contract_log}{value}{repr}, $_);
+        $ev
+    } 0 .. $count - 1 ];
+    return ($id, json_encode_canonical($doc));
+}
+
+# slow_client($port, $path, @header_lines) -> ($socket, $response): a real
+# client that sends its request, reads the status line and headers of its
+# answer, and no more (a small receive buffer: nginx keeps what it could
+# not send); $response as parse_response makes it of the headers
+sub slow_client {
+    my ($port, $path, @headers) = @_;
+    socket(my $s, Socket::PF_INET(), Socket::SOCK_STREAM(), 0)
+        or die "socket: $!";
+    setsockopt($s, Socket::SOL_SOCKET(), Socket::SO_RCVBUF(), pack('i', 4096))
+        or die "SO_RCVBUF: $!";
+    connect($s, Socket::pack_sockaddr_in($port,
+                                         Socket::inet_aton('127.0.0.1')))
+        or die "connect: $!";
+    binmode $s;
+    my $req = "GET $path HTTP/1.1\r\nHost: localhost\r\n"
+        . join('', map { "$_\r\n" } @headers) . "\r\n";
+    syswrite($s, $req) == length $req or die "write: $!";
+    my ($head, $sel) = ('', IO::Select->new($s));
+    while (index($head, "\r\n\r\n") < 0) {
+        $sel->can_read(30) or die "no answer within 30 s\n";
+        sysread($s, my $buf, 1024) or die "closed before the headers\n";
+        $head .= $buf;
+    }
+    my $r = parse_response(substr($head, 0, index($head, "\r\n\r\n") + 4),
+                           'HEAD');
+    return ($s, $r);
 }
 
 # http_request($port, $method, $path, %headers); a pseudo header '_body'
@@ -784,6 +839,8 @@ sub _write_conf {
     my $load = $o{no_load_module} ? '' : "load_module $module;\n";
     # more parameters of the listen directive (say "sndbuf=64k")
     my $listen = defined $o{listen} ? " $o{listen}" : '';
+    # the main error log's level (error_log_level => 'debug')
+    my $level = $o{error_log_level} || 'info';
     my $workers = $o{workers} || 1;
     # CHAINDATA_TEST_THREADS=1: every lookup through chaindata_threads'
     # pool (README), to run any test file's routes through it
@@ -796,7 +853,7 @@ sub _write_conf {
 ${load}daemon on;
 master_process on;
 worker_processes $workers;
-${user}error_log $prefix/error.log info;
+${user}error_log $prefix/error.log $level;
 pid $prefix/nginx.pid;
 $main
 events {
@@ -830,7 +887,7 @@ sub test_config {
     my $port = $o{port} || _free_port();
     my $conf = $class->_write_conf(%o, prefix => $prefix, port => $port);
     my ($code, $out, $err) = ChainData::Test::run_cmd(
-        [ChainData::Test::nginx_binary(), '-t', '-p', "$prefix/", '-c', $conf],
+        [_nginx_argv($prefix), '-t', '-p', "$prefix/", '-c', $conf],
         env => _sanitizer_env($prefix));
     return ($code, $out . $err, $prefix);
 }
@@ -845,13 +902,13 @@ sub start {
     my $self = bless { prefix => $prefix, port => $port, conf => $conf, owner => $$ }, $class;
     $self->{expect} = $o{expect_log} ? [ $o{expect_log} ] : [];
     my ($code, $out, $err) = ChainData::Test::run_cmd(
-        [ChainData::Test::nginx_binary(), '-p', "$prefix/", '-c', $conf],
+        [_nginx_argv($prefix), '-p', "$prefix/", '-c', $conf],
         env => _sanitizer_env($prefix));
     if ($code != 0) {
         die "nginx failed to start (exit $code):\n$out$err\n--- error.log:\n"
             . $self->error_log . "\n";
     }
-    my $deadline = time + 5;
+    my $deadline = time + ($ENV{CHAINDATA_NGINX_VALGRIND} ? 60 : 5);
     my $ok;
     while (time < $deadline) {
         if (!$self->{pid} && -s "$prefix/nginx.pid") {
@@ -883,6 +940,18 @@ sub start {
         sleep 0.02;
     }
     return $self;
+}
+
+# Under `make test-valgrind` (CHAINDATA_NGINX_VALGRIND=1) nginx, its
+# workers and the module run under valgrind's memcheck; its reports go to
+# files in the prefix, which stop() reads (leaks aside: nginx frees little
+# at exit by design).
+sub _nginx_argv {
+    my ($prefix) = @_;
+    return (ChainData::Test::nginx_binary()) unless $ENV{CHAINDATA_NGINX_VALGRIND};
+    return ('valgrind', '-q', '--trace-children=yes', '--leak-check=no',
+            '--vgdb=no',
+            "--log-file=$prefix/valgrind.%p", ChainData::Test::nginx_binary());
 }
 
 # Under `make test-asan` the module is built with ASan and UBSan and
@@ -920,6 +989,10 @@ sub _check_logs {
     }
     for my $f (glob "$self->{prefix}/sanitizer*") {
         ChainData::Test::fail_quietly('no sanitizer report from nginx',
+            ChainData::Test::slurp($f));
+    }
+    for my $f (grep { -s $_ } glob "$self->{prefix}/valgrind.*") {
+        ChainData::Test::fail_quietly('no valgrind report from nginx',
             ChainData::Test::slurp($f));
     }
 }
@@ -964,6 +1037,8 @@ sub _children_of {
 sub worker_pids {
     my ($self) = @_;
     return () unless $self->{pid};
+    # under valgrind, /proc/PID/cmdline is valgrind's: every child
+    return _children_of($self->{pid}) if $ENV{CHAINDATA_NGINX_VALGRIND};
     return grep {
         my $cmd = '';
         if (open my $fh, '<', "/proc/$_/cmdline") { local $/; $cmd = <$fh> // ''; }
@@ -977,7 +1052,7 @@ sub reload {
     my ($self) = @_;
     my %old = map { $_ => 1 } $self->worker_pids;
     kill 'HUP', $self->{pid} or die "kill HUP $self->{pid}: $!";
-    my $deadline = time + 10;
+    my $deadline = time + ($ENV{CHAINDATA_NGINX_VALGRIND} ? 60 : 10);
     while (time < $deadline) {
         my @now = $self->worker_pids;
         return 1 if @now && !grep { $old{$_} } @now;
