@@ -83,6 +83,8 @@ spew("$root/up/extended/v2/blocks/q=limit=1",
 ($code, $out, $err) = mirror('--from-height', '1000');
 is($code, 0, 'no block upstream yet: exit 0, nothing to do') or diag($err);
 is(feed(), 'none', 'no block upstream yet: no position');
+like($err, qr/msg="no new block this run"/, 'no block upstream yet: its progress line says so');
+unlike($err, qr/lag=\d{7,}/, 'no block upstream yet: no lag of decades');
 
 # 2. a chain of four blocks is mirrored
 my $chain = make_chain(1000, blocks('a', 4));
@@ -90,6 +92,21 @@ write_chain($root, $chain);
 ($code, $out, $err) = mirror('--from-height', '1000');
 is($code, 0, 'chain: exit 0') or diag($err);
 is(feed(), "1003 $chain->[-1]{hash}", 'chain: at 1003');
+like($err, qr/level=info source=stacks height=1003 tip=1003 behind=0 eta_s=0 blocks=4 /,
+     'chain: the progress line names upstream\'s tip and what is left');
+
+# the same on a terminal: the line drawn in place, with the target
+SKIP: {
+    skip 'script(1) (util-linux) is missing', 2 unless -x '/usr/bin/script';
+    my $cmd = join ' ', map { my $x = $_; $x =~ s/'/'\\''/g; "'$x'" }
+        $MIRROR, '--db', "$root/tty", '--stacks-api', $api, '--once',
+        '--no-mempool', '--from-height', '1000';
+    my ($c, $o) = run_cmd(['script', '-q', '-e', '-c', $cmd, '/dev/null'],
+                          timeout => 60);
+    is($c, 0, 'on a terminal: exit 0');
+    like($o, qr/\r\e\[Kstacks height 1003 of 1003, 0 to go, [\d.]+ blocks\/s/,
+         'on a terminal: height, tip, blocks to go, drawn in place');
+}
 
 # 3. block 1004 names another parent while 1003 is still upstream's
 my $grown = make_chain(1000, blocks('a', 6));

@@ -8,6 +8,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "chaindata_mirror.h"
@@ -50,11 +51,38 @@ chaindata_mirror_log(chaindata_mirror_t *m, const char *level,
 }
 
 
+/* upstream's tip of the feed last mirrored, as its poll saw it: 0, 1 */
+
+static int
+chaindata_mirror_target(chaindata_mirror_t *m, uint64_t *tip)
+{
+    size_t  i;
+
+    for (i = 0; i < CHAINDATA_MIRROR_FEEDS; i++) {
+        if (m->feeds[i].has_tip && m->feeds[i].name
+            && strcmp(m->feeds[i].name, m->source) == 0)
+        {
+            *tip = m->feeds[i].tip.height;
+            return 1;
+        }
+    }
+
+    return 0;
+}
+
+
+/*
+ * The progress of this run: the feed last mirrored, its height and
+ * upstream's tip, blocks to go and when they will be done at this run's
+ * pace; a run that mirrored nothing yet says so (no block, no lag).
+ */
+
 void
 chaindata_mirror_progress(chaindata_mirror_t *m, int force)
 {
-    double    now, secs;
-    uint64_t  wall, lag;
+    int       has_tip;
+    double    now, secs, rate, eta;
+    uint64_t  wall, lag, tip, left;
 
     now = chaindata_now();
 
@@ -65,22 +93,59 @@ chaindata_mirror_progress(chaindata_mirror_t *m, int force)
     }
 
     m->last_report = now;
-    secs = now - m->started > 0.001 ? now - m->started : 0.001;
-    wall = (uint64_t) time(NULL);
-    lag = wall > m->block_time ? wall - m->block_time : 0;
 
-    if (m->tty) {
-        fprintf(stderr, "\r\033[K%s height %llu, %.1f blocks/s, %.1f tx/s, "
-                "lag %llus", m->source, (unsigned long long) m->height,
-                m->blocks / secs, m->txs / secs, (unsigned long long) lag);
+    if (m->source[0] == '\0') {
+        if (m->tty) {
+            fprintf(stderr, "\r\033[Kno new block yet, %llu requests",
+                    (unsigned long long) m->http.requests);
+            return;
+        }
+
+        fprintf(stderr, "chaindata-mirror: level=info msg=\"no new block "
+                "this run\" requests=%llu retries=%llu\n",
+                (unsigned long long) m->http.requests,
+                (unsigned long long) m->http.retried);
         return;
     }
 
-    fprintf(stderr, "chaindata-mirror: level=info source=%s height=%llu "
-            "blocks=%llu txs=%llu blocks_per_s=%.1f txs_per_s=%.1f "
-            "requests=%llu retries=%llu lag=%llu\n", m->source,
-            (unsigned long long) m->height, (unsigned long long) m->blocks,
-            (unsigned long long) m->txs, m->blocks / secs, m->txs / secs,
-            (unsigned long long) m->http.requests,
+    secs = now - m->started > 0.001 ? now - m->started : 0.001;
+    rate = m->blocks / secs;
+    wall = (uint64_t) time(NULL);
+    lag = wall > m->block_time ? wall - m->block_time : 0;
+    has_tip = chaindata_mirror_target(m, &tip);
+    left = has_tip && tip > m->height ? tip - m->height : 0;
+    eta = left && rate > 0 ? left / rate : 0;
+
+    if (m->tty) {
+        fprintf(stderr, "\r\033[K%s height %llu", m->source,
+                (unsigned long long) m->height);
+
+        if (has_tip) {
+            fprintf(stderr, " of %llu, %llu to go", (unsigned long long) tip,
+                    (unsigned long long) left);
+        }
+
+        fprintf(stderr, ", %.1f blocks/s, %.1f tx/s", rate, m->txs / secs);
+
+        if (left) {
+            fprintf(stderr, ", ETA %.0fs", eta);
+        }
+
+        fprintf(stderr, ", block lag %llus", (unsigned long long) lag);
+        return;
+    }
+
+    fprintf(stderr, "chaindata-mirror: level=info source=%s height=%llu ",
+            m->source, (unsigned long long) m->height);
+
+    if (has_tip) {
+        fprintf(stderr, "tip=%llu behind=%llu eta_s=%.0f ",
+                (unsigned long long) tip, (unsigned long long) left, eta);
+    }
+
+    fprintf(stderr, "blocks=%llu txs=%llu blocks_per_s=%.1f "
+            "txs_per_s=%.1f requests=%llu retries=%llu lag=%llu\n",
+            (unsigned long long) m->blocks, (unsigned long long) m->txs,
+            rate, m->txs / secs, (unsigned long long) m->http.requests,
             (unsigned long long) m->http.retried, (unsigned long long) lag);
 }

@@ -590,6 +590,7 @@ chaindata_stacks_block_txs(chaindata_mirror_t *m, chaindata_sblock_t *b)
         m->txs += b->ntxs;
         m->height = b->height;
         m->block_time = b->time;
+        strcpy(m->source, CHAINDATA_STACKS);
     }
 
     chaindata_stacks_free(reqs, b->ntxs, txs, b->ntxs);
@@ -789,8 +790,6 @@ chaindata_stacks_poll(chaindata_mirror_t *m, int *caught_up)
     } else {
         h = m->has_from ? m->from_height : tip;
     }
-
-    strcpy(m->source, CHAINDATA_STACKS);
 
     for ( /* void */ ; h <= tip; h++) {
         rc = chaindata_stacks_get_block(m, h, &b);
