@@ -252,7 +252,9 @@ my ($pst) = grep { $_->{stream} eq $STREAM }
 ok($pst && $pst->{sequence} >= $seq,
    "--stats: the publisher's index at sequence $pst->{sequence}");
 for my $name (qw(A B ref)) {
-    my $want = $name eq 'ref' ? [] : [{ stream => $STREAM, sequence => $pst->{sequence} }];
+    # a follower also tells the publisher's last sequence as it last saw it
+    my $want = $name eq 'ref' ? [] : [{ stream => $STREAM, sequence => $pst->{sequence},
+                                        published => $pst->{sequence} }];
     my $r = http_get($edge{$name}{ng}->port, '/chaindata/status');
     is_deeply(json_decode($r->{body})->{streams}, $want,
               "edge $name: chaindata_status tells its stream position");
@@ -260,6 +262,8 @@ for my $name (qw(A B ref)) {
     $r = http_get($edge{$name}{ng}->port, '/chaindata/status?format=prometheus');
     like($r->{body}, qr/^chaindata_stream_sequence\{stream="$STREAM"\} $pst->{sequence}$/m,
          "edge $name: and in the Prometheus text");
+    like($r->{body}, qr/^chaindata_stream_published_sequence\{stream="$STREAM"\} $pst->{sequence}$/m,
+         "edge $name: the publisher's last sequence beside it");
 }
 
 # a follower behind what a stream still holds: a clear error, exit 1

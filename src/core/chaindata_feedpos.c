@@ -55,13 +55,34 @@ chaindata_feedpos_decode(chaindata_feedpos_t *pos, const unsigned char *v,
 }
 
 
-void
-chaindata_streampos_encode(unsigned char *out, uint64_t seq)
+static void
+chaindata_sequence_encode(unsigned char *out, unsigned format, uint64_t seq)
 {
     memset(out, 0, CHAINDATA_STREAM_SIZE);
 
-    out[0] = CHAINDATA_STREAM_FORMAT;
+    out[0] = (unsigned char) format;
     chaindata_put_u64le(out + 8, seq);
+}
+
+
+static int
+chaindata_sequence_decode(uint64_t *seq, unsigned format,
+    const unsigned char *v, size_t len)
+{
+    if (len != CHAINDATA_STREAM_SIZE || v[0] != format) {
+        return -1;
+    }
+
+    *seq = chaindata_get_u64le(v + 8);
+
+    return 0;
+}
+
+
+void
+chaindata_streampos_encode(unsigned char *out, uint64_t seq)
+{
+    chaindata_sequence_encode(out, CHAINDATA_STREAM_FORMAT, seq);
 }
 
 
@@ -69,11 +90,20 @@ int
 chaindata_streampos_decode(uint64_t *seq, const unsigned char *v,
     size_t len)
 {
-    if (len != CHAINDATA_STREAM_SIZE || v[0] != CHAINDATA_STREAM_FORMAT) {
-        return -1;
-    }
+    return chaindata_sequence_decode(seq, CHAINDATA_STREAM_FORMAT, v, len);
+}
 
-    *seq = chaindata_get_u64le(v + 8);
 
-    return 0;
+void
+chaindata_streamtip_encode(unsigned char *out, uint64_t seq)
+{
+    chaindata_sequence_encode(out, CHAINDATA_STREAMTIP_FORMAT, seq);
+}
+
+
+int
+chaindata_streamtip_decode(uint64_t *seq, const unsigned char *v,
+    size_t len)
+{
+    return chaindata_sequence_decode(seq, CHAINDATA_STREAMTIP_FORMAT, v, len);
 }

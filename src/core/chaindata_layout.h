@@ -104,6 +104,14 @@
 #define CHAINDATA_STREAM_FORMAT       2
 #define CHAINDATA_STREAM_SIZE         16
 
+/*
+ * Beside it, the publisher's last sequence as the follower last saw the
+ * stream: CHAINDATA_STREAMTIP_KEY then the name, the same layout with its
+ * own format.
+ */
+#define CHAINDATA_STREAMTIP_KEY       "streamtip:"
+#define CHAINDATA_STREAMTIP_FORMAT    5
+
 
 typedef struct {
     uint64_t              height;
@@ -182,6 +190,9 @@ int chaindata_feedpos_decode(chaindata_feedpos_t *pos,
     const unsigned char *v, size_t len);
 /* out holds CHAINDATA_STREAM_SIZE bytes; decode: 0, or -1 when not one */
 void chaindata_streampos_encode(unsigned char *out, uint64_t seq);
+void chaindata_streamtip_encode(unsigned char *out, uint64_t seq);
+int chaindata_streamtip_decode(uint64_t *seq, const unsigned char *v,
+    size_t len);
 int chaindata_streampos_decode(uint64_t *seq, const unsigned char *v,
     size_t len);
 

@@ -89,6 +89,45 @@ chaindata_status_stream(const MDB_val *key, const MDB_val *val,
  * ("tip:" sorts after every source), takes it.
  */
 
+/*
+ * The publisher's last sequence (CHAINDATA_STREAMTIP_KEY then the name):
+ * 1 when the key is one; "streamtip:" sorts after every "stream:", so its
+ * stream is listed already.
+ */
+
+static int
+chaindata_status_streamtip(const MDB_val *key, const MDB_val *val,
+    chaindata_status_t *st)
+{
+    size_t    i, n;
+    uint64_t  seq;
+
+    n = sizeof(CHAINDATA_STREAMTIP_KEY) - 1;
+
+    if (key->mv_size <= n
+        || memcmp(key->mv_data, CHAINDATA_STREAMTIP_KEY, n) != 0)
+    {
+        return 0;
+    }
+
+    if (chaindata_streamtip_decode(&seq, val->mv_data, val->mv_size) != 0) {
+        return 1;
+    }
+
+    for (i = 0; i < st->nstreams; i++) {
+        if (strlen(st->streams[i].name) == key->mv_size - n
+            && memcmp(st->streams[i].name, (const char *) key->mv_data + n,
+                      key->mv_size - n) == 0)
+        {
+            st->streams[i].has_published = 1;
+            st->streams[i].published = seq;
+        }
+    }
+
+    return 1;
+}
+
+
 static int
 chaindata_status_tip(const MDB_val *key, const MDB_val *val,
     chaindata_status_t *st)
@@ -216,6 +255,7 @@ chaindata_status_feeds(MDB_txn *txn, MDB_dbi dbi, chaindata_status_t *st)
          rc = mdb_cursor_get(cur, &key, &val, MDB_NEXT))
     {
         if (!chaindata_status_stream(&key, &val, st)
+            && !chaindata_status_streamtip(&key, &val, st)
             && !chaindata_status_tip(&key, &val, st))
         {
             chaindata_status_feed(&key, &val, st);
@@ -520,9 +560,17 @@ chaindata_status_json(chaindata_sbuf_t *b, const chaindata_status_t *st,
     chaindata_sbuf_printf(b, "],\"streams\":[");
 
     for (i = 0; i < st->nstreams; i++) {
-        chaindata_sbuf_printf(b, "%s{\"stream\":\"%s\",\"sequence\":%llu}",
+        chaindata_sbuf_printf(b, "%s{\"stream\":\"%s\",\"sequence\":%llu",
                               i ? "," : "", st->streams[i].name,
                               (unsigned long long) st->streams[i].sequence);
+
+        if (st->streams[i].has_published) {
+            chaindata_sbuf_printf(b, ",\"published\":%llu",
+                                  (unsigned long long)
+                                  st->streams[i].published);
+        }
+
+        chaindata_sbuf_printf(b, "}");
     }
 
     chaindata_sbuf_printf(b, "],\"healthy\":%s",
@@ -714,6 +762,19 @@ chaindata_status_prom_positions(chaindata_sbuf_t *b,
         chaindata_sbuf_printf(b, "chaindata_stream_sequence{stream=\"%s\"} "
                               "%llu\n", st->streams[i].name,
                               (unsigned long long) st->streams[i].sequence);
+    }
+
+    chaindata_status_metric(b, "stream_published_sequence",
+                            "The stream's last sequence as its follower "
+                            "last saw it");
+    for (i = 0; i < st->nstreams; i++) {
+        if (st->streams[i].has_published) {
+            chaindata_sbuf_printf(b, "chaindata_stream_published_sequence"
+                                  "{stream=\"%s\"} %llu\n",
+                                  st->streams[i].name,
+                                  (unsigned long long)
+                                  st->streams[i].published);
+        }
     }
 
     chaindata_status_metric(b, "healthy",

@@ -49,6 +49,8 @@ typedef struct {
 typedef struct {
     char           name[CHAINDATA_STREAM_NAME_MAX + 1];
     uint64_t       sequence;
+    unsigned       has_published;
+    uint64_t       published;  /* the publisher's last, as last seen */
 } chaindata_status_stream_t;
 
 

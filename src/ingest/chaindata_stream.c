@@ -90,6 +90,30 @@ chaindata_stream_put_position(chaindata_writeset_t *ws, const char *stream,
 }
 
 
+/* the publisher's last sequence beside the position (status, metrics) */
+
+static int
+chaindata_stream_put_published(chaindata_writeset_t *ws, const char *stream,
+    uint64_t seq)
+{
+    size_t          klen;
+    unsigned char   k[CHAINDATA_NATS_NAME_MAX + 16], *v;
+
+    klen = (size_t) snprintf((char *) k, sizeof(k), "%s%s",
+                             CHAINDATA_STREAMTIP_KEY, stream);
+
+    v = chaindata_writeset_add(ws, CHAINDATA_WRITE_PUT, CHAINDATA_DBI_FEED,
+                               k, klen, CHAINDATA_STREAM_SIZE);
+    if (v == NULL) {
+        return -1;
+    }
+
+    chaindata_streamtip_encode(v, seq);
+
+    return 0;
+}
+
+
 static int
 chaindata_stream_refuse(chaindata_stream_t *s, uint64_t seq,
     const char *why)
@@ -172,7 +196,12 @@ chaindata_stream_apply(chaindata_stream_t *s, uint64_t seq)
         return CHAINDATA_EXIT_INPUT;
     }
 
-    if (chaindata_stream_put_position(&s->in->ws, s->nats->stream, seq) != 0) {
+    if (chaindata_stream_put_position(&s->in->ws, s->nats->stream, seq) != 0
+        || chaindata_stream_put_published(&s->in->ws, s->nats->stream,
+                                          s->published > seq ? s->published
+                                                             : seq)
+           != 0)
+    {
         chaindata_nats_log(s->nats, "error", "out of memory");
         return CHAINDATA_EXIT_SYSTEM;
     }
@@ -441,6 +470,7 @@ chaindata_stream_start(chaindata_stream_t *s, int once, uint64_t *until)
 
     for ( ;; ) {
         rc = chaindata_nats_state(s->nats, &first, &last);
+        s->published = rc == 0 ? last : s->published;
         if (rc != 1 || once) {
             break;
         }
@@ -515,6 +545,7 @@ chaindata_stream_follow(chaindata_stream_t *s, int once)
         }
 
         rc = chaindata_nats_state(s->nats, &first, &last);
+        s->published = rc == 0 ? last : s->published;
 
         if (rc != 0) {
             if (rc == 1) {

@@ -33,6 +33,7 @@ typedef struct {
     chaindata_ingest_t    *in;         /* what units are applied with */
 
     uint64_t               applied;    /* the sequence the index holds */
+    uint64_t               published;  /* the stream's last, as last seen */
     uint64_t               next;       /* the next one to read */
 
     /* the unit being put together */
