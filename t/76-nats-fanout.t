@@ -203,10 +203,13 @@ ok($units && $seq > $units, "follower B: $units units in $seq messages");
 sub feed_dump {
     my @l = split /\n/, mdb_dump_of($_[0], 'feed') =~ s/\A.*?HEADER=END\n//sr;
     my $out = '';
-    my $prefix = unpack('H*', 'stream:');
+    # the stream's position, and the mirror's own state and view of its
+    # upstream's tip (never published), are each index's own
+    my $own = join '|', map { unpack('H*', $_) } 'stream:', 'streamtip:',
+                                                   'state:', 'tip:';
     for (my $i = 0; $i + 1 < @l; $i += 2) {
         my ($k, $v) = map { s/^\s+//r } @l[$i, $i + 1];
-        next if $k =~ /^\Q$prefix\E/;
+        next if $k =~ /^(?:$own)/;
         substr($v, 48, 16) = 'x' x 16 if length $v >= 64;
         $out .= "$k $v\n";
     }
