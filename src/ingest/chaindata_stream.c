@@ -69,14 +69,20 @@ chaindata_stream_position(chaindata_index_t *ix, const char *stream,
 }
 
 
-int
-chaindata_stream_put_position(chaindata_writeset_t *ws, const char *stream,
+/*
+ * A sequence beside the stream's name: the position (CHAINDATA_STREAM_KEY)
+ * or the publisher's last as seen (CHAINDATA_STREAMTIP_KEY).
+ */
+
+static int
+chaindata_stream_put_sequence(chaindata_writeset_t *ws, const char *prefix,
+    const char *stream, void (*encode)(unsigned char *out, uint64_t seq),
     uint64_t seq)
 {
     size_t          klen;
     unsigned char   k[CHAINDATA_NATS_NAME_MAX + 16], *v;
 
-    klen = chaindata_stream_key(k, stream);
+    klen = (size_t) snprintf((char *) k, sizeof(k), "%s%s", prefix, stream);
 
     v = chaindata_writeset_add(ws, CHAINDATA_WRITE_PUT, CHAINDATA_DBI_FEED,
                                k, klen, CHAINDATA_STREAM_SIZE);
@@ -84,9 +90,18 @@ chaindata_stream_put_position(chaindata_writeset_t *ws, const char *stream,
         return -1;
     }
 
-    chaindata_streampos_encode(v, seq);
+    encode(v, seq);
 
     return 0;
+}
+
+
+int
+chaindata_stream_put_position(chaindata_writeset_t *ws, const char *stream,
+    uint64_t seq)
+{
+    return chaindata_stream_put_sequence(ws, CHAINDATA_STREAM_KEY, stream,
+                                         chaindata_streampos_encode, seq);
 }
 
 
@@ -96,21 +111,8 @@ static int
 chaindata_stream_put_published(chaindata_writeset_t *ws, const char *stream,
     uint64_t seq)
 {
-    size_t          klen;
-    unsigned char   k[CHAINDATA_NATS_NAME_MAX + 16], *v;
-
-    klen = (size_t) snprintf((char *) k, sizeof(k), "%s%s",
-                             CHAINDATA_STREAMTIP_KEY, stream);
-
-    v = chaindata_writeset_add(ws, CHAINDATA_WRITE_PUT, CHAINDATA_DBI_FEED,
-                               k, klen, CHAINDATA_STREAM_SIZE);
-    if (v == NULL) {
-        return -1;
-    }
-
-    chaindata_streamtip_encode(v, seq);
-
-    return 0;
+    return chaindata_stream_put_sequence(ws, CHAINDATA_STREAMTIP_KEY, stream,
+                                         chaindata_streamtip_encode, seq);
 }
 
 
