@@ -183,6 +183,7 @@ is($waits, 2, 'Retry-After of 31 years: each wait capped and logged');
     my ($st) = grep { $_->{source} eq 'stacks' } @{ json_decode($o)->{feed_states} || [] };
     ok($st, 'the feed\'s state is stored in the index') or diag($o);
     is($st && $st->{state}, 'stopped', 'the feed given up with --once: stopped');
+    is($st && $st->{why}, 'upstream_failing', 'and why');
     is($st && $st->{throttled}, 3, 'its 429s counted');
     is($st && $st->{retries}, 2, 'its retries counted');
     is($st && $st->{requests}, 3, 'its requests counted');
@@ -197,6 +198,12 @@ like($err, qr/stacks: upstream disagrees with the index below 3 blocks under 100
      'deeper than --max-reorg-depth: said so');
 unlike($err, qr/rolling back/, 'deeper than --max-reorg-depth: nothing rolled back');
 is(feed(), "1005 $grown->[-1]{hash}", 'deeper than --max-reorg-depth: the index as it was');
+{
+    my ($c, $o) = load_index($db, '--stats');
+    my ($st) = grep { $_->{source} eq 'stacks' } @{ json_decode($o)->{feed_states} || [] };
+    is($st && "$st->{state} $st->{why}", 'stopped another_chain',
+       'deeper than --max-reorg-depth: the feed stored as stopped on another chain');
+}
 
 ($code, $out, $err) = mirror('--max-reorg-depth', '100');
 is($code, 1, 'no recorded block agrees: exit 1');

@@ -1,7 +1,7 @@
 
 /*
- * chaindata: a feed's state record (see the header): format, state, two
- * reserved bytes, failures (u32 le), then eight u64 le: the last good
+ * chaindata: a feed's state record (see the header): format, state, why,
+ * a reserved byte, failures (u32 le), then eight u64 le: the last good
  * pass, the totals, one reserved.
  */
 
@@ -21,6 +21,15 @@ const char *const  chaindata_feedstate_names[CHAINDATA_FEEDSTATE_COUNT] = {
 
 #undef CHAINDATA_FEEDSTATE_NAME
 
+#define CHAINDATA_FEEDWHY_NAME(id, name)  name,
+
+const char *const  chaindata_feedwhy_names[CHAINDATA_FEEDWHY_COUNT] = {
+    "",
+    CHAINDATA_FEED_WHYS(CHAINDATA_FEEDWHY_NAME)
+};
+
+#undef CHAINDATA_FEEDWHY_NAME
+
 
 void
 chaindata_feedstate_encode(unsigned char *out, const chaindata_feedstate_t *s)
@@ -29,6 +38,7 @@ chaindata_feedstate_encode(unsigned char *out, const chaindata_feedstate_t *s)
 
     out[0] = CHAINDATA_STATE_FORMAT;
     out[1] = (unsigned char) s->state;
+    out[2] = (unsigned char) s->why;
     chaindata_put_u32le(out + 4, s->failures);
     chaindata_put_u64le(out + 8, s->last_ok);
     chaindata_put_u64le(out + 16, s->requests);
@@ -52,6 +62,8 @@ chaindata_feedstate_decode(chaindata_feedstate_t *s, const unsigned char *v,
     }
 
     s->state = (chaindata_feedstate_e) v[1];
+    s->why = v[2] < CHAINDATA_FEEDWHY_COUNT ? (chaindata_feedwhy_e) v[2]
+                                            : CHAINDATA_FEEDWHY_NONE;
     s->failures = chaindata_get_u32le(v + 4);
     s->last_ok = chaindata_get_u64le(v + 8);
     s->requests = chaindata_get_u64le(v + 16);

@@ -35,9 +35,25 @@ typedef enum {
 
 extern const char *const  chaindata_feedstate_names[CHAINDATA_FEEDSTATE_COUNT];
 
+/* why a feed backs off or stopped (chaindata_feedstate_whys) */
+#define CHAINDATA_FEED_WHYS(X)                                             \
+    X(UPSTREAM, "upstream_failing")                                        \
+    X(ANOTHER_CHAIN, "another_chain")
+
+#define CHAINDATA_FEEDWHY_ENUM(id, name)  CHAINDATA_FEEDWHY_ ## id,
+typedef enum {
+    CHAINDATA_FEEDWHY_NONE = 0,
+    CHAINDATA_FEED_WHYS(CHAINDATA_FEEDWHY_ENUM)
+    CHAINDATA_FEEDWHY_COUNT
+} chaindata_feedwhy_e;
+#undef CHAINDATA_FEEDWHY_ENUM
+
+extern const char *const  chaindata_feedwhy_names[CHAINDATA_FEEDWHY_COUNT];
+
 
 typedef struct {
     chaindata_feedstate_e  state;
+    chaindata_feedwhy_e    why;         /* of a state but following */
     uint32_t               failures;    /* failed passes in a row */
     uint64_t               last_ok;     /* last good pass (Unix seconds) */
     uint64_t               requests;    /* totals since the writer started */

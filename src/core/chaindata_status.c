@@ -474,12 +474,13 @@ chaindata_status_json_state(chaindata_sbuf_t *b,
     s = &fs->state;
 
     chaindata_sbuf_printf(b, "{\"source\":\"%s\",\"state\":\"%s\","
-                          "\"failures\":%u,\"last_ok\":%llu,"
+                          "\"why\":\"%s\",\"failures\":%u,\"last_ok\":%llu,"
                           "\"requests\":%llu,\"retries\":%llu,"
                           "\"throttled\":%llu,\"refused\":%llu,"
                           "\"chainhooks_skipped\":%llu,"
                           "\"unknown_stored\":%llu}",
                           fs->source, chaindata_feedstate_names[s->state],
+                          chaindata_feedwhy_names[s->why],
                           (unsigned) s->failures,
                           (unsigned long long) s->last_ok,
                           (unsigned long long) s->requests,

@@ -198,6 +198,7 @@ struct chaindata_mfeed_s {
     chaindata_feed_state_e  state;
     int                  caught_up;
     unsigned             failures;     /* failed passes in a row */
+    chaindata_feedwhy_e  why;          /* of the last failure */
     double               next;         /* not polled again before */
     double               backoff;      /* seconds, the last wait */
 

@@ -97,6 +97,9 @@ static void
 chaindata_feed_failed(chaindata_mirror_t *m, chaindata_mfeed_t *f,
     int rc)
 {
+    f->why = rc == CHAINDATA_MIRROR_REFUSED ? CHAINDATA_FEEDWHY_ANOTHER_CHAIN
+                                            : CHAINDATA_FEEDWHY_UPSTREAM;
+
     if (rc == CHAINDATA_MIRROR_REFUSED) {
         f->state = CHAINDATA_FEED_STOPPED;
         chaindata_mirror_log(m, "error", "feed %s stopped (see above); the "
@@ -210,6 +213,8 @@ chaindata_feed_store(chaindata_writeset_t *ws, chaindata_mfeed_t *f)
     };
 
     f->stored.state = states[f->state];
+    f->stored.why = f->state == CHAINDATA_FEED_FOLLOWING
+                    ? CHAINDATA_FEEDWHY_NONE : f->why;
     f->stored.failures = f->failures;
 
     n = (size_t) snprintf((char *) key, sizeof(key), "%s%s",
