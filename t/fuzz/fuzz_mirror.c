@@ -67,6 +67,7 @@ fuzz_page(chaindata_req_t *r, uint8_t how)
 static void
 fuzz_stacks(chaindata_req_t *r, uint8_t how)
 {
+    uint64_t            tip_time;
     chaindata_sblock_t  b;
     chaindata_stx_t     t;
 
@@ -76,6 +77,7 @@ fuzz_stacks(chaindata_req_t *r, uint8_t how)
     switch (how & 3) {
 
     case 0:
+        r->ctx = &tip_time;
         r->check = chaindata_stacks_check_tip;
         (void) r->check(r);
         return;
