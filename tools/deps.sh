@@ -28,8 +28,9 @@ case "${1:-build}" in
     build) ;;
     # nats-server: a test and bench dependency only (the fan-out tests);
     # prometheus: the alert rules' test (promtool, a scrape)
+    # openssl: t/78 makes its Ed25519 keys as the README tells operators
     test)  need="$need perl lmdb-utils python3-jsonschema valgrind wrk
-                 nats-server prometheus" ;;
+                 nats-server prometheus openssl" ;;
     fuzz)  need="$need clang libclang-rt-14-dev" ;;
     # linux-perf: bench/gzip's profiles; python3, curl: bench/gzip-runes
     bench) need="$need perl lmdb-utils wrk nodejs nats-server linux-perf

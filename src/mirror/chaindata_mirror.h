@@ -30,8 +30,9 @@
  *   a poll and its steps (chaindata_*_poll(), chaindata_mirror_fetch(),
  *   chaindata_plist_fetch(), chaindata_balances_records(),
  *   chaindata_pub_start()): a CHAINDATA_EXIT_ code, the exit status the
- *   mirror ends with (_INPUT: upstream answered wrongly), or
- *   CHAINDATA_MIRROR_STOPPED when a signal stopped it;
+ *   mirror ends with (_INPUT: upstream answered wrongly),
+ *   CHAINDATA_MIRROR_STOPPED when a signal stopped it, or (a poll)
+ *   CHAINDATA_MIRROR_REFUSED when its upstream is another chain;
  *
  *   writing (the block writer chaindata_block_*(), the emitter
  *   chaindata_mirror_emit(), the publisher chaindata_pub_*()) and the
@@ -42,6 +43,8 @@
  *   chaindata_mirror_fetch() when no retry helps.
  */
 #define CHAINDATA_MIRROR_STOPPED   (-1)
+/* a list that changed between attempts: paged again (balances.c) */
+#define CHAINDATA_MIRROR_AGAIN     (-2)
 /* a poll's answer that stops its feed for good (chaindata_mirror_feeds.c) */
 #define CHAINDATA_MIRROR_REFUSED   (-3)
 
@@ -184,18 +187,11 @@ typedef struct {
  * failing, backing off and recovering on its own
  * (chaindata_mirror_feeds.c).
  */
-typedef enum {
-    CHAINDATA_FEED_OFF = 0,
-    CHAINDATA_FEED_FOLLOWING,
-    CHAINDATA_FEED_BACKING_OFF,
-    CHAINDATA_FEED_STOPPED
-} chaindata_feed_state_e;
-
 typedef struct chaindata_mfeed_s  chaindata_mfeed_t;
 
 struct chaindata_mfeed_s {
     const char          *name;
-    chaindata_feed_state_e  state;
+    chaindata_feedstate_e  state;      /* _NONE: the feed is off */
     int                  caught_up;
     unsigned             failures;     /* failed passes in a row */
     chaindata_feedwhy_e  why;          /* of the last failure */

@@ -202,7 +202,6 @@ chaindata_balance_write(chaindata_mirror_t *m, const char *address,
  * CHAINDATA_MIRROR_AGAIN: the list changed between attempts.
  */
 
-#define CHAINDATA_MIRROR_AGAIN  (-2)
 
 static int
 chaindata_balance_reconcile(chaindata_mirror_t *m, chaindata_plist_t *first,

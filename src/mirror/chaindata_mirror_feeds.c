@@ -48,8 +48,8 @@ chaindata_feeds_init(chaindata_mirror_t *m)
 
     for (i = 0; i < CHAINDATA_MIRROR_FEEDS; i++) {
         m->feeds[i].name = names[i];
-        m->feeds[i].state = on[i] ? CHAINDATA_FEED_FOLLOWING
-                                  : CHAINDATA_FEED_OFF;
+        m->feeds[i].state = on[i] ? CHAINDATA_FEEDSTATE_FOLLOWING
+                                  : CHAINDATA_FEEDSTATE_NONE;
     }
 }
 
@@ -89,7 +89,7 @@ chaindata_feed_ready(chaindata_mirror_t *m, size_t i)
 
     stacks = &m->feeds[CHAINDATA_MFEED_STACKS];
 
-    return stacks->state == CHAINDATA_FEED_FOLLOWING && stacks->caught_up;
+    return stacks->state == CHAINDATA_FEEDSTATE_FOLLOWING && stacks->caught_up;
 }
 
 
@@ -101,7 +101,7 @@ chaindata_feed_failed(chaindata_mirror_t *m, chaindata_mfeed_t *f,
                                             : CHAINDATA_FEEDWHY_UPSTREAM;
 
     if (rc == CHAINDATA_MIRROR_REFUSED) {
-        f->state = CHAINDATA_FEED_STOPPED;
+        f->state = CHAINDATA_FEEDSTATE_STOPPED;
         chaindata_mirror_log(m, "error", "feed %s stopped (see above); the "
                              "other feeds go on", f->name);
         return;
@@ -110,7 +110,7 @@ chaindata_feed_failed(chaindata_mirror_t *m, chaindata_mfeed_t *f,
     f->failures++;
 
     if (m->once) {
-        f->state = CHAINDATA_FEED_STOPPED;
+        f->state = CHAINDATA_FEEDSTATE_STOPPED;
         chaindata_mirror_log(m, "error", "feed %s failed (see above): "
                              "given up for this run", f->name);
         return;
@@ -123,7 +123,7 @@ chaindata_feed_failed(chaindata_mirror_t *m, chaindata_mfeed_t *f,
         f->backoff = m->http.max_wait;
     }
 
-    f->state = CHAINDATA_FEED_BACKING_OFF;
+    f->state = CHAINDATA_FEEDSTATE_BACKING_OFF;
     f->next = chaindata_now() + f->backoff;
 
     chaindata_mirror_log(m, "warn", "feed %s failed (see above), %u in a "
@@ -142,7 +142,7 @@ chaindata_feed_succeeded(chaindata_mirror_t *m, chaindata_mfeed_t *f,
     }
 
     f->failures = 0;
-    f->state = CHAINDATA_FEED_FOLLOWING;
+    f->state = CHAINDATA_FEEDSTATE_FOLLOWING;
     f->caught_up = caught_up;
     f->stored.last_ok = (uint64_t) time(NULL);
 }
@@ -207,13 +207,8 @@ chaindata_feed_store(chaindata_writeset_t *ws, chaindata_mfeed_t *f)
     size_t          n;
     unsigned char   key[16 + CHAINDATA_FEED_SOURCE_MAX], *v;
 
-    static const chaindata_feedstate_e  states[] = {
-        CHAINDATA_FEEDSTATE_NONE, CHAINDATA_FEEDSTATE_FOLLOWING,
-        CHAINDATA_FEEDSTATE_BACKING_OFF, CHAINDATA_FEEDSTATE_STOPPED
-    };
-
-    f->stored.state = states[f->state];
-    f->stored.why = f->state == CHAINDATA_FEED_FOLLOWING
+    f->stored.state = f->state;
+    f->stored.why = f->state == CHAINDATA_FEEDSTATE_FOLLOWING
                     ? CHAINDATA_FEEDWHY_NONE : f->why;
     f->stored.failures = f->failures;
 
@@ -271,7 +266,7 @@ chaindata_feeds_store(chaindata_mirror_t *m, int changed)
     rc = 0;
 
     for (i = 0; rc == 0 && i < CHAINDATA_MIRROR_FEEDS; i++) {
-        if (m->feeds[i].state != CHAINDATA_FEED_OFF) {
+        if (m->feeds[i].state != CHAINDATA_FEEDSTATE_NONE) {
             rc = chaindata_feed_store(&ws, &m->feeds[i]);
         }
     }
@@ -314,14 +309,14 @@ chaindata_feeds_pass(chaindata_mirror_t *m, int *busy, double *wake)
         f = &m->feeds[i];
         now = chaindata_now();
 
-        if (f->state == CHAINDATA_FEED_OFF
-            || f->state == CHAINDATA_FEED_STOPPED
+        if (f->state == CHAINDATA_FEEDSTATE_NONE
+            || f->state == CHAINDATA_FEEDSTATE_STOPPED
             || !chaindata_feed_ready(m, i))
         {
             continue;
         }
 
-        if (f->state == CHAINDATA_FEED_BACKING_OFF && now < f->next) {
+        if (f->state == CHAINDATA_FEEDSTATE_BACKING_OFF && now < f->next) {
             *wake = f->next < *wake ? f->next : *wake;
             continue;
         }
@@ -341,7 +336,7 @@ chaindata_feeds_pass(chaindata_mirror_t *m, int *busy, double *wake)
         if (rc != CHAINDATA_EXIT_OK) {
             chaindata_feed_failed(m, f, rc);
 
-            if (f->state == CHAINDATA_FEED_BACKING_OFF) {
+            if (f->state == CHAINDATA_FEEDSTATE_BACKING_OFF) {
                 *wake = f->next < *wake ? f->next : *wake;
             }
 
@@ -366,10 +361,10 @@ chaindata_feeds_live(chaindata_mirror_t *m, int *given_up)
     *given_up = 0;
 
     for (i = 0, live = 0; i < CHAINDATA_MIRROR_FEEDS; i++) {
-        if (m->feeds[i].state == CHAINDATA_FEED_STOPPED) {
+        if (m->feeds[i].state == CHAINDATA_FEEDSTATE_STOPPED) {
             *given_up = 1;
 
-        } else if (m->feeds[i].state != CHAINDATA_FEED_OFF) {
+        } else if (m->feeds[i].state != CHAINDATA_FEEDSTATE_NONE) {
             live++;
         }
     }
@@ -384,7 +379,7 @@ chaindata_feeds_run(chaindata_mirror_t *m)
     int                     rc, busy, given_up, changed, last;
     size_t                  i, live;
     double                  wake;
-    chaindata_feed_state_e  was[CHAINDATA_MIRROR_FEEDS];
+    chaindata_feedstate_e   was[CHAINDATA_MIRROR_FEEDS];
 
     for ( ;; ) {
         wake = chaindata_now() + m->interval;
