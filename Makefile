@@ -113,7 +113,7 @@ $(1)/chaindata-load: $(patsubst src/%.c,$(1)/obj/%.o,$(LOAD_SRCS)) \
                      $(1)/libchaindata_ingest.a $(1)/libchaindata_core.a
 	$(CC) $(2) $(3) -o $$@ $$^ $(LIBS)
 
-# the mirror also needs libcurl (README "Build")
+# the mirror also needs libcurl (doc/developer.md, "Build")
 $(1)/chaindata-mirror: $(patsubst src/%.c,$(1)/obj/%.o,$(MIRROR_SRCS)) \
                        $(1)/libchaindata_ingest.a $(1)/libchaindata_core.a
 	$(CC) $(2) $(3) -o $$@ $$^ $(LIBS) -lcurl -lm
@@ -273,20 +273,24 @@ $(BUILD)/fuzz/fuzz_%: t/fuzz/fuzz_%.c $(CORE_SRCS) $(INGEST_SRCS) \
 fuzz: fuzzers
 	t/fuzz/run --seconds $(FUZZ_SECONDS)
 
-# Install and packages (README "Install").  `make install` puts the module
-# where Debian's nginx modules go (nginx's modules directory, which
-# Debian's configure flags name), its load_module snippet in
-# modules-available with the modules-enabled link a package makes, the
-# programs and their man pages, chaindata(8), the docs (doc/monitoring's
-# alert rules and dashboard among them), the systemd units
-# and the index directory, owned by the nginx worker user.  PREFIX is for
-# the programs, man pages, docs, units and tmpfiles.d; nginx's own
-# directories stay nginx's.
+# Install and packages (doc/operations.md, "Install").  `make install`
+# puts the module where Debian's nginx modules go (nginx's modules
+# directory, which Debian's configure flags name), its load_module snippet
+# in modules-available with the modules-enabled link a package makes, the
+# programs and their man pages, chaindata(8), the docs of each package
+# where the package has them (the module's: README, doc/module.md,
+# doc/api.md, doc/operations.md, lmdb-schema, nginx.conf.example, the
+# examples, doc/monitoring's alert rules and dashboard; the tools':
+# doc/loader.md, doc/mirror.md, doc/operations.md, lmdb-schema, the units'
+# example configurations), the systemd units and the index directory,
+# owned by the index writer.  PREFIX is for the programs, man pages, docs,
+# units and tmpfiles.d; nginx's own directories stay nginx's.
 PREFIX         ?= /usr/local
 DESTDIR        ?=
 BINDIR         ?= $(PREFIX)/bin
 MANDIR         ?= $(PREFIX)/share/man
-DOCDIR         ?= $(PREFIX)/share/doc/chaindata
+MODULE_DOCDIR  ?= $(PREFIX)/share/doc/libnginx-mod-http-chaindata
+TOOLS_DOCDIR   ?= $(PREFIX)/share/doc/chaindata-tools
 UNITDIR        ?= $(if $(filter /usr,$(PREFIX)),,$(PREFIX))/lib/systemd/system
 TMPFILESDIR    ?= $(PREFIX)/lib/tmpfiles.d
 CONFDIR        ?= /etc/chaindata
@@ -301,14 +305,31 @@ NGX_AVAILABLE  ?= /usr/share/nginx/modules-available
 NGX_ENABLED    ?= /etc/nginx/modules-enabled
 NGX_SNIPPET    := mod-http-chaindata.conf
 
-# the man pages: each program's from its --help and --version
-# (help2man), chaindata(8) from the README's module reference
-# (tools/md2man, between the README's chaindata(8) markers)
+# the docs each package installs
+MODULE_DOCS    := README.md doc/module.md doc/api.md doc/operations.md \
+                  nginx.conf.example
+TOOLS_DOCS     := doc/loader.md doc/mirror.md doc/operations.md
+
+# the man pages, each from its doc page (tools/md2man): chaindata(8) from
+# doc/module.md, chaindata-NAME(1) from doc/NAME.md (MAN_PAGE_NAME says
+# otherwise); a link of a page becomes the man page it names or the file
+# its package installs
 MANPAGES       := $(patsubst %,$(BUILD)/man/%.1,$(PROGRAMS)) \
                   $(BUILD)/man/chaindata.8
-comma          := ,
-SEE_ALSO       := chaindata(8), $(patsubst %,%(1)$(comma),$(PROGRAMS)) \
-                  nginx(8)
+MAN_PAGE_load  := doc/loader.md
+man_page        = $(or $(MAN_PAGE_$(1)),doc/$(1).md)
+MAN_LINKS       = --man doc/module.md=chaindata.8 \
+                  $(foreach p,$(PROGRAMS:chaindata-%=%), \
+                      --man $(call man_page,$(p))=chaindata-$(p).1)
+MAN_DOCS_MODULE = $(foreach f,$(MODULE_DOCS), \
+                      --doc $(f)=$(MODULE_DOCDIR)/$(notdir $(f))) \
+                  --doc lmdb-schema/=$(MODULE_DOCDIR)/lmdb-schema/ \
+                  --doc doc/examples/=$(MODULE_DOCDIR)/examples/ \
+                  --doc doc/monitoring/=$(MODULE_DOCDIR)/monitoring/
+MAN_DOCS_TOOLS  = $(foreach f,$(TOOLS_DOCS), \
+                      --doc $(f)=$(TOOLS_DOCDIR)/$(notdir $(f))) \
+                  --doc lmdb-schema/=$(TOOLS_DOCDIR)/lmdb-schema/ \
+                  --doc systemd/=$(TOOLS_DOCDIR)/examples/
 
 # what an installed file names: the paths of this install
 SUBST           = sed -e 's|@BINDIR@|$(BINDIR)|g' \
@@ -321,20 +342,18 @@ SUBST           = sed -e 's|@BINDIR@|$(BINDIR)|g' \
 
 man: $(MANPAGES)
 
-$(BUILD)/man/chaindata-%.1: $(BUILD)/chaindata-% | deps
+.SECONDEXPANSION:
+$(BUILD)/man/chaindata-%.1: $$(call man_page,$$*) tools/md2man \
+                            debian/changelog
 	@mkdir -p $(@D)
-	printf '[SEE ALSO]\n%s\n' '$(SEE_ALSO)' > $@.h2m
-	help2man --no-info --version-option=--version --include=$@.h2m \
-	    --name="$$($< --help | awk 'NF == 0 { p = 1; next } p { print; \
-	        exit }' | sed -e 's/[:;(].*//' -e 's/ *$$//' -e 's/^./\L&/')" \
-	    --output=$@.tmp $<
+	tools/md2man --name chaindata-$* --section 1 --version $(VERSION) \
+	    $(MAN_LINKS) $(MAN_DOCS_TOOLS) $< > $@.tmp
 	mv $@.tmp $@
 
-$(BUILD)/man/chaindata.8: README.md tools/md2man debian/changelog
+$(BUILD)/man/chaindata.8: doc/module.md tools/md2man debian/changelog
 	@mkdir -p $(@D)
 	tools/md2man --name chaindata --section 8 --version $(VERSION) \
-	    --summary 'the chain data read API from an LMDB index, in nginx' \
-	    --see-also '$(SEE_ALSO)' README.md > $@.tmp
+	    $(MAN_LINKS) $(MAN_DOCS_MODULE) $< > $@.tmp
 	mv $@.tmp $@
 
 install: all man
@@ -343,8 +362,9 @@ install: all man
 	install -d $(DESTDIR)$(NGX_MODDIR) $(DESTDIR)$(NGX_AVAILABLE) \
 	    $(DESTDIR)$(NGX_ENABLED) $(DESTDIR)$(BINDIR) \
 	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8 \
-	    $(DESTDIR)$(DOCDIR)/lmdb-schema $(DESTDIR)$(DOCDIR)/examples \
-	    $(DESTDIR)$(DOCDIR)/monitoring \
+	    $(addprefix $(DESTDIR)$(MODULE_DOCDIR)/,lmdb-schema examples \
+	        monitoring) \
+	    $(addprefix $(DESTDIR)$(TOOLS_DOCDIR)/,lmdb-schema examples) \
 	    $(DESTDIR)$(UNITDIR) $(DESTDIR)$(TMPFILESDIR) $(DESTDIR)$(CONFDIR) \
 	    $(DESTDIR)$(SYSUSERSDIR)
 	install -m 644 $(MODULE) $(DESTDIR)$(NGX_MODDIR)/
@@ -355,12 +375,14 @@ install: all man
 	install -m 755 $(addprefix $(BUILD)/,$(PROGRAMS)) $(DESTDIR)$(BINDIR)/
 	install -m 644 $(filter %.1,$(MANPAGES)) $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 $(filter %.8,$(MANPAGES)) $(DESTDIR)$(MANDIR)/man8/
-	install -m 644 README.md nginx.conf.example \
-	    doc/examples/front-of-upstream.conf $(DESTDIR)$(DOCDIR)/
-	install -m 644 lmdb-schema/*.md $(DESTDIR)$(DOCDIR)/lmdb-schema/
-	install -m 644 doc/monitoring/* $(DESTDIR)$(DOCDIR)/monitoring/
+	install -m 644 $(MODULE_DOCS) $(DESTDIR)$(MODULE_DOCDIR)/
+	install -m 644 $(TOOLS_DOCS) $(DESTDIR)$(TOOLS_DOCDIR)/
+	install -m 644 lmdb-schema/*.md $(DESTDIR)$(MODULE_DOCDIR)/lmdb-schema/
+	install -m 644 lmdb-schema/*.md $(DESTDIR)$(TOOLS_DOCDIR)/lmdb-schema/
+	install -m 644 doc/examples/* $(DESTDIR)$(MODULE_DOCDIR)/examples/
+	install -m 644 doc/monitoring/* $(DESTDIR)$(MODULE_DOCDIR)/monitoring/
 	for f in systemd/*.example; do \
-	    $(SUBST) $$f > $(DESTDIR)$(DOCDIR)/examples/$${f#systemd/}; done
+	    $(SUBST) $$f > $(DESTDIR)$(TOOLS_DOCDIR)/examples/$${f#systemd/}; done
 	for f in systemd/*.service.in; do \
 	    $(SUBST) $$f > $(DESTDIR)$(UNITDIR)/$$(basename $$f .in); done
 	$(SUBST) systemd/chaindata.tmpfiles.in \

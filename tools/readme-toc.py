@@ -1,12 +1,20 @@
 #!/usr/bin/env python3
-"""The README's table of contents, made from its headings.
+"""The tables of contents of the README and the doc pages, made from their
+headings, and a check of their links.
 
-    tools/readme-toc.py [README.md]           rewrite it in place
-    tools/readme-toc.py --check [README.md]   exit 1 when it is out of date
+    tools/readme-toc.py [FILE ...]             rewrite them in place
+    tools/readme-toc.py --check [FILE ...]     exit 1 when one is out of date
+    tools/readme-toc.py --links [FILE ...]     exit 1 when a relative link
+                                               (a file, a heading) is broken
 
-The contents list the ## sections and their ### subsections, between the
-<!-- toc --> markers, just before the first section.
+Without FILE: README.md and doc/*.md.  The contents list the ## sections
+and their ### subsections, between the <!-- toc --> markers, just before
+the first section.  A link is relative when it names no scheme; its file
+must exist, and its #anchor must be a heading of that file (a Markdown
+file) as GitHub makes anchors of headings.
 """
+import glob
+import os
 import re
 import sys
 
@@ -15,12 +23,13 @@ def strip_toc(text):
     return re.sub(r'<!-- toc -->.*?<!-- /toc -->\n\n', '', text, flags=re.S)
 
 
-def toc(body):
-    lines, fence, seen = [], False, {}
+def headings(body):
+    """(level, title, anchor) of every heading outside fenced code"""
+    out, fence, seen = [], False, {}
     for line in body.split('\n'):
-        if line.startswith('```'):
+        if line.startswith('```') or line.startswith('   ```'):
             fence = not fence
-        m = None if fence else re.match(r'(##|###) (.*)$', line)
+        m = None if fence else re.match(r'(#+) (.*)$', line)
         if not m:
             continue
         title = m.group(2)
@@ -29,28 +38,76 @@ def toc(body):
         seen[anchor] = seen.get(anchor, -1) + 1
         if seen[anchor]:
             anchor += '-%d' % seen[anchor]
-        indent = '' if m.group(1) == '##' else '  '
-        lines.append('%s- [%s](#%s)' % (indent, title, anchor))
+        out.append((len(m.group(1)), title, anchor))
+    return out
+
+
+def toc(body):
+    lines = []
+    for level, title, anchor in headings(body):
+        if level in (2, 3):
+            indent = '' if level == 2 else '  '
+            lines.append('%s- [%s](#%s)' % (indent, title, anchor))
     return ('<!-- toc -->\nContents:\n\n' + '\n'.join(lines)
             + '\n<!-- /toc -->\n\n')
 
 
-def main(argv):
-    check = '--check' in argv
-    paths = [a for a in argv if a != '--check']
-    path = paths[0] if paths else 'README.md'
-    text = open(path, encoding='utf-8').read()
+def with_toc(text):
     body = strip_toc(text)
     at = body.index('\n## ') + 1
-    new = body[:at] + toc(body) + body[at:]
-    if check:
+    return body[:at] + toc(body) + body[at:]
+
+
+def links(path):
+    """the broken relative links of a Markdown file, as messages"""
+    text = open(path, encoding='utf-8').read()
+    text = re.sub(r'^ *```.*?^ *```', '', text, flags=re.S | re.M)
+    text = re.sub(r'`[^`\n]*`', '', text)
+    bad = []
+    for target in re.findall(r'\]\(([^)\s]+)\)', text):
+        if re.match(r'[a-z]+:', target):
+            continue
+        file, _, anchor = target.partition('#')
+        dest = os.path.normpath(os.path.join(os.path.dirname(path), file)) \
+            if file else path
+        if not os.path.exists(dest):
+            bad.append('%s: links %s, which does not exist' % (path, target))
+            continue
+        if anchor and dest.endswith('.md'):
+            names = [a for _, _, a in
+                     headings(open(dest, encoding='utf-8').read())]
+            if anchor not in names:
+                bad.append('%s: links %s, a heading %s does not have'
+                           % (path, target, dest))
+    return bad
+
+
+def main(argv):
+    check = '--check' in argv
+    check_links = '--links' in argv
+    paths = [a for a in argv if not a.startswith('--')]
+    if not paths:
+        root = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..')
+        paths = [os.path.join(root, 'README.md')] \
+            + sorted(glob.glob(os.path.join(root, 'doc', '*.md')))
+    status = 0
+    for path in paths:
+        if check_links:
+            for msg in links(path):
+                print(msg)
+                status = 1
+            continue
+        text = open(path, encoding='utf-8').read()
+        new = with_toc(text)
+        if check:
+            if new != text:
+                print('%s: the table of contents is out of date; run '
+                      'tools/readme-toc.py' % path)
+                status = 1
+            continue
         if new != text:
-            print('%s: the table of contents is out of date; run '
-                  'tools/readme-toc.py' % path)
-            return 1
-        return 0
-    open(path, 'w', encoding='utf-8').write(new)
-    return 0
+            open(path, 'w', encoding='utf-8').write(new)
+    return status
 
 
 if __name__ == '__main__':
