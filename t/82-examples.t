@@ -1,0 +1,104 @@
+#!/usr/bin/perl
+# The packaged examples work as they are: doc/examples/chaindata.conf in
+# conf.d and doc/examples/front-of-upstream.conf in sites-enabled, included
+# as Debian's nginx.conf includes them, with the module loaded as the
+# package's modules-enabled snippet loads it, pass `nginx -t` (no error,
+# no warning) with the built module, against a demo index put where the
+# conf.d snippet names it (/var/lib/chaindata, the one change).  Then the
+# same files serve: a transaction from the index, the rest to upstream.
+
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+
+use Test::More;
+use ChainData::Test qw(:all);
+
+require_build();
+
+my $root = repo_root();
+my $snippet = slurp("$root/doc/examples/chaindata.conf");
+my $site = slurp("$root/doc/examples/front-of-upstream.conf");
+
+like($snippet, qr{^chaindata_db /var/lib/chaindata;$}m,
+     'the conf.d snippet names the packaged index directory');
+unlike($site, qr/^\s*chaindata_db\b/m,
+       'the site leaves chaindata_db to the conf.d snippet');
+unlike("$snippet$site", qr/^\s*load_module\b/m,
+       'neither loads the module: the package\'s modules-enabled does');
+
+my $index = new_index(fixture_path('tx.ndjson'), fixture_path('runes.ndjson'));
+
+# a prefix laid out as Debian's /etc/nginx
+my $prefix = temp_dir();
+mkdir "$prefix/$_" or die "$prefix/$_: $!"
+    for qw(modules-enabled conf.d sites-available sites-enabled);
+spew("$prefix/modules-enabled/50-mod-http-chaindata.conf",
+     'load_module ' . build_path('ngx_http_chaindata_module.so') . ";\n");
+(my $conf_d = $snippet) =~ s{/var/lib/chaindata\b}{$index}g;
+spew("$prefix/conf.d/chaindata.conf", $conf_d);
+spew("$prefix/sites-available/chaindata", $site);
+symlink("$prefix/sites-available/chaindata", "$prefix/sites-enabled/chaindata")
+    or die $!;
+
+# Debian's nginx.conf, its includes where Debian has them; the temporary
+# files in the prefix
+my $user = is_root() ? "user nobody nogroup;\n" : '';
+my $temp = join '', map { "    ${_}_temp_path $prefix/$_;\n" }
+                    qw(client_body proxy fastcgi uwsgi scgi);
+spew("$prefix/nginx.conf", <<"CONF");
+${user}worker_processes 1;
+pid $prefix/nginx.pid;
+error_log $prefix/error.log;
+include $prefix/modules-enabled/*.conf;
+
+events {
+    worker_connections 64;
+}
+
+http {
+    access_log $prefix/access.log;
+$temp    include $prefix/conf.d/*.conf;
+    include $prefix/sites-enabled/*;
+}
+CONF
+
+my ($code, $out, $err) = run_cmd([nginx_binary(), '-t', '-p', "$prefix/",
+    '-c', "$prefix/nginx.conf"]);
+is($code, 0, 'nginx -t passes with the examples as they are')
+    or diag("$out$err");
+unlike("$out$err", qr/\[(warn|emerg|alert|crit|error)\]/,
+       'nginx -t says nothing but that the test is successful')
+    or diag("$out$err");
+
+# the site serves as it is, on a free port instead of 80 (nginx -t
+# opens no socket; serving does)
+my $port = ChainData::Test::Nginx::_free_port();
+(my $served = $site) =~ s/^(\s*listen\s+)80;/${1}127.0.0.1:$port;/m
+    or die "the site does not listen on port 80\n";
+spew("$prefix/sites-available/chaindata", $served);
+($code, $out, $err) = run_cmd([nginx_binary(), '-p', "$prefix/",
+    '-c', "$prefix/nginx.conf"]);
+is($code, 0, 'nginx starts with the examples') or diag("$out$err");
+my ($tx) = tx_fixtures(fixture_path('tx.ndjson'));
+my $r;
+for (1 .. 50) {
+    $r = eval { http_get($port, "/extended/v1/tx/$tx->{tx_id}") };
+    last if $r;
+    select(undef, undef, undef, 0.1);
+}
+is($r && $r->{status}, 200, 'the site serves a transaction of the index');
+$r = http_get($port, '/extended/v1/tx/mempool');
+is($r->{status}, 502, 'and passes the rest to upstream (none here: 502)');
+like($r->{body}, qr/"statusCode":502/, 'in the JSON error shape');
+if (-s "$prefix/nginx.pid") {
+    my $pid = slurp("$prefix/nginx.pid") =~ s/\s+//gr;
+    kill 'QUIT', $pid;
+    for (1 .. 100) {
+        last unless kill 0, $pid;
+        select(undef, undef, undef, 0.05);
+    }
+}
+
+done_testing();
