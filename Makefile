@@ -342,15 +342,26 @@ SUBST           = sed -e 's|@BINDIR@|$(BINDIR)|g' \
 
 man: $(MANPAGES)
 
+# the pages cite the docs where this install puts them: made again when
+# the directories change (make man, then make install PREFIX=/usr)
+$(BUILD)/man/docdirs: FORCE
+	@mkdir -p $(@D)
+	@echo '$(MODULE_DOCDIR) $(TOOLS_DOCDIR)' | cmp -s - $@ \
+	    || echo '$(MODULE_DOCDIR) $(TOOLS_DOCDIR)' > $@
+
+.PHONY: FORCE
+FORCE:
+
 .SECONDEXPANSION:
 $(BUILD)/man/chaindata-%.1: $$(call man_page,$$*) tools/md2man \
-                            debian/changelog
+                            debian/changelog $(BUILD)/man/docdirs
 	@mkdir -p $(@D)
 	tools/md2man --name chaindata-$* --section 1 --version $(VERSION) \
 	    $(MAN_LINKS) $(MAN_DOCS_TOOLS) $< > $@.tmp
 	mv $@.tmp $@
 
-$(BUILD)/man/chaindata.8: doc/module.md tools/md2man debian/changelog
+$(BUILD)/man/chaindata.8: doc/module.md tools/md2man debian/changelog \
+                          $(BUILD)/man/docdirs
 	@mkdir -p $(@D)
 	tools/md2man --name chaindata --section 8 --version $(VERSION) \
 	    $(MAN_LINKS) $(MAN_DOCS_MODULE) $< > $@.tmp

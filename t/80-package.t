@@ -1,6 +1,6 @@
 #!/usr/bin/perl
 # The Debian packages: `make deb` builds them (lintian-clean), they hold
-# what README "Install" says with the nginx ABI dependency, and Debian's
+# what doc/operations.md "Install" says with the nginx ABI dependency, and Debian's
 # nginx serves an index from a throwaway root they were extracted into
 # (dpkg -x: the machine's own root and nginx are left alone), with the
 # packaged module and snippet and an index built by the packaged loader.
@@ -70,15 +70,20 @@ ok(scalar(@programs) >= 1, "programs: @programs");
 
 my %module = map { $_ => 1 } files('libnginx-mod-http-chaindata');
 my %tools  = map { $_ => 1 } files('chaindata-tools');
+# each package its pages: the module's reference, the API and operations
+# with the module, the programs' pages and operations with the tools, the
+# schema with both; the Debian-style examples (a conf.d snippet and a
+# sites-available server, t/82-examples.t) with the module
+my $mdoc = '/usr/share/doc/libnginx-mod-http-chaindata';
+my $tdoc = '/usr/share/doc/chaindata-tools';
 for my $f ('/usr/lib/nginx/modules/ngx_http_chaindata_module.so',
            '/usr/share/nginx/modules-available/mod-http-chaindata.conf',
            '/usr/share/man/man8/chaindata.8.gz',
-           '/usr/share/doc/libnginx-mod-http-chaindata/README.md.gz',
-           '/usr/share/doc/libnginx-mod-http-chaindata/nginx.conf.example',
-           '/usr/share/doc/libnginx-mod-http-chaindata/examples/front-of-upstream.conf',
-           '/usr/share/doc/libnginx-mod-http-chaindata/monitoring/chaindata.rules.yml',
-           '/usr/share/doc/libnginx-mod-http-chaindata/monitoring/chaindata-dashboard.json',
-           '/usr/share/doc/libnginx-mod-http-chaindata/copyright')
+           (map { "$mdoc/$_" } qw(README.md module.md api.md operations.md
+               lmdb-schema/README.md lmdb-schema/feed.md nginx.conf.example
+               examples/chaindata.conf examples/front-of-upstream.conf
+               monitoring/chaindata.rules.yml
+               monitoring/chaindata-dashboard.json copyright)))
 {
     ok($module{$f}, "module package: $f");
 }
@@ -88,12 +93,20 @@ for my $f ((map { ("/usr/bin/$_", "/usr/share/man/man1/$_.1.gz") }
            '/lib/systemd/system/chaindata-follow@.service',
            '/usr/lib/tmpfiles.d/chaindata.conf',
            '/usr/lib/sysusers.d/chaindata.conf',
-           '/usr/share/doc/chaindata-tools/examples/mirror.conf.example',
-           '/usr/share/doc/chaindata-tools/examples/follow.conf.example',
+           (map { "$tdoc/$_" } qw(loader.md mirror.md operations.md
+               lmdb-schema/README.md lmdb-schema/feed.md
+               examples/mirror.conf.example examples/follow.conf.example)),
            '/var/lib/chaindata', '/etc/chaindata')
 {
     ok($tools{$f}, "tools package: $f");
 }
+ok(!(grep { m{^/usr/share/man/man1/} && !m{/man1$} } keys %module),
+   'the module package has no program\'s man page');
+ok(!(grep { m{^/usr/share/man/man8/} && !m{/man8$} } keys %tools),
+   'the tools package has no chaindata(8)');
+ok(!(grep { m{/(module|api|developer)\.md$} } keys %tools)
+   && !(grep { m{/(loader|mirror|developer)\.md$} } keys %module),
+   'each page in the package of its reader, the developer guide in none');
 ok(!(grep { m{^/etc/nginx} } keys %module),
    'no modules-enabled link shipped: the maintainer scripts make it');
 
@@ -110,6 +123,16 @@ my $dest = temp_dir();
 for my $pkg (sort keys %deb) {
     ($code, $out, $err) = run_cmd(['dpkg', '-x', $deb{$pkg}, $dest]);
     is($code, 0, "dpkg -x $pkg") or diag($err);
+}
+# what a man page cites is in its package
+for my $m (glob("$dest/usr/share/man/man*/*.gz")) {
+    my $text = qx{gzip -dc "$m"};
+    my @cited = $text =~ m{\\fI(/usr/share/doc/[^\\\s]+)\\fR}g;
+    my @missing = grep { !-e "$dest$_" } @cited;
+    my ($name) = $m =~ m{([^/]+)\.gz$};
+    ok(@cited && !@missing, "$name cites " . scalar(@cited)
+       . ' installed files, each in the packages')
+        or diag("missing: @missing");
 }
 is(slurp("$dest/usr/share/nginx/modules-available/mod-http-chaindata.conf"),
    "load_module modules/ngx_http_chaindata_module.so;\n",
@@ -208,8 +231,9 @@ is($code, 0, 'make install DESTDIR=… PREFIX=/usr') or diag("$out$err");
 for my $f ((map { ("/usr/bin/$_", "/usr/share/man/man1/$_.1") } @programs),
            '/usr/lib/nginx/modules/ngx_http_chaindata_module.so',
            '/usr/share/man/man8/chaindata.8',
-           '/usr/share/doc/chaindata/README.md',
-           '/usr/share/doc/chaindata/nginx.conf.example',
+           "$mdoc/README.md", "$mdoc/module.md", "$mdoc/nginx.conf.example",
+           "$mdoc/examples/chaindata.conf", "$tdoc/loader.md",
+           "$tdoc/examples/mirror.conf.example",
            '/lib/systemd/system/chaindata-mirror@.service',
            '/usr/lib/tmpfiles.d/chaindata.conf')
 {
