@@ -278,7 +278,7 @@ fuzz: fuzzers
 # directory, which Debian's configure flags name), its load_module snippet
 # in modules-available with the modules-enabled link a package makes, the
 # programs and their man pages, chaindata(8), the docs of each package
-# where the package has them (the module's: README, doc/module.md,
+# where the package has them (the module's: README.md, doc/module.md,
 # doc/api.md, doc/operations.md, lmdb-schema, nginx.conf.example, the
 # examples, doc/monitoring's alert rules and dashboard; the tools':
 # doc/loader.md, doc/mirror.md, doc/operations.md, lmdb-schema, the units'

@@ -1,6 +1,6 @@
 #!/usr/bin/perl
-# The memory a worker holds for replies in flight (README.md, "Operations",
-# memory): HEAD of a large page builds no body; bodies held by clients
+# The memory a worker holds for replies in flight (doc/operations.md,
+# "Memory"): HEAD of a large page builds no body; bodies held by clients
 # that do not read count against chaindata_body_budget, a reply beyond it
 # is a 503 with Retry-After, the budget comes back when those clients go,
 # and a body larger than the whole budget is still served alone.

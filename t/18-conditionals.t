@@ -5,7 +5,7 @@
 # rune page is stored as); If-None-Match without
 # quotes matches as upstream matches it; the conditional comes before the
 # redirect of a transaction id without "0x"; a redirect never leads to
-# another host (README.md, "chaindata_tx;" and "Errors").
+# another host (doc/module.md, "Transactions", doc/api.md "Errors").
 
 use strict;
 use warnings;
@@ -90,7 +90,7 @@ my %GZ = ('Accept-Encoding' => 'gzip');
     }
 
     # a rune page: gzip made of its stored chunks, a strong ETag each, as
-    # a transaction (README, "Rune queries")
+    # a transaction (doc/module.md, "Rune activity and balances")
     for my $path ($RUNEP) {
         my $plain = get($path);
         my $etag = $plain->{headers}{etag};

@@ -1,5 +1,5 @@
 #!/usr/bin/perl
-# chaindata-load --snapshot (README "Snapshots"): a copy taken while a
+# chaindata-load --snapshot (doc/loader.md "Snapshots"): a copy taken while a
 # follower writes blocks and nginx serves holds whole blocks and the feed
 # position of one moment; renamed into place under the running nginx it
 # is served without a reload; a follower then continues it to the tip

@@ -1,6 +1,6 @@
 #!/usr/bin/perl
-# The rune routes served gzip from their stored chunks (README, "Rune
-# queries"; lmdb-schema/runes.md): every page of every fixture list, at
+# The rune routes served gzip from their stored chunks (doc/module.md, "Rune
+# activity and balances"; lmdb-schema/runes.md): every page of every fixture list, at
 # offsets and limits aligned on the chunks of 20, cut at either end or
 # both, past the end, and the empty list, lists of 20 and 21 entries (the
 # first chunk inside the header), is the expected plain page, and

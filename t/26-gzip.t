@@ -1,6 +1,6 @@
 #!/usr/bin/perl
-# Transactions served gzip from their stored pieces (README,
-# "chaindata_tx;"): every gzipped answer inflates to exactly the plain one,
+# Transactions served gzip from their stored pieces (doc/module.md,
+# "Transactions"): every gzipped answer inflates to exactly the plain one,
 # Accept-Encoding is read with its q-values, HEAD and Content-Length
 # match GET, and nginx's own gzip never compresses a second time (gzip on,
 # as nginx.conf.example has it, and gzip off with gzip_vary off).  Pages

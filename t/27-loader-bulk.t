@@ -1,5 +1,5 @@
 #!/usr/bin/perl
-# chaindata-load --bulk (README "Bulk load"): the same index as a normal
+# chaindata-load --bulk (doc/loader.md "Bulk load"): the same index as a normal
 # load of the same input (mdb_dump), batches parsed ahead on parser
 # threads but committed and reported in the input's order, a bad line
 # reported with its file and line and the index left with exactly the
@@ -51,7 +51,7 @@ for my $batch (undef, 1, 97, 1000) {
     ok(!-e "$db/bulk-load.unfinished", "$name: no mark left");
 }
 
-# the bulk load's last step rewrites the index with full leaves (README
+# the bulk load's last step rewrites the index with full leaves (doc/loader.md
 # "Bulk load"): fewer pages in use than the normal load's, nothing left
 # beside the index
 sub pages_in_use {

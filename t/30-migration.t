@@ -35,7 +35,7 @@ my $ADDR   = 'bc1pxaneaf3w4d27hl2y93fuft2xk6m4u3wc4rafevc6slgd7f5tq2dqyfgy6q';
 # Written from the specification, independently of the module: path (after
 # the prefix), its query parameters, replacement template (undef: none),
 # the base it is served from, what the replacement supports / ignores,
-# the "changes" codes (README.md, "Deprecated Bitcoin-layer endpoints"), whether a redirect fits, the
+# the "changes" codes (doc/module.md, "Deprecated Bitcoin-layer endpoints"), whether a redirect fits, the
 # differences column verbatim, and a sample request with its parameters.
 
 my @ROWS = (

@@ -3,7 +3,7 @@
 # $chaindata_api_key_digest in an access log after real requests (also
 # requests answered with errors, and paths of other shapes), the redacted
 # request line ($request, error log lines), limit_req keyed by the digest,
-# and nginx.conf.example itself serving the route (README.md, "Chainhook status").
+# and nginx.conf.example itself serving the route (doc/operations.md, "Keeping API keys out of logs").
 
 use strict;
 use warnings;

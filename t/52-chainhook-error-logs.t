@@ -5,8 +5,8 @@
 # proxy_pass to a closed port, try_files, nested, regex and named
 # locations), requests nginx refuses before any phase, at info and (when
 # the nginx binary has it) debug, into files and into syslog; and access
-# logs as the README recommends.  Afterwards no file of the prefix holds a
-# key, raw or percent-encoded (README.md, "Operations: keeping API keys
+# logs as doc/operations.md recommends.  Afterwards no file of the prefix holds a
+# key, raw or percent-encoded (doc/operations.md, "Keeping API keys
 # out of logs").
 
 use strict;

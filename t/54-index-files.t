@@ -1,6 +1,6 @@
 #!/usr/bin/perl
 # Files in the index directory are the tools' own (issue 20, point 3;
-# README, Operations: "Files in the index directory"): a data.mdb or
+# doc/operations.md: "Files in the index directory"): a data.mdb or
 # lock.mdb that is a symbolic link, or owned by another user than the
 # directory's owner, is refused with a clear message and its target left
 # as it was; mirror.lock is never created through a link; run as root on

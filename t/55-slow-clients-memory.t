@@ -1,6 +1,6 @@
 #!/usr/bin/perl
 # Memory under slow clients stays inside the budget (issue 20, point 4;
-# README, Operations: memory): ten real clients that ask for a 52 MB page
+# doc/operations.md: "Memory"): ten real clients that ask for a 52 MB page
 # (100 events of 512 KiB) and read nothing, spread over two workers, grow
 # the workers' private memory, together, by no more than
 # chaindata_body_budget plus the documented constant, and the workers
@@ -21,7 +21,7 @@ $SIG{PIPE} = 'IGNORE';
 
 my $MiB = 1024 * 1024;
 my $BUDGET = 256 * $MiB;          # chaindata_body_budget's default
-my $SLACK = 16 * $MiB;            # README: the budget plus this a worker
+my $SLACK = 16 * $MiB;            # doc/operations.md: the budget plus this
 
 # a transaction of 100 events of 512 KiB each
 my $n = 0;

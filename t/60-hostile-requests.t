@@ -7,7 +7,7 @@
 # HEAD, Range and conditional headers, pipelining, HTTP/1.0, HTTP/0.9 and
 # keep-alive.  Each gets a deliberate status and, where a body is due, a
 # JSON one; error bodies never echo the request; the worker stays the same
-# process throughout (README.md, "Errors" and "Hardening").
+# process throughout (doc/api.md, "Hostile requests"; doc/developer.md, "Hardening").
 
 use strict;
 use warnings;
@@ -215,7 +215,7 @@ sub json_error {
     $ok &&= ok(defined $doc->{error} && defined $doc->{message},
                "$name: error and message");
     # the tx route's 400s carry no Cache-Control, as upstream's validator
-    # answers before its hook that sets no-store (README, differences)
+    # answers before its hook that sets no-store (doc/api.md, differences)
     if ($status == 400 && $name =~ /^tx:/ && !$o{page}) {
         $ok &&= ok(!defined $r->{headers}{'cache-control'},
                    "$name: no Cache-Control, as upstream");

@@ -1,5 +1,5 @@
 #!/usr/bin/perl
-# Keys stay with their owner (issue 20, point 2; README, Operations: "Keys
+# Keys stay with their owner (issue 20, point 2; doc/operations.md: "Keys
 # and credentials"): a header bound to a source goes to that upstream
 # only (--stacks-header, --runes-header, --platform-header and their
 # -file forms, a systemd credential by its name); --header, which once

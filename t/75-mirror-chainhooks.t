@@ -1,7 +1,7 @@
 #!/usr/bin/perl
 # chaindata-mirror --platform-api --chainhooks FILE against a recorded
 # platform API (GET /v1/ext/{apiKey}/chainhooks/{uuid}/status, whose 200
-# body is the status document: README "Chainhook status"): each status is
+# body is the status document: doc/module.md "Chainhook status"): each status is
 # written as a chainhook record and answers at the edge as upstream's, a
 # 404 deletes it; the file is refused while others can read it; keys never
 # appear in the mirror's output, even when a status fails.

@@ -1,5 +1,5 @@
 #!/usr/bin/perl
-# The NATS JetStream fan-out (README "Scaling out"): one chaindata-mirror
+# The NATS JetStream fan-out (doc/operations.md "Scaling out"): one chaindata-mirror
 # --nats publishes what it mirrors from the recorded upstream (Stacks
 # blocks, a reorg, the mempool, Runes blocks with balances) while two
 # followers (chaindata-load --nats) fill two edges' indexes.  Follower A

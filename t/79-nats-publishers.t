@@ -1,7 +1,7 @@
 #!/usr/bin/perl
-# The stream belongs to its publisher (README "Scaling out"):
+# The stream belongs to its publisher (doc/operations.md "Scaling out"):
 # - nats-server runs with nats-server-chaindata.conf, the configuration
-#   the README documents: the mirror's user publishes and the edges'
+#   doc/operations.md documents: the mirror's user publishes and the edges'
 #   user follows, but the edges' user can neither publish on the subject
 #   nor delete, purge or create anything;
 # - two publishers started together on an empty stream: mirror A has read

@@ -4,8 +4,8 @@
 # it by default (every answer of a route, a browser's real preflight,
 # chaindata_cors off), the 302 of an id without 0x with its target's ETag
 # and Cache-Control, Content-Length: 0 on a HEAD answered 304, the tx
-# route's 400 without Cache-Control (README, "CORS" and "Where chaindata
-# differs from upstream").
+# route's 400 without Cache-Control (doc/module.md, "chaindata_cors"; doc/api.md, "Where
+# chaindata differs from upstream").
 
 use strict;
 use warnings;

@@ -1,5 +1,5 @@
 #!/usr/bin/perl
-# The traffic counters (README "Monitoring"): a scripted set of requests
+# The traffic counters (doc/operations.md "Monitoring"): a scripted set of requests
 # to two workers, counted exactly in the shared zone, per route and status
 # class, 304s, body bytes plain and gzip, the latency histogram; a reload
 # keeps them; the Prometheus text says the same, served on a scrape's

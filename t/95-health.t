@@ -1,5 +1,5 @@
 #!/usr/bin/perl
-# Health for a load balancer (README, chaindata_status_max_behind):
+# Health for a load balancer (doc/module.md, chaindata_status_max_behind):
 # chaindata_status_max_lag and chaindata_status_max_behind make
 # chaindata_status answer 503 while a feed is beyond them, and 200 again
 # once it is back; without them an old feed stays a 200.  The Prometheus

@@ -1,5 +1,5 @@
 #!/usr/bin/perl
-# The shipped alert rules and dashboard (doc/monitoring/, README
+# The shipped alert rules and dashboard (doc/monitoring/, doc/operations.md
 # "Monitoring") with Debian's Prometheus: `promtool check rules` takes the
 # rules; a `prometheus` scrapes a test nginx's chaindata_status (asking by
 # its own Accept header, no ?format) and evaluates the rules against it,

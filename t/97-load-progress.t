@@ -1,5 +1,5 @@
 #!/usr/bin/perl
-# chaindata-load's progress (README "Progress"): on a terminal (script(1)
+# chaindata-load's progress (doc/loader.md "Progress"): on a terminal (script(1)
 # gives it a pseudo-terminal) a line redrawn in place with the records
 # done, the rate, the bytes read of the file's size and the time left,
 # ended by the totals; in a pipe a logfmt line every --progress-interval

@@ -28,7 +28,7 @@ case "${1:-build}" in
     build) ;;
     # nats-server: a test and bench dependency only (the fan-out tests);
     # prometheus: the alert rules' test (promtool, a scrape)
-    # openssl: t/78 makes its Ed25519 keys as the README tells operators
+    # openssl: t/78 makes its Ed25519 keys as doc/operations.md tells operators
     test)  need="$need perl lmdb-utils python3-jsonschema valgrind wrk
                  nats-server prometheus openssl" ;;
     fuzz)  need="$need clang libclang-rt-14-dev" ;;

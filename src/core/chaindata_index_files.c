@@ -1,7 +1,7 @@
 
 /*
  * chaindata: the files of an index directory, opened by the tools as
- * their own (chaindata_index_files.h; README, Operations).
+ * their own (chaindata_index_files.h; doc/operations.md).
  */
 
 

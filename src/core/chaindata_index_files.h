@@ -1,7 +1,7 @@
 
 /*
  * chaindata: the files of an index directory, opened by the tools as
- * their own (README, Operations: "Files in the index directory"): never
+ * their own (doc/operations.md, "Files in the index directory"): never
  * through a symbolic link, never one owned by another user than the
  * directory's owner, created without world access whatever the umask,
  * and, when a tool runs as root on a directory of another user, created

@@ -1,7 +1,7 @@
 
 /*
  * chaindata: the traffic counters' names and their text (see the header;
- * README "Monitoring").
+ * doc/operations.md "Monitoring").
  */
 
 

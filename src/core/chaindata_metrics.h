@@ -1,6 +1,7 @@
 
 /*
- * chaindata: the module's traffic counters (README "Monitoring"): per
+ * chaindata: the module's traffic counters (doc/operations.md
+ * "Monitoring"): per
  * route, requests by status class, a latency histogram with fixed
  * buckets, 304s and body bytes plain and gzip; the 503s by reason.  The
  * module keeps them in shared memory and adds to them with atomic

@@ -13,9 +13,9 @@
 
 
 /*
- * The mapping of the deprecated endpoints, the one place it is held; the
- * README ("Deprecated Bitcoin-layer endpoints", "The mapping") writes the
- * same table down.  Paths are the part after /ordinals/v1/ or /ordinals/,
+ * The mapping of the deprecated endpoints, the one place it is held;
+ * doc/module.md ("Deprecated Bitcoin-layer endpoints", "The mapping") writes
+ * the same table down.  Paths are the part after /ordinals/v1/ or /ordinals/,
  * as the tables give them, with their query parameters.
  */
 

@@ -1,7 +1,7 @@
 
 /*
  * chaindata: the mapping of the deprecated Bitcoin-layer endpoints to
- * their replacements (README, "The mapping") and what a request
+ * their replacements (doc/module.md, "The mapping") and what a request
  * target makes of it, without nginx: the path below the location matched
  * against the table, the path parameters checked and put into the
  * replacement's path, the query parameter names sorted, the query string
@@ -45,7 +45,7 @@
 
 
 typedef struct {
-    const char          *section;      /* README's table: "9.2", "9.3" */
+    const char          *section;      /* doc/module.md's: "9.2", "9.3" */
     const char          *path;         /* after the location prefix */
     const char *const   *query;        /* the endpoint's query parameters */
     const char          *replacement;  /* path template, NULL: none */

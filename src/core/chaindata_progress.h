@@ -1,6 +1,6 @@
 
 /*
- * chaindata: progress on long work (README "Progress"): on a terminal
+ * chaindata: progress on long work (doc/loader.md "Progress"): on a terminal
  * (standard error), one line redrawn in place, with what is done, the
  * rate, the target where it is known and the time left; otherwise a
  * logfmt line every interval seconds (30 by default).  The caller adds

@@ -1,7 +1,7 @@
 
 /*
- * chaindata: the index's status (see the header; README "Keeping the
- * index current").
+ * chaindata: the index's status (see the header; doc/module.md
+ * "Status").
  */
 
 

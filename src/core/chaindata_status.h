@@ -86,7 +86,7 @@ int chaindata_status_read(const char *path, chaindata_status_t *st);
 
 /*
  * 1 when every feed is within st->max_behind blocks of its stored tip and
- * st->max_lag seconds (README, chaindata_status_max_behind)
+ * st->max_lag seconds (doc/module.md, chaindata_status_max_behind)
  */
 int chaindata_status_healthy(const chaindata_status_t *st, uint64_t now);
 

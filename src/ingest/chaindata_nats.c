@@ -1,6 +1,7 @@
 
 /*
- * chaindata: the NATS connection and the stream (README "Scaling out").
+ * chaindata: the NATS connection and the stream (doc/operations.md
+ * "Scaling out").
  * The client library reconnects by itself; every request that fails
  * while the server is away is tried again with backoff, and said once.
  */
@@ -499,8 +500,8 @@ chaindata_nats_state(chaindata_nats_t *n, uint64_t *first, uint64_t *last)
 
 /*
  * The stream: one subject, kept by limits (none unless --max-msgs: the
- * stream is the edges' history; README "Scaling out" says how to trim
- * it), on disk, with a deduplication window for republished parts.
+ * stream is the edges' history; doc/operations.md "Scaling out" says how
+ * to trim it), on disk, with a deduplication window for republished parts.
  */
 
 int

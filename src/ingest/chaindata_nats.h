@@ -1,9 +1,9 @@
 
 /*
- * chaindata: the NATS JetStream side of the fan-out (README "Scaling
- * out", lmdb-schema/feed.md "The stream"): options named as nats tooling
- * names them, the connection (reconnecting with backoff), the stream and
- * the reading of one message by its sequence.
+ * chaindata: the NATS JetStream side of the fan-out (doc/operations.md
+ * "Scaling out", lmdb-schema/feed.md "The stream"): options named as nats
+ * tooling names them, the connection (reconnecting with backoff), the stream
+ * and the reading of one message by its sequence.
  */
 
 

@@ -65,7 +65,7 @@ typedef struct {
     /*
      * What the record held that the schema does not know yet (a member,
      * an enum value upstream added): stored as served, counted here
-     * (README "What the index stores of upstream's documents")
+     * (doc/loader.md "What the index stores of upstream's documents")
      */
     unsigned            unknown;
     char                unknown_what[CHAINDATA_PATH_LEN + 48];

@@ -136,7 +136,7 @@ chaindata_check_output(const chaindata_jv_t *v)
 }
 
 
-/* an operation upstream added is stored and noted (README) */
+/* an operation upstream added is stored and noted (doc/loader.md) */
 
 static void
 chaindata_note_operation(chaindata_record_t *rec, const chaindata_jv_t *v,

@@ -382,7 +382,7 @@ chaindata_check_tx(chaindata_record_t *rec,
     if (*shape == 0) {
         /*
          * a status upstream added: a transaction with events is a
-         * confirmed one, without, one of the mempool (README)
+         * confirmed one, without, one of the mempool (doc/loader.md)
          */
         chaindata_record_unknown_note(rec, "data.tx_status \"%.32s\"",
                                       v->str);

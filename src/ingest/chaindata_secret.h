@@ -1,7 +1,7 @@
 
 /*
- * chaindata: the secrets of the tools (README, Operations: "Keys and
- * credentials"): read from files or systemd credentials, or taken once
+ * chaindata: the secrets of the tools (doc/operations.md, "Users and
+ * permissions"): read from files or systemd credentials, or taken once
  * from the environment and scrubbed out of it; the processes that hold
  * them are not dumpable.
  */

@@ -114,7 +114,7 @@ chaindata_usage(FILE *out)
         "                       blocks of a source (default: stacks 1000,\n"
         "                       runes 100; lmdb-schema/feed.md)\n"
         "\n"
-        "Following a fan-out stream (README \"Scaling out\"), no FILE:\n"
+        "Following a fan-out stream (chaindata-load(1)), no FILE:\n"
         CHAINDATA_NATS_HELP
         "  --once               up to the stream's last message, then exit\n"
         "  --nats-verify-key FILE   apply only units signed with the\n"

@@ -1,8 +1,8 @@
 
 /*
  * chaindata-load: what its main shares with the loader's other files,
- * the snapshot (README "Snapshots") and the bulk load (README "Bulk
- * load").
+ * the snapshot (doc/loader.md "Snapshots") and the bulk load
+ * (doc/loader.md "Bulk load").
  */
 
 

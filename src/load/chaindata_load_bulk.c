@@ -1,7 +1,7 @@
 
 /*
  * chaindata-load --bulk: the first fill of an index from large NDJSON
- * (README "Bulk load").  Parser threads, one a core, take batches of the
+ * (doc/loader.md "Bulk load").  Parser threads, one a core, take batches of the
  * input in turn and validate their records into write sets (upserts put
  * in key order), while the main thread commits the batches in the order
  * of the input, each in one write transaction as without --bulk, and

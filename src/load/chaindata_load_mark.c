@@ -2,7 +2,7 @@
 /*
  * chaindata-load --bulk: the mark of a bulk run under way, a file in the
  * index directory from before its first unsynced commit until the index
- * is synced at its end (README "Bulk load").
+ * is synced at its end (doc/loader.md "Bulk load").
  */
 
 

@@ -1,8 +1,8 @@
 
 /*
  * chaindata-load --nats URL --stream NAME: follows the fan-out stream
- * into the index (README "Scaling out", lmdb-schema/feed.md "The
- * stream").  SIGINT and SIGTERM stop it between two units.
+ * into the index (doc/operations.md "Scaling out", lmdb-schema/feed.md
+ * "The stream").  SIGINT and SIGTERM stop it between two units.
  */
 
 

@@ -1,8 +1,8 @@
 
 /*
  * chaindata-load --bulk, its last step: the index rewritten with full
- * leaf pages (README "Bulk load").  LMDB splits a full leaf in the middle
- * unless a put is an append, so batches of records in key order leave
+ * leaf pages (doc/loader.md "Bulk load").  LMDB splits a full leaf in the
+ * middle unless a put is an append, so batches of records in key order leave
  * leaves about half full; every database is copied in key order, each
  * put an append (MDB_APPEND), into a new data.mdb beside the index, which
  * is synced and renamed over the index's own.  The copy reads inside a

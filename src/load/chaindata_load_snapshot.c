@@ -1,7 +1,8 @@
 
 /*
  * chaindata-load --snapshot OUT: a compact, consistent copy of the index
- * while it is served and written (README "Snapshots").  LMDB's compacting
+ * while it is served and written (doc/loader.md
+ * "Snapshots").  LMDB's compacting
  * copy reads one read transaction, so the copy holds whole batches and
  * the feed positions of the same moment.  It is written into a directory
  * beside OUT, synced, and renamed to OUT, so OUT never names a copy half

@@ -1,7 +1,7 @@
 
 /*
- * chaindata-mirror: main and options (README "Keeping the index
- * current"); the polling loop is chaindata_mirror_feeds.c.
+ * chaindata-mirror: main and options (doc/mirror.md); the polling loop is
+ * chaindata_mirror_feeds.c.
  */
 
 
@@ -74,7 +74,7 @@ chaindata_mirror_usage(FILE *out)
         "                      failing feed's backoff (default 60)\n"
         "  --map-size SIZE, --max-map-size SIZE   as chaindata-load\n"
         "\n"
-        "Publishing to a fan-out stream (README \"Scaling out\"): each\n"
+        "Publishing to a fan-out stream (chaindata-mirror(1)): each\n"
         "block is published, then committed to DIR, the working index:\n"
         CHAINDATA_NATS_HELP
         "  --max-msgs N        when it creates the stream: keep N messages\n"
@@ -459,7 +459,7 @@ chaindata_mirror_lock(chaindata_mirror_t *m)
         return -1;
     }
 
-    /* never through a link, nor one of another user (README, Operations) */
+    /* never through a link, nor one of another user (doc/operations.md) */
     fd = chaindata_index_files_open(m->db_path, "mirror.lock",
                                     O_RDWR | O_CREAT, 0600);
     chaindata_index_owner_end(&own);

@@ -1,8 +1,8 @@
 
 /*
- * chaindata-mirror: keeps an index current from the upstream APIs (README
- * "Keeping the index current").  Nginx-free, like the loader: it writes
- * through the same ingest code (src/ingest) in block-atomic commits.
+ * chaindata-mirror: keeps an index current from the upstream APIs
+ * (doc/mirror.md).  Nginx-free, like the loader: it writes through the same
+ * ingest code (src/ingest) in block-atomic commits.
  */
 
 
@@ -50,14 +50,14 @@
 
 #define CHAINDATA_URL_MAX          2048
 
-/* --rate's default for an upstream elsewhere: 45 a minute (README) */
+/* --rate's default for an upstream elsewhere: 45 a minute (doc/mirror.md) */
 #define CHAINDATA_PUBLIC_RATE      0.75
 
 /* the Runes API's largest page (api/runes/src/env.ts API_RESULTS_MAX_LIMIT) */
 #define CHAINDATA_RUNES_PAGE       60
 
 /*
- * What an upstream may claim (README "What the mirror trusts"): the
+ * What an upstream may claim (doc/mirror.md "Counts are claims"): the
  * largest Stacks transaction known has about 330,000 events, a block some
  * thousands of transactions, the mempool tens of thousands; each cap
  * leaves headroom, a claim beyond is refused, never allocated for.

@@ -1,8 +1,7 @@
 
 /*
  * chaindata-mirror: an address's rune balances, whole
- * (GET /runes/v1/addresses/{address}/balances, README "Keeping the index
- * current").
+ * (GET /runes/v1/addresses/{address}/balances, doc/mirror.md).
  *
  * Upstream (hirosystems/bitcoin-indexer, api/runes/src/pg/pg-store.ts
  * getAddressBalances) counts the address's history rows in "total", not

@@ -18,8 +18,8 @@
 
 /*
  * What is published: every line but a chainhook record, which carries an
- * API key and stays in the index it was applied to (README "Scaling
- * out"), whatever the options.
+ * API key and stays in the index it was applied to (doc/operations.md
+ * "Scaling out"), whatever the options.
  */
 
 static int
@@ -53,7 +53,7 @@ chaindata_mirror_refused(chaindata_mirror_t *m, const char *about)
 
 /*
  * A document stored as upstream served it, with a member or a value the
- * schema does not know yet (README): counted, the first few said.
+ * schema does not know yet (doc/loader.md): counted, the first few said.
  */
 
 #define CHAINDATA_MIRROR_UNKNOWN_SAID  10

@@ -1,9 +1,8 @@
 
 /*
- * chaindata-mirror: chainhook statuses from the platform API
- * (README "Chainhook status": GET /v1/ext/{apiKey}/chainhooks/{uuid}/status,
- * whose 200 body is the document a "chainhook" record stores,
- * lmdb-schema/chainhook.md).
+ * chaindata-mirror: chainhook statuses from the platform API (doc/module.md
+ * "Chainhook status": GET /v1/ext/{apiKey}/chainhooks/{uuid}/status, whose 200
+ * body is the document a "chainhook" record stores, lmdb-schema/chainhook.md).
  *
  * The chainhooks are named in a file of "uuid api_key" lines, which only
  * its owner may read; keys come from nowhere else (never the command

@@ -58,7 +58,7 @@ chaindata_http_free(chaindata_http_t *h)
 
 
 /*
- * Request headers (README, Operations: "Keys and credentials").  Each is
+ * Request headers (doc/operations.md, "Keys and credentials").  Each is
  * bound to one source and goes with that source's requests only: those
  * whose URL starts with the source's URL (a redirect is never followed).
  * --header is bound to the one source there is, and refused when there

@@ -1,7 +1,7 @@
 
 /*
  * chaindata-mirror --nats URL --stream NAME: the publisher of the fan-out
- * (README "Scaling out", lmdb-schema/feed.md "The stream").
+ * (doc/operations.md "Scaling out", lmdb-schema/feed.md "The stream").
  *
  * The mirror keeps its working index (--db) as without --nats: its reorg
  * checks, the mempool's pending set and the rune balances read it.  Each

@@ -1,7 +1,7 @@
 
 /*
- * chaindata: the memory the workers hold for replies in flight (README,
- * "Operations", memory).  A reply's body is assembled in its request's
+ * chaindata: the memory the workers hold for replies in flight
+ * (doc/operations.md, "Memory").  A reply's body is assembled in its request's
  * pool and stays there until the request ends, however slowly the client
  * reads it; the bytes of those bodies are counted for all the workers
  * together, each in a slot of its own in shared memory, and a new body

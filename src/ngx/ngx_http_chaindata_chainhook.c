@@ -1,8 +1,8 @@
 
 /*
  * chaindata: GET {prefix}/{apiKey}/chainhooks/{chainhookUuid}/status, a
- * chainhook's status behind its API key (README, Chainhook status).  What
- * keeps the key out of logs and caches is ngx_http_chaindata_redact.c.
+ * chainhook's status behind its API key (doc/module.md, Chainhook status).
+ * What keeps the key out of logs and caches is ngx_http_chaindata_redact.c.
  */
 
 

@@ -1,6 +1,6 @@
 
 /*
- * chaindata: entity tags and conditional requests (README,
+ * chaindata: entity tags and conditional requests (doc/api.md,
  * "Conditionals"): the ETag of an answer made of pieces, and the
  * preconditions that compare a reply's ETag with the request's.
  *

@@ -1,6 +1,6 @@
 
 /*
- * chaindata: CORS on the routes' answers (README, "chaindata_cors"), as
+ * chaindata: CORS on the routes' answers (doc/module.md, "chaindata_cors"), as
  * upstream's Fastify servers send it by default.  stacks-blockchain-api 9.0.2
  * registers @fastify/cors 11.2.0 with { exposedHeaders: ['X-API-Version']
  * } (src/api/init.ts:157); the Runes API with its defaults (api-toolkit,
@@ -19,7 +19,7 @@
  *   Access-Control-Allow-Headers: (the request's
  *                                  Access-Control-Request-Headers)
  *
- * Differences (README table): the methods are the route's (upstream
+ * Differences (doc/api.md table): the methods are the route's (upstream
  * lists cors' default GET,HEAD,POST), the 204 carries no Content-Length
  * (RFC 9110 8.6; nginx removes it), the 400 is the JSON error shape.
  */

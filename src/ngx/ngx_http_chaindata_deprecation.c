@@ -1,8 +1,9 @@
 
 /*
- * chaindata: deprecation signalling for the Bitcoin-layer routes (README,
- * Deprecation signalling): Deprecation (RFC 9745), Link rel="deprecation"
- * and rel="successor-version", and Sunset (RFC 8594), as configured with
+ * chaindata: deprecation signalling for the Bitcoin-layer routes
+ * (doc/module.md, chaindata_deprecation): Deprecation (RFC 9745), Link
+ * rel="deprecation" and rel="successor-version", and Sunset (RFC 8594), as
+ * configured with
  *
  *     chaindata_deprecation       @UNIX-SECONDS | off;
  *     chaindata_deprecation_link  URL;

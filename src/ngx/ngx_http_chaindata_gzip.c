@@ -1,11 +1,11 @@
 
 /*
  * chaindata: answers made of precompressed pieces (lmdb-schema/pieces.md,
- * README "chaindata_tx;"): which encoding a request gets, the headers that
- * say so, and a body written either way.  Nothing here compresses; the
- * plain body is each piece inflated whole into the request's buffer.
- * Pages of lists stored in chunks are ngx_http_chaindata_chunks.c's, the
- * ETag of each encoding ngx_http_chaindata_conditional.c's.
+ * doc/module.md "Transactions"): which encoding a request gets, the headers
+ * that say so, and a body written either way.  Nothing here compresses; the
+ * plain body is each piece inflated whole into the request's buffer. Pages of
+ * lists stored in chunks are ngx_http_chaindata_chunks.c's, the ETag of each
+ * encoding ngx_http_chaindata_conditional.c's.
  */
 
 

@@ -1,6 +1,6 @@
 
 /*
- * chaindata: the traffic counters and the health limits (README
+ * chaindata: the traffic counters and the health limits (doc/operations.md
  * "Monitoring").  A module of its own beside ngx_http_chaindata_module,
  * so that its configuration stays out of the routes':
  *

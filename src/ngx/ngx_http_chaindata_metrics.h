@@ -1,7 +1,8 @@
 
 /*
  * chaindata: the traffic counters in shared memory and the health limits
- * of chaindata_status (ngx_http_chaindata_metrics.c; README "Monitoring").
+ * of chaindata_status (ngx_http_chaindata_metrics.c; doc/operations.md
+ * "Monitoring").
  */
 
 

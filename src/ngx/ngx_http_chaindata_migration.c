@@ -1,7 +1,7 @@
 
 /*
  * chaindata: the deprecated Bitcoin-layer endpoints answered with the way
- * out (README, Deprecated Bitcoin-layer endpoints).  A mapped path gets
+ * out (doc/module.md, Deprecated Bitcoin-layer endpoints).  A mapped path gets
  * 410 with the replacement endpoint (path parameters carried over), the
  * differences and the request's query parameters the replacement does not
  * support, or, where the replacement behaves the same and the operator

@@ -1,6 +1,6 @@
 
 /*
- * chaindata: the JSON bodies of the deprecated endpoints (README,
+ * chaindata: the JSON bodies of the deprecated endpoints (doc/module.md,
  * Deprecated Bitcoin-layer endpoints: 410 body, The table): the 410 of
  * one request, with its replacement, and the location root's table of the
  * whole mapping.
@@ -200,7 +200,7 @@ ngx_http_chaindata_mig_json_dropped(ngx_http_chaindata_json_t *j,
 
 
 /*
- * The differences as data: "changes" lists codes (see the README), the
+ * The differences as data: "changes" lists codes (see doc/module.md), the
  * query lists name the parameters, "text" is the table's own words.
  */
 

@@ -498,7 +498,7 @@ ngx_http_chaindata_handler_slot(ngx_conf_t *cf, ngx_command_t *cmd,
 
 /*
  * chaindata_miss_fallback @name | off: a request for a record the index
- * does not hold goes to that named location (README, "In front of
+ * does not hold goes to that named location (README.md, "In front of
  * upstream").  The name is checked once the server's named locations are
  * known, in postconfiguration.
  */

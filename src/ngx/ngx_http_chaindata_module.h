@@ -47,8 +47,9 @@ typedef enum {
 
 /*
  * The deprecation of the Bitcoin-layer routes, at 00:00:00 UTC: announced
- * 6 February 2026, effective 9 March 2026 (README, Deprecation signalling
- * and 410 body).  The effective date is chaindata_deprecation's default.
+ * 6 February 2026, effective 9 March 2026 (doc/module.md,
+ * chaindata_deprecation and the 410 body).  The effective date is
+ * chaindata_deprecation's default.
  */
 #define NGX_HTTP_CHAINDATA_DEPRECATION_ANNOUNCED  1770336000
 #define NGX_HTTP_CHAINDATA_DEPRECATION_EFFECTIVE  1773014400

@@ -1,7 +1,7 @@
 
 /*
  * chaindata: what keeps the API keys of the chainhook route out of logs
- * and caches (README, Operations: keeping API keys out of logs), for
+ * and caches (doc/operations.md, keeping API keys out of logs), for
  * every request of every server once a location serves the route:
  *
  *   $chaindata_redacted_uri     the request URI with the key as "***"

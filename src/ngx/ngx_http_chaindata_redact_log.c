@@ -1,7 +1,7 @@
 
 /*
  * chaindata: the API keys of the chainhook route kept out of the error
- * logs (README, Operations: keeping API keys out of logs), whoever writes
+ * logs (doc/operations.md, keeping API keys out of logs), whoever writes
  * the line: nginx's open() of a decoded path under a root, the upstream
  * URL of proxy_pass, debug lines, any module's.
  *
@@ -17,7 +17,7 @@
  * worker's exit_process, and in a cleanup of the cycle's pool, which runs
  * before the cleanup that unloads the module (registered earlier, run
  * later) and before the pool frees the wraps.  nginx writes debug lines
- * while it destroys that pool (README, Operations).
+ * while it destroys that pool (doc/operations.md).
  */
 
 

@@ -243,8 +243,8 @@ ngx_http_chaindata_send_unavailable(ngx_http_request_t *r)
 
 
 /*
- * The bodies in flight take this worker's chaindata_body_budget (README,
- * "Operations", memory); one of them ends soon.
+ * The bodies in flight take this worker's chaindata_body_budget
+ * (doc/operations.md, "Memory"); one of them ends soon.
  */
 
 static ngx_int_t
@@ -286,7 +286,7 @@ ngx_http_chaindata_gzip_filter_compresses(ngx_http_request_t *r)
  * A 304 carries the ETag the 200 would have carried.  nginx's gzip
  * filter weakens the ETag of what it compresses (W/"tag"), so a 304 is
  * W/"tag" when the client names W/"tag" (it holds a compressed copy) and
- * would be sent one again; otherwise the ETag as it is (README,
+ * would be sent one again; otherwise the ETag as it is (doc/api.md,
  * "Conditionals").
  */
 
@@ -462,7 +462,7 @@ ngx_http_chaindata_send_bad_target(ngx_http_request_t *r,
 
 /*
  * A record the index does not hold, with chaindata_miss_fallback: the
- * request goes to that named location as it came (README, "In front of
+ * request goes to that named location as it came (README.md, "In front of
  * upstream"); nothing of this route's answer was set yet.
  */
 

@@ -1,10 +1,11 @@
 
 /*
- * chaindata: the rune queries, GET {prefix}/{tx_id}/activity and
- * GET {prefix}/{address}/balances: a page of a stored list in the envelope
- * {"limit":L,"offset":O,"total":T,"results":[...]} (README, Rune
- * queries).  Both are deprecated Bitcoin-layer routes: every response
- * carries the deprecation headers (README, Deprecation signalling).
+ * chaindata: the rune queries, GET {prefix}/{tx_id}/activity and GET
+ * {prefix}/{address}/balances: a page of a stored list in the envelope
+ * {"limit":L,"offset":O,"total":T,"results":[...]} (doc/module.md, Rune
+ * activity and balances).  Both are deprecated Bitcoin-layer routes: every
+ * response carries the deprecation headers (doc/module.md,
+ * chaindata_deprecation).
  */
 
 

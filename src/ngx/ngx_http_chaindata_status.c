@@ -1,7 +1,7 @@
 
 /*
- * chaindata_status: how current and how full the index is (README
- * "Keeping the index current"), and the traffic counters (README
+ * chaindata_status: how current and how full the index is (doc/module.md
+ * "Status"), and the traffic counters (doc/operations.md
  * "Monitoring"), as JSON, or in the Prometheus text format with
  * ?format=prometheus or when the Accept header asks for it (a Prometheus
  * scrape).  Counts, sizes and feed positions only: never any key or

@@ -1,7 +1,7 @@
 
 /*
  * chaindata: GET {prefix}/{tx_id}, a Stacks transaction with one page of
- * its events (README, chaindata_tx).
+ * its events (doc/module.md, Transactions).
  */
 
 

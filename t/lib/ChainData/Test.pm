@@ -299,8 +299,8 @@ sub run_cmd {
 }
 
 # Make an index usable by nginx workers when the tests run as root: the
-# directory and its files become the worker user's, as README "Install"
-# has it (the tools, run as root later, keep creating files as that user).
+# directory and its files become the worker user's, as doc/operations.md
+# "Install" has it (the tools, run as root later, keep creating files as that user).
 sub fixup_index_perms {
     my ($dir) = @_;
     chmod 0755, $dir;
@@ -843,7 +843,7 @@ sub _write_conf {
     my $level = $o{error_log_level} || 'info';
     my $workers = $o{workers} || 1;
     # CHAINDATA_TEST_THREADS=1: every lookup through chaindata_threads'
-    # pool (README), to run any test file's routes through it
+    # pool (doc/developer.md), to run any test file's routes through it
     if ($ENV{CHAINDATA_TEST_THREADS} && defined $o{db}) {
         $main .= "thread_pool chaindata_test threads=2;\n"
                  . "env CHAINDATA_THREADS_GUESS=all;\n";
