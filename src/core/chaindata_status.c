@@ -56,7 +56,8 @@ chaindata_status_stream(const MDB_val *key, const MDB_val *val,
 
     if (key->mv_size <= n || key->mv_size - n > CHAINDATA_STREAM_NAME_MAX
         || memcmp(key->mv_data, CHAINDATA_STREAM_KEY, n) != 0
-        || chaindata_streampos_decode(&seq, val->mv_data, val->mv_size) != 0)
+        || chaindata_streamseq_decode(&seq, CHAINDATA_STREAM_FORMAT,
+                                      val->mv_data, val->mv_size) != 0)
     {
         return 0;
     }
@@ -84,12 +85,6 @@ chaindata_status_stream(const MDB_val *key, const MDB_val *val,
 
 
 /*
- * A feed's upstream tip (key CHAINDATA_TIP_KEY then the source): 1 when
- * the key is one.  Keys sort bytewise, so its feed, listed before it
- * ("tip:" sorts after every source), takes it.
- */
-
-/*
  * The publisher's last sequence (CHAINDATA_STREAMTIP_KEY then the name):
  * 1 when the key is one; "streamtip:" sorts after every "stream:", so its
  * stream is listed already.
@@ -110,7 +105,10 @@ chaindata_status_streamtip(const MDB_val *key, const MDB_val *val,
         return 0;
     }
 
-    if (chaindata_streamtip_decode(&seq, val->mv_data, val->mv_size) != 0) {
+    if (chaindata_streamseq_decode(&seq, CHAINDATA_STREAMTIP_FORMAT,
+                                   val->mv_data, val->mv_size)
+        != 0)
+    {
         return 1;
     }
 
@@ -127,6 +125,12 @@ chaindata_status_streamtip(const MDB_val *key, const MDB_val *val,
     return 1;
 }
 
+
+/*
+ * A feed's upstream tip (key CHAINDATA_TIP_KEY then the source): 1 when
+ * the key is one.  Keys sort bytewise, so its feed, listed before it
+ * ("tip:" sorts after every source), takes it.
+ */
 
 static int
 chaindata_status_tip(const MDB_val *key, const MDB_val *val,
