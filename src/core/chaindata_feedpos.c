@@ -55,8 +55,14 @@ chaindata_feedpos_decode(chaindata_feedpos_t *pos, const unsigned char *v,
 }
 
 
-static void
-chaindata_sequence_encode(unsigned char *out, unsigned format, uint64_t seq)
+/*
+ * A stream's sequence: its position (CHAINDATA_STREAM_FORMAT) or the
+ * publisher's last as seen (CHAINDATA_STREAMTIP_FORMAT), one layout.
+ */
+
+void
+chaindata_streamseq_encode(unsigned char *out, unsigned format,
+    uint64_t seq)
 {
     memset(out, 0, CHAINDATA_STREAM_SIZE);
 
@@ -65,8 +71,8 @@ chaindata_sequence_encode(unsigned char *out, unsigned format, uint64_t seq)
 }
 
 
-static int
-chaindata_sequence_decode(uint64_t *seq, unsigned format,
+int
+chaindata_streamseq_decode(uint64_t *seq, unsigned format,
     const unsigned char *v, size_t len)
 {
     if (len != CHAINDATA_STREAM_SIZE || v[0] != format) {
@@ -76,34 +82,4 @@ chaindata_sequence_decode(uint64_t *seq, unsigned format,
     *seq = chaindata_get_u64le(v + 8);
 
     return 0;
-}
-
-
-void
-chaindata_streampos_encode(unsigned char *out, uint64_t seq)
-{
-    chaindata_sequence_encode(out, CHAINDATA_STREAM_FORMAT, seq);
-}
-
-
-int
-chaindata_streampos_decode(uint64_t *seq, const unsigned char *v,
-    size_t len)
-{
-    return chaindata_sequence_decode(seq, CHAINDATA_STREAM_FORMAT, v, len);
-}
-
-
-void
-chaindata_streamtip_encode(unsigned char *out, uint64_t seq)
-{
-    chaindata_sequence_encode(out, CHAINDATA_STREAMTIP_FORMAT, seq);
-}
-
-
-int
-chaindata_streamtip_decode(uint64_t *seq, const unsigned char *v,
-    size_t len)
-{
-    return chaindata_sequence_decode(seq, CHAINDATA_STREAMTIP_FORMAT, v, len);
 }

@@ -188,13 +188,16 @@ void chaindata_feedpos_encode(unsigned char *out,
     const chaindata_feedpos_t *pos);
 int chaindata_feedpos_decode(chaindata_feedpos_t *pos,
     const unsigned char *v, size_t len);
-/* out holds CHAINDATA_STREAM_SIZE bytes; decode: 0, or -1 when not one */
-void chaindata_streampos_encode(unsigned char *out, uint64_t seq);
-void chaindata_streamtip_encode(unsigned char *out, uint64_t seq);
-int chaindata_streamtip_decode(uint64_t *seq, const unsigned char *v,
-    size_t len);
-int chaindata_streampos_decode(uint64_t *seq, const unsigned char *v,
-    size_t len);
+
+/*
+ * a stream's sequence of the given format (CHAINDATA_STREAM_FORMAT or
+ * CHAINDATA_STREAMTIP_FORMAT): out holds CHAINDATA_STREAM_SIZE bytes;
+ * decode: 0, or -1 when the value is not one of that format
+ */
+void chaindata_streamseq_encode(unsigned char *out, unsigned format,
+    uint64_t seq);
+int chaindata_streamseq_decode(uint64_t *seq, unsigned format,
+    const unsigned char *v, size_t len);
 
 
 #endif /* _CHAINDATA_LAYOUT_H_INCLUDED_ */

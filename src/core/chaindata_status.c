@@ -37,6 +37,38 @@ chaindata_status_reader(const char *msg, void *ctx)
 
 
 /*
+ * The name after prefix in a key of "feed" (a stream's, a source's): NULL
+ * when the key is not the prefix then a name.
+ */
+
+static const char *
+chaindata_status_key_name(const MDB_val *key, const char *prefix,
+    size_t *len)
+{
+    size_t  n;
+
+    n = strlen(prefix);
+
+    if (key->mv_size <= n || memcmp(key->mv_data, prefix, n) != 0) {
+        return NULL;
+    }
+
+    *len = key->mv_size - n;
+
+    return (const char *) key->mv_data + n;
+}
+
+
+/* a listed name (NUL-terminated) is the key's */
+
+static int
+chaindata_status_is_named(const char *listed, const char *name, size_t len)
+{
+    return strlen(listed) == len && memcmp(listed, name, len) == 0;
+}
+
+
+/*
  * A stream's position (key CHAINDATA_STREAM_KEY then the name): 1 when
  * the record is one, listed while there is room.  A name that JSON or a
  * Prometheus label would need to escape is left out: the follower's names
@@ -52,17 +84,14 @@ chaindata_status_stream(const MDB_val *key, const MDB_val *val,
     const char                 *name;
     chaindata_status_stream_t  *s;
 
-    n = sizeof(CHAINDATA_STREAM_KEY) - 1;
+    name = chaindata_status_key_name(key, CHAINDATA_STREAM_KEY, &n);
 
-    if (key->mv_size <= n || key->mv_size - n > CHAINDATA_STREAM_NAME_MAX
-        || memcmp(key->mv_data, CHAINDATA_STREAM_KEY, n) != 0
-        || chaindata_streampos_decode(&seq, val->mv_data, val->mv_size) != 0)
+    if (name == NULL || n > CHAINDATA_STREAM_NAME_MAX
+        || chaindata_streamseq_decode(&seq, CHAINDATA_STREAM_FORMAT,
+                                      val->mv_data, val->mv_size) != 0)
     {
         return 0;
     }
-
-    name = (const char *) key->mv_data + n;
-    n = key->mv_size - n;
 
     for (i = 0; i < n; i++) {
         if (name[i] <= ' ' || name[i] > '~' || name[i] == '"'
@@ -84,12 +113,6 @@ chaindata_status_stream(const MDB_val *key, const MDB_val *val,
 
 
 /*
- * A feed's upstream tip (key CHAINDATA_TIP_KEY then the source): 1 when
- * the key is one.  Keys sort bytewise, so its feed, listed before it
- * ("tip:" sorts after every source), takes it.
- */
-
-/*
  * The publisher's last sequence (CHAINDATA_STREAMTIP_KEY then the name):
  * 1 when the key is one; "streamtip:" sorts after every "stream:", so its
  * stream is listed already.
@@ -99,26 +122,25 @@ static int
 chaindata_status_streamtip(const MDB_val *key, const MDB_val *val,
     chaindata_status_t *st)
 {
-    size_t    i, n;
-    uint64_t  seq;
+    size_t       i, n;
+    uint64_t     seq;
+    const char  *name;
 
-    n = sizeof(CHAINDATA_STREAMTIP_KEY) - 1;
+    name = chaindata_status_key_name(key, CHAINDATA_STREAMTIP_KEY, &n);
 
-    if (key->mv_size <= n
-        || memcmp(key->mv_data, CHAINDATA_STREAMTIP_KEY, n) != 0)
-    {
+    if (name == NULL) {
         return 0;
     }
 
-    if (chaindata_streamtip_decode(&seq, val->mv_data, val->mv_size) != 0) {
+    if (chaindata_streamseq_decode(&seq, CHAINDATA_STREAMTIP_FORMAT,
+                                   val->mv_data, val->mv_size)
+        != 0)
+    {
         return 1;
     }
 
     for (i = 0; i < st->nstreams; i++) {
-        if (strlen(st->streams[i].name) == key->mv_size - n
-            && memcmp(st->streams[i].name, (const char *) key->mv_data + n,
-                      key->mv_size - n) == 0)
-        {
+        if (chaindata_status_is_named(st->streams[i].name, name, n)) {
             st->streams[i].has_published = 1;
             st->streams[i].published = seq;
         }
@@ -128,19 +150,24 @@ chaindata_status_streamtip(const MDB_val *key, const MDB_val *val,
 }
 
 
+/*
+ * A feed's upstream tip (key CHAINDATA_TIP_KEY then the source): 1 when
+ * the key is one.  Keys sort bytewise, so its feed, listed before it
+ * ("tip:" sorts after every source), takes it.
+ */
+
 static int
 chaindata_status_tip(const MDB_val *key, const MDB_val *val,
     chaindata_status_t *st)
 {
     size_t                    i, n;
+    const char               *source;
     chaindata_feedtip_t       tip;
     chaindata_status_feed_t  *f;
 
-    n = sizeof(CHAINDATA_TIP_KEY) - 1;
+    source = chaindata_status_key_name(key, CHAINDATA_TIP_KEY, &n);
 
-    if (key->mv_size <= n
-        || memcmp(key->mv_data, CHAINDATA_TIP_KEY, n) != 0)
-    {
+    if (source == NULL) {
         return 0;
     }
 
@@ -151,10 +178,7 @@ chaindata_status_tip(const MDB_val *key, const MDB_val *val,
     for (i = 0; i < st->nfeeds; i++) {
         f = &st->feeds[i];
 
-        if (strlen(f->source) == key->mv_size - n
-            && memcmp(f->source, (const char *) key->mv_data + n,
-                      key->mv_size - n) == 0)
-        {
+        if (chaindata_status_is_named(f->source, source, n)) {
             f->has_tip = 1;
             f->tip = tip;
             break;

@@ -142,12 +142,24 @@ chaindata_path_name(char *buf, const chaindata_path_t *p)
 }
 
 
+/* "<path> <what><tail>": a member's failure, worded in one place */
+
+static int
+chaindata_path_fail(chaindata_record_t *rec, const chaindata_path_t *path,
+    const char *what, const char *tail)
+{
+    char  buf[CHAINDATA_PATH_LEN];
+
+    return chaindata_record_fail(rec, "%s %s%s",
+                                 chaindata_path_name(buf, path), what, tail);
+}
+
+
 static int
 chaindata_check_field(chaindata_record_t *rec,
     const chaindata_jv_t *obj, const chaindata_field_t *f,
     const chaindata_path_t *path, const chaindata_rules_t *rules)
 {
-    char                   buf[CHAINDATA_PATH_LEN];
     const char            *want;
     chaindata_path_t       sub;
     const chaindata_jv_t  *v;
@@ -165,18 +177,15 @@ chaindata_check_field(chaindata_record_t *rec,
 
     if (v == NULL) {
         if (f->required & rules->shape) {
-            return chaindata_record_fail(rec, "%s is missing%s",
-                                         chaindata_path_name(buf, &sub),
-                                         rules->note);
+            return chaindata_path_fail(rec, &sub, "is missing", rules->note);
         }
 
         return 0;
     }
 
     if (f->types && !chaindata_has_type(v, f->types)) {
-        return chaindata_record_fail(rec, "%s must be %s",
-                                     chaindata_path_name(buf, &sub),
-                                     chaindata_type_name(f->types));
+        return chaindata_path_fail(rec, &sub, "must be ",
+                                   chaindata_type_name(f->types));
     }
 
     if (f->members) {
@@ -186,8 +195,7 @@ chaindata_check_field(chaindata_record_t *rec,
     want = f->check ? f->check(v) : NULL;
 
     if (want) {
-        return chaindata_record_fail(rec, "%s must be %s",
-                                     chaindata_path_name(buf, &sub), want);
+        return chaindata_path_fail(rec, &sub, "must be ", want);
     }
 
     return 0;
@@ -204,9 +212,8 @@ chaindata_fields(chaindata_record_t *rec,
     const chaindata_field_t  *f;
 
     if (obj == NULL || obj->type != CHAINDATA_JV_OBJECT) {
-        return chaindata_record_fail(rec, "%s must be an object%s",
-                                     chaindata_path_name(buf, path),
-                                     rules->note);
+        return chaindata_path_fail(rec, path, "must be an object",
+                                   rules->note);
     }
 
     m = rules->closed || rules->counted

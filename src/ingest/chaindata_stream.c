@@ -56,7 +56,8 @@ chaindata_stream_position(chaindata_index_t *ix, const char *stream,
     rc = mdb_get(txn, ix->dbi[CHAINDATA_DBI_FEED], &key, &val);
 
     if (rc == 0) {
-        rc = chaindata_streampos_decode(seq, val.mv_data, val.mv_size) == 0
+        rc = chaindata_streamseq_decode(seq, CHAINDATA_STREAM_FORMAT,
+                                        val.mv_data, val.mv_size) == 0
              ? 1 : -1;
 
     } else {
@@ -76,8 +77,7 @@ chaindata_stream_position(chaindata_index_t *ix, const char *stream,
 
 static int
 chaindata_stream_put_sequence(chaindata_writeset_t *ws, const char *prefix,
-    const char *stream, void (*encode)(unsigned char *out, uint64_t seq),
-    uint64_t seq)
+    const char *stream, unsigned format, uint64_t seq)
 {
     size_t          klen;
     unsigned char   k[CHAINDATA_NATS_NAME_MAX + 16], *v;
@@ -90,7 +90,7 @@ chaindata_stream_put_sequence(chaindata_writeset_t *ws, const char *prefix,
         return -1;
     }
 
-    encode(v, seq);
+    chaindata_streamseq_encode(v, format, seq);
 
     return 0;
 }
@@ -101,7 +101,7 @@ chaindata_stream_put_position(chaindata_writeset_t *ws, const char *stream,
     uint64_t seq)
 {
     return chaindata_stream_put_sequence(ws, CHAINDATA_STREAM_KEY, stream,
-                                         chaindata_streampos_encode, seq);
+                                         CHAINDATA_STREAM_FORMAT, seq);
 }
 
 
@@ -112,7 +112,7 @@ chaindata_stream_put_published(chaindata_writeset_t *ws, const char *stream,
     uint64_t seq)
 {
     return chaindata_stream_put_sequence(ws, CHAINDATA_STREAMTIP_KEY, stream,
-                                         chaindata_streamtip_encode, seq);
+                                         CHAINDATA_STREAMTIP_FORMAT, seq);
 }
 
 
