@@ -15,7 +15,9 @@
  * slot, or the slot of one that is gone (killed, or exited during a
  * reload, whose slots the zone keeps), when it starts and frees it when
  * it exits; a sum that looks full is taken again without the slots of
- * workers that are gone.  Workers that find no slot count alone.
+ * workers that are gone.  Workers that find no slot count alone.  The
+ * zone keeps how many slots were ever taken, and a sum reads only those:
+ * a reply costs a few cache lines, not the 1,024 slots.
  */
 
 
@@ -36,9 +38,15 @@ typedef struct {
 } ngx_http_chaindata_budget_slot_t;
 
 
+typedef struct {
+    ngx_atomic_t                      used;    /* slots ever taken */
+    ngx_http_chaindata_budget_slot_t  slots[NGX_HTTP_CHAINDATA_BUDGET_SLOTS];
+} ngx_http_chaindata_budget_zone_t;
+
+
 /* this worker's slot; NULL: it counts alone, in held */
 static ngx_http_chaindata_budget_slot_t  *ngx_http_chaindata_budget_slot;
-static ngx_http_chaindata_budget_slot_t  *ngx_http_chaindata_budget_slots;
+static ngx_http_chaindata_budget_zone_t  *ngx_http_chaindata_budget_zone;
 static ngx_atomic_t                       ngx_http_chaindata_body_held;
 
 
@@ -55,8 +63,8 @@ ngx_http_chaindata_budget_zone_init(ngx_shm_zone_t *zone, void *data)
 
     shpool = (ngx_slab_pool_t *) zone->shm.addr;
 
-    zone->data = ngx_slab_calloc(shpool, NGX_HTTP_CHAINDATA_BUDGET_SLOTS
-                                 * sizeof(ngx_http_chaindata_budget_slot_t));
+    zone->data = ngx_slab_calloc(shpool,
+                                 sizeof(ngx_http_chaindata_budget_zone_t));
 
     return zone->data ? NGX_OK : NGX_ERROR;
 }
@@ -72,8 +80,7 @@ ngx_http_chaindata_budget_conf(ngx_conf_t *cf,
     ngx_str_t  name = ngx_string("chaindata_body_budget");
 
     /* the slots, with room for the slab allocator's own pages */
-    size = NGX_HTTP_CHAINDATA_BUDGET_SLOTS
-           * sizeof(ngx_http_chaindata_budget_slot_t) + 8 * ngx_pagesize;
+    size = sizeof(ngx_http_chaindata_budget_zone_t) + 8 * ngx_pagesize;
 
     mcf->budget_zone = ngx_shared_memory_add(cf, &name, size,
                                              &ngx_http_chaindata_module);
@@ -94,6 +101,25 @@ ngx_http_chaindata_budget_gone(ngx_atomic_uint_t pid)
 }
 
 
+/* the slots a sum reads: at least up to slot i */
+
+static void
+ngx_http_chaindata_budget_use(ngx_http_chaindata_budget_zone_t *zone,
+    ngx_uint_t i)
+{
+    ngx_atomic_uint_t  used;
+
+    do {
+        used = zone->used;
+
+        if (used > i) {
+            return;
+        }
+
+    } while (!ngx_atomic_cmp_set(&zone->used, used, i + 1));
+}
+
+
 /* in every worker, before it serves */
 
 void
@@ -102,26 +128,29 @@ ngx_http_chaindata_budget_init(ngx_cycle_t *cycle,
 {
     ngx_uint_t                         i;
     ngx_atomic_uint_t                  pid;
-    ngx_http_chaindata_budget_slot_t  *slots;
+    ngx_http_chaindata_budget_slot_t  *slot;
+    ngx_http_chaindata_budget_zone_t  *zone;
 
     ngx_http_chaindata_budget_slot = NULL;
-    ngx_http_chaindata_budget_slots = NULL;
+    ngx_http_chaindata_budget_zone = NULL;
 
     if (mcf->budget_zone == NULL || mcf->budget_zone->data == NULL) {
         return;
     }
 
-    slots = mcf->budget_zone->data;
+    zone = mcf->budget_zone->data;
 
     for (i = 0; i < NGX_HTTP_CHAINDATA_BUDGET_SLOTS; i++) {
-        pid = slots[i].pid;
+        slot = &zone->slots[i];
+        pid = slot->pid;
 
         if ((pid == 0 || ngx_http_chaindata_budget_gone(pid))
-            && ngx_atomic_cmp_set(&slots[i].pid, pid, ngx_pid))
+            && ngx_atomic_cmp_set(&slot->pid, pid, ngx_pid))
         {
-            slots[i].held = 0;
-            ngx_http_chaindata_budget_slot = &slots[i];
-            ngx_http_chaindata_budget_slots = slots;
+            slot->held = 0;
+            ngx_http_chaindata_budget_use(zone, i);
+            ngx_http_chaindata_budget_slot = slot;
+            ngx_http_chaindata_budget_zone = zone;
             return;
         }
     }
@@ -154,19 +183,20 @@ static size_t
 ngx_http_chaindata_budget_sum(ngx_uint_t forget)
 {
     size_t                             sum;
-    ngx_uint_t                         i;
+    ngx_uint_t                         i, used;
     ngx_atomic_uint_t                  pid;
     ngx_http_chaindata_budget_slot_t  *slots;
-
-    slots = ngx_http_chaindata_budget_slots;
 
     if (ngx_http_chaindata_budget_slot == NULL) {
         return ngx_http_chaindata_body_held;
     }
 
+    slots = ngx_http_chaindata_budget_zone->slots;
+    used = ngx_min(ngx_http_chaindata_budget_zone->used,
+                   NGX_HTTP_CHAINDATA_BUDGET_SLOTS);
     sum = 0;
 
-    for (i = 0; i < NGX_HTTP_CHAINDATA_BUDGET_SLOTS; i++) {
+    for (i = 0; i < used; i++) {
         pid = slots[i].pid;
 
         if (pid == 0) {
