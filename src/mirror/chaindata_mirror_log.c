@@ -144,8 +144,10 @@ chaindata_mirror_progress(chaindata_mirror_t *m, int force)
     }
 
     fprintf(stderr, "blocks=%llu txs=%llu blocks_per_s=%.1f "
-            "txs_per_s=%.1f requests=%llu retries=%llu lag=%llu\n",
+            "txs_per_s=%.1f requests=%llu retries=%llu in_flight_max=%u "
+            "lag=%llu\n",
             (unsigned long long) m->blocks, (unsigned long long) m->txs,
             rate, m->txs / secs, (unsigned long long) m->http.requests,
-            (unsigned long long) m->http.retried, (unsigned long long) lag);
+            (unsigned long long) m->http.retried, m->http.most,
+            (unsigned long long) lag);
 }
