@@ -302,6 +302,8 @@ chaindata_req_t *chaindata_req_new(int (*check)(chaindata_req_t *r),
     ;
 void chaindata_req_free(chaindata_req_t *r);
 int chaindata_req_json(chaindata_req_t *r);
+const chaindata_jv_t *chaindata_req_txs_page(chaindata_req_t *r,
+    const char *list, const char *holder, uint64_t max, uint64_t *total);
 /* r's why said (printf's arguments), and -1 */
 #define chaindata_req_fail(r, ...)                                           \
     (snprintf((r)->why, sizeof((r)->why), __VA_ARGS__), -1)

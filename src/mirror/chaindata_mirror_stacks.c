@@ -140,24 +140,10 @@ chaindata_stacks_check_txs(chaindata_req_t *r)
     const chaindata_jv_t  *res, *tx, *id;
 
     b = r->ctx;
-
-    if (chaindata_req_json(r) != 0) {
+    res = chaindata_req_txs_page(r, "block", "a block",
+                                 CHAINDATA_BLOCK_TXS_MAX, &total);
+    if (res == NULL) {
         return -1;
-    }
-
-    res = chaindata_jv_get(r->root, "results");
-
-    if (res == NULL || res->type != CHAINDATA_JV_ARRAY
-        || chaindata_jv_u64(r->root, "total", &total) != 0)
-    {
-        return chaindata_req_fail(r, "not a page of transactions");
-    }
-
-    if (total > CHAINDATA_BLOCK_TXS_MAX) {
-        return chaindata_req_fail(r, "a block of %llu transactions claimed, "
-                                  "more than the %u a block may have",
-                                  (unsigned long long) total,
-                                  CHAINDATA_BLOCK_TXS_MAX);
     }
 
     if (r->arg == 0) {
@@ -498,6 +484,7 @@ chaindata_sblock_add(chaindata_mirror_t *m, chaindata_sblock_t *b,
 static int
 chaindata_sblock_listed(chaindata_mirror_t *m, chaindata_sblock_t *b)
 {
+    int               rc;
     size_t            i, npages;
     chaindata_req_t  *first;
 
@@ -519,15 +506,12 @@ chaindata_sblock_listed(chaindata_mirror_t *m, chaindata_sblock_t *b)
         return -1;
     }
 
-    for (i = 1; i < npages; i++) {
-        if (chaindata_sblock_add(m, b, chaindata_stacks_txs_req(m, b,
-                                     i * CHAINDATA_TXS_PAGE)) != 0)
-        {
-            return -1;
-        }
+    for (i = 1, rc = 0; rc == 0 && i < npages; i++) {
+        rc = chaindata_sblock_add(m, b, chaindata_stacks_txs_req(m, b,
+                                      i * CHAINDATA_TXS_PAGE));
     }
 
-    return 0;
+    return rc;
 }
 
 
