@@ -17,6 +17,7 @@
 #include <curl/curl.h>
 
 #include "chaindata_address.h"
+#include "chaindata_eta.h"
 #include "chaindata_exit.h"
 #include "chaindata_feedstate.h"
 #include "chaindata_feedtip.h"
@@ -262,6 +263,8 @@ struct chaindata_mirror_s {
     uint64_t             height;
     uint64_t             block_time;
     char                 source[CHAINDATA_FEED_SOURCE_MAX + 1];
+    chaindata_eta_t      eta;          /* of the source last mirrored */
+    char                 eta_source[CHAINDATA_FEED_SOURCE_MAX + 1];
 };
 
 
