@@ -20,6 +20,17 @@ near(double a, double b, double tol)
 }
 
 
+/* a new estimate over a minute, from position p0 and tip t0 */
+
+static void
+start(chaindata_eta_t *e, double *pos, double p0, double *tip, double t0)
+{
+    chaindata_eta_init(e, 60);
+    *pos = p0;
+    *tip = t0;
+}
+
+
 /* from t0 to t1, a sample every 0.5 s at rate a second, the tip moving */
 
 static double
@@ -55,9 +66,7 @@ test_eta(void)
     ok(chaindata_eta_estimate(&e, &est) == 0, "eta: half a second, unknown");
 
     /* steady: 10 a second, the tip still */
-    chaindata_eta_init(&e, 60);
-    pos = 0;
-    tip = 10000;
+    start(&e, &pos, 0, &tip, 10000);
     feed(&e, 0, 30, &pos, 10, &tip, 0);
     ok(chaindata_eta_estimate(&e, &est) == 1 && near(est.rate, 10, 0.5)
        && near(est.secs, (10000 - 300) / 10.0, 30),
@@ -66,9 +75,7 @@ test_eta(void)
 
     /* a pause of two minutes, then 10 a second again: after a window the
      * pace is 10 (since the start it would be about 5) */
-    chaindata_eta_init(&e, 60);
-    pos = 0;
-    tip = 100000;
+    start(&e, &pos, 0, &tip, 100000);
     t = feed(&e, 0, 60, &pos, 10, &tip, 0);
     t = feed(&e, t, t + 120, &pos, 0, &tip, 0);
     ok(chaindata_eta_estimate(&e, &est) == 0 && est.rate == 0,
@@ -78,9 +85,7 @@ test_eta(void)
        "eta: after a pause, the recent pace");
 
     /* blocks that grow: 100 a second, then 5 */
-    chaindata_eta_init(&e, 60);
-    pos = 0;
-    tip = 100000;
+    start(&e, &pos, 0, &tip, 100000);
     t = feed(&e, 0, 60, &pos, 100, &tip, 0);
     ok(chaindata_eta_estimate(&e, &est) == 1 && near(est.rate, 100, 3),
        "eta: 100 a second");
@@ -90,18 +95,14 @@ test_eta(void)
        "eta: slower blocks, the new pace");
 
     /* the tip moves: 10 a second against a tip gaining 2 a second */
-    chaindata_eta_init(&e, 60);
-    pos = 0;
-    tip = 1000;
+    start(&e, &pos, 0, &tip, 1000);
     feed(&e, 0, 40, &pos, 10, &tip, 2);
     ok(chaindata_eta_estimate(&e, &est) == 1 && near(est.tip_rate, 2, 0.3)
        && near(est.secs, est.left / 8.0, est.left / 40.0),
        "eta: the tip's movement taken off the pace");
 
     /* a tip faster than the mirror: never caught up, unknown */
-    chaindata_eta_init(&e, 60);
-    pos = 0;
-    tip = 1000;
+    start(&e, &pos, 0, &tip, 1000);
     feed(&e, 0, 40, &pos, 3, &tip, 5);
     ok(chaindata_eta_estimate(&e, &est) == 0 && est.left > 0
        && est.rate < est.tip_rate, "eta: not gaining on the tip, unknown");
@@ -112,9 +113,7 @@ test_eta(void)
        && est.secs == 0, "eta: at the tip, 0");
 
     /* a rollback: the position goes back, the pace starts again */
-    chaindata_eta_init(&e, 60);
-    pos = 1000;
-    tip = 5000;
+    start(&e, &pos, 1000, &tip, 5000);
     t = feed(&e, 0, 20, &pos, 10, &tip, 0);
     chaindata_eta_sample(&e, t, 900, 5000);
     ok(e.n == 1 && chaindata_eta_estimate(&e, &est) == 0,
