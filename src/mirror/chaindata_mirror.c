@@ -57,7 +57,7 @@ chaindata_mirror_usage(FILE *out)
         "  --parallel N        concurrent requests (default 4), across\n"
         "                      the blocks in flight\n"
         "  --blocks-ahead N    Stacks blocks in flight: fetched while the\n"
-        "                      ones below commit (default 32; 1: one at\n"
+        "                      ones below commit (default 64; 1: one at\n"
         "                      a time)\n"
         "  --rate R            requests per second at most; 0: any\n"
         "                      (default: any for upstreams on this host,\n"
@@ -513,7 +513,7 @@ main(int argc, char **argv)
     m.runes_max_reorg = chaindata_feed_reorg_default("runes");
     m.http.m = &m;
     m.http.parallel = 4;
-    m.ahead = 32;
+    m.ahead = 64;
     m.http.retries = 8;
     m.http.timeout_ms = 30000;
     m.http.rate = -1;
