@@ -97,6 +97,9 @@ struct chaindata_req_s {
     char                 why[256];
 
     void                *owner;     /* the block in flight it is of */
+    /* called when its answer is final: the turn's that started it */
+    void               (*ended)(void *ctx, chaindata_req_t *r);
+    void                *ended_ctx;
 
     unsigned             tries;
     double               not_before;

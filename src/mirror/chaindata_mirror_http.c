@@ -591,7 +591,7 @@ chaindata_http_cancel(chaindata_http_t *h, chaindata_req_t **reqs, size_t n)
 
 static int
 chaindata_http_fill(chaindata_http_t *h, chaindata_req_t **reqs, size_t n,
-    double *wake)
+    void (*ended)(void *ctx, chaindata_req_t *r), void *ctx, double *wake)
 {
     size_t            i;
     double            now;
@@ -622,6 +622,8 @@ chaindata_http_fill(chaindata_http_t *h, chaindata_req_t **reqs, size_t n,
         }
 
         r->active = 1;
+        r->ended = ended;
+        r->ended_ctx = ctx;
         h->active++;
         h->most = h->active > h->most ? h->active : h->most;
 
@@ -635,11 +637,14 @@ chaindata_http_fill(chaindata_http_t *h, chaindata_req_t **reqs, size_t n,
 }
 
 
-/* the transfers that ended: done when their answer is final */
+/*
+ * The transfers that ended: done when their answer is final, said to the
+ * caller that started them (a fetch made meanwhile, e.g. the tip's while
+ * blocks are in flight, leaves the blocks' answers to theirs).
+ */
 
 static void
-chaindata_http_reap(chaindata_http_t *h,
-    void (*ended)(void *ctx, chaindata_req_t *r), void *ctx)
+chaindata_http_reap(chaindata_http_t *h)
 {
     int               left;
     CURL             *easy;
@@ -661,7 +666,7 @@ chaindata_http_reap(chaindata_http_t *h,
 
         if (chaindata_http_finish(h, r, cc)) {
             r->done = 1;
-            ended(ctx, r);
+            r->ended(r->ended_ctx, r);
         }
     }
 }
@@ -679,7 +684,7 @@ chaindata_http_turn(chaindata_http_t *h, chaindata_req_t **reqs, size_t n,
         return CHAINDATA_MIRROR_STOPPED;
     }
 
-    if (chaindata_http_fill(h, reqs, n, &wake) != 0) {
+    if (chaindata_http_fill(h, reqs, n, ended, ctx, &wake) != 0) {
         return CHAINDATA_EXIT_SYSTEM;
     }
 
@@ -694,7 +699,7 @@ chaindata_http_turn(chaindata_http_t *h, chaindata_req_t **reqs, size_t n,
         curl_multi_poll(h->multi, NULL, 0, (int) ms, NULL);
     }
 
-    chaindata_http_reap(h, ended, ctx);
+    chaindata_http_reap(h);
 
     return CHAINDATA_EXIT_OK;
 }

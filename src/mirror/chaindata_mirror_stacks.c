@@ -378,6 +378,8 @@ chaindata_stacks_record(chaindata_mirror_t *m, chaindata_stx_t *t)
  * through stages, the requests of one stage fetched together:
  */
 #define CHAINDATA_AHEAD_BYTES  ((size_t) 64 * 1024 * 1024)
+/* seconds between asking upstream's tip again while catching up */
+#define CHAINDATA_TIP_EVERY    30.0
 
 typedef enum {
     CHAINDATA_SB_BLOCK = 0,     /* the block */
@@ -396,6 +398,7 @@ typedef struct {
     size_t                 max;     /* --blocks-ahead */
     uint64_t               next;    /* the next height to fetch */
     uint64_t               tip;
+    double                 tip_next;  /* when to ask it again */
     int                    stop;    /* a block failed: none starts above */
     chaindata_req_t      **all;     /* a turn's requests */
     size_t                 cap;
@@ -963,6 +966,37 @@ chaindata_stacks_unlinked(chaindata_mirror_t *m, chaindata_sblock_t *b,
 }
 
 
+/*
+ * Upstream's tip asked again every CHAINDATA_TIP_EVERY seconds of a
+ * catch-up: the pass goes on to it, and the progress line's ETA sees it
+ * move (chaindata_mirror_log.c).
+ */
+
+static int
+chaindata_swin_tip(chaindata_swin_t *w)
+{
+    int       rc;
+    double    now;
+    uint64_t  tip;
+
+    now = chaindata_now();
+
+    if (now < w->tip_next) {
+        return CHAINDATA_EXIT_OK;
+    }
+
+    w->tip_next = now + CHAINDATA_TIP_EVERY;
+
+    rc = chaindata_stacks_tip(w->m, &tip);
+
+    if (rc == CHAINDATA_EXIT_OK && tip != UINT64_MAX && tip > w->tip) {
+        w->tip = tip;
+    }
+
+    return rc;
+}
+
+
 /* the pass over the window: every block up to the tip, in order */
 
 static int
@@ -1006,6 +1040,11 @@ chaindata_stacks_window(chaindata_mirror_t *m, chaindata_swin_t *w,
         if (w->n && w->b[0]->failed) {
             chaindata_mirror_failed(m, w->b[0]->failed);
             return CHAINDATA_EXIT_INPUT;
+        }
+
+        rc = chaindata_swin_tip(w);
+        if (rc != CHAINDATA_EXIT_OK) {
+            return rc;
         }
 
         if (chaindata_swin_fill(w) != 0) {
@@ -1063,6 +1102,7 @@ chaindata_stacks_poll(chaindata_mirror_t *m, int *caught_up)
     memset(&w, 0, sizeof(w));
     w.m = m;
     w.tip = tip;
+    w.tip_next = chaindata_now() + CHAINDATA_TIP_EVERY;
     w.max = m->ahead ? m->ahead : 1;
 
     if (have) {
