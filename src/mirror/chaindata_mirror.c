@@ -54,7 +54,11 @@ chaindata_mirror_usage(FILE *out)
         "  --once              catch up, then exit\n"
         "  --follow            catch up, then poll (the default)\n"
         "  --interval S        seconds between polls (default 5)\n"
-        "  --parallel N        concurrent requests (default 4)\n"
+        "  --parallel N        concurrent requests (default 4), across\n"
+        "                      the blocks in flight\n"
+        "  --blocks-ahead N    Stacks blocks in flight: fetched while the\n"
+        "                      ones below commit (default 64; 1: one at\n"
+        "                      a time)\n"
         "  --rate R            requests per second at most; 0: any\n"
         "                      (default: any for upstreams on this host,\n"
         "                      0.75 for others, a public API's pace)\n"
@@ -215,6 +219,7 @@ chaindata_mirror_args(chaindata_mirror_t *m, int argc, char **argv)
         { "follow", no_argument, NULL, 'f' },
         { "interval", required_argument, NULL, 'i' },
         { "parallel", required_argument, NULL, 'P' },
+        { "blocks-ahead", required_argument, NULL, 'A' },
         { "rate", required_argument, NULL, 'R' },
         { "retries", required_argument, NULL, 't' },
         { "timeout", required_argument, NULL, 'T' },
@@ -317,6 +322,16 @@ chaindata_mirror_args(chaindata_mirror_t *m, int argc, char **argv)
             }
 
             m->http.parallel = (unsigned) v;
+            break;
+
+        case 'A':
+            if (chaindata_mirror_number("--blocks-ahead", optarg, 1, 1024,
+                                        &v) != 0)
+            {
+                return -1;
+            }
+
+            m->ahead = (unsigned) v;
             break;
 
         case 'R':
@@ -498,6 +513,7 @@ main(int argc, char **argv)
     m.runes_max_reorg = chaindata_feed_reorg_default("runes");
     m.http.m = &m;
     m.http.parallel = 4;
+    m.ahead = 64;
     m.http.retries = 8;
     m.http.timeout_ms = 30000;
     m.http.rate = -1;

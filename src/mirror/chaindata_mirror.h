@@ -11,11 +11,13 @@
 
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include <curl/curl.h>
 
 #include "chaindata_address.h"
+#include "chaindata_eta.h"
 #include "chaindata_exit.h"
 #include "chaindata_feedstate.h"
 #include "chaindata_feedtip.h"
@@ -94,6 +96,11 @@ struct chaindata_req_s {
     chaindata_jv_t      *list;      /* the list check() found good in it */
     char                 why[256];
 
+    void                *owner;     /* the block in flight it is of */
+    /* called when its answer is final: the turn's that started it */
+    void               (*ended)(void *ctx, chaindata_req_t *r);
+    void                *ended_ctx;
+
     unsigned             tries;
     double               not_before;
     CURL                *easy;
@@ -169,7 +176,9 @@ typedef struct {
     struct curl_slist   *headers;        /* --header: not bound yet */
     const char          *base[CHAINDATA_SOURCES];        /* the URLs */
     struct curl_slist   *bound[CHAINDATA_SOURCES];
-    unsigned             parallel;
+    unsigned             parallel;     /* in flight at most, all blocks */
+    unsigned             active;       /* in flight now */
+    unsigned             most;         /* in flight at most this run */
     double               rate;         /* requests per second, 0: any */
     unsigned             retries;
     long                 timeout_ms;
@@ -237,6 +246,7 @@ struct chaindata_mirror_s {
 
     int                  once;
     double               interval;
+    unsigned             ahead;        /* --blocks-ahead */
     chaindata_mfeed_t    feeds[CHAINDATA_MIRROR_FEEDS];
     double               feeds_stored;  /* when their state was stored */
 
@@ -256,6 +266,8 @@ struct chaindata_mirror_s {
     uint64_t             height;
     uint64_t             block_time;
     char                 source[CHAINDATA_FEED_SOURCE_MAX + 1];
+    chaindata_eta_t      eta;          /* of the source last mirrored */
+    char                 eta_source[CHAINDATA_FEED_SOURCE_MAX + 1];
 };
 
 
@@ -296,14 +308,29 @@ chaindata_req_t *chaindata_req_new(int (*check)(chaindata_req_t *r),
     ;
 void chaindata_req_free(chaindata_req_t *r);
 int chaindata_req_json(chaindata_req_t *r);
-int chaindata_req_fail(chaindata_req_t *r, const char *fmt, ...)
-#ifdef __GNUC__
-    __attribute__ ((format (printf, 2, 3)))
-#endif
-    ;
+const chaindata_jv_t *chaindata_req_txs_page(chaindata_req_t *r,
+    const char *list, const char *holder, uint64_t max, uint64_t *total);
+/* r's why said (printf's arguments), and -1 */
+#define chaindata_req_fail(r, ...)                                           \
+    (snprintf((r)->why, sizeof((r)->why), __VA_ARGS__), -1)
 /* runs the requests (a NULL one: out of memory), logs a failure */
 int chaindata_mirror_fetch(chaindata_mirror_t *m, chaindata_req_t **reqs,
     size_t n);
+/*
+ * The client's loop for callers with requests of several blocks in
+ * flight: one turn starts what may start of reqs (in their order, while
+ * fewer than --parallel are in flight in all), waits for the transfers
+ * and calls ended() for each request whose answer is final (r->done; a
+ * failure's why set).  CHAINDATA_EXIT_OK, _SYSTEM or
+ * CHAINDATA_MIRROR_STOPPED.
+ */
+int chaindata_http_turn(chaindata_http_t *h, chaindata_req_t **reqs,
+    size_t n, void (*ended)(void *ctx, chaindata_req_t *r), void *ctx);
+/* the requests of reqs in flight stopped (discarded) */
+void chaindata_http_cancel(chaindata_http_t *h, chaindata_req_t **reqs,
+    size_t n);
+/* logs the failed request's why */
+void chaindata_mirror_failed(chaindata_mirror_t *m, chaindata_req_t *r);
 
 /*
  * The emitter: the one way a line of the mirror reaches its working

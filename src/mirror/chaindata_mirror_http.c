@@ -23,9 +23,6 @@
 #define CHAINDATA_BACKOFF      0.25    /* seconds, doubled each try */
 #define CHAINDATA_BACKOFF_MAX  30.0
 
-#define CHAINDATA_HTTP_FAILED  1
-#define CHAINDATA_HTTP_STOPPED 2
-#define CHAINDATA_HTTP_SYSTEM  3
 
 
 int
@@ -335,19 +332,6 @@ chaindata_req_free(chaindata_req_t *r)
 }
 
 
-int
-chaindata_req_fail(chaindata_req_t *r, const char *fmt, ...)
-{
-    va_list  args;
-
-    va_start(args, fmt);
-    vsnprintf(r->why, sizeof(r->why), fmt, args);
-    va_end(args);
-
-    return -1;
-}
-
-
 /* parses the body into r->root: 0, or -1 with r->why */
 
 int
@@ -360,7 +344,7 @@ chaindata_req_json(chaindata_req_t *r)
     r->root = chaindata_jdoc_parse(r->arena, r->body, r->len, err,
                                    sizeof(err));
     if (r->root == NULL) {
-        return chaindata_req_fail(r, "the body is not JSON (%s%s)", err,
+        return chaindata_req_fail(r, "the body is not JSON (%.200s%s)", err,
                                   r->len ? "; truncated?" : "; empty");
     }
 
@@ -369,6 +353,44 @@ chaindata_req_json(chaindata_req_t *r)
     }
 
     return 0;
+}
+
+
+/*
+ * A page of a list of transactions (a block's, the mempool's): its
+ * "results" and its "total", a total above max refused ("a block of N
+ * transactions claimed, more than the max a block may have"): NULL then,
+ * with r->why.
+ */
+
+const chaindata_jv_t *
+chaindata_req_txs_page(chaindata_req_t *r, const char *list,
+    const char *holder, uint64_t max, uint64_t *total)
+{
+    const chaindata_jv_t  *res;
+
+    if (chaindata_req_json(r) != 0) {
+        return NULL;
+    }
+
+    res = chaindata_jv_get(r->root, "results");
+
+    if (res == NULL || res->type != CHAINDATA_JV_ARRAY
+        || chaindata_jv_u64(r->root, "total", total) != 0)
+    {
+        (void) chaindata_req_fail(r, "not a page of %s transactions", list);
+        return NULL;
+    }
+
+    if (*total > max) {
+        (void) chaindata_req_fail(r, "a %s of %llu transactions claimed, "
+                                  "more than the %llu %s may have", list,
+                                  (unsigned long long) *total,
+                                  (unsigned long long) max, holder);
+        return NULL;
+    }
+
+    return res;
 }
 
 
@@ -505,7 +527,7 @@ chaindata_http_finish(chaindata_http_t *h, chaindata_req_t *r, CURLcode cc)
     permanent = 0;
 
     if (cc != CURLE_OK) {
-        chaindata_req_fail(r, "%s", curl_easy_strerror(cc));
+        (void) chaindata_req_fail(r, "%s", curl_easy_strerror(cc));
 
     } else {
         curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &r->status);
@@ -527,10 +549,10 @@ chaindata_http_finish(chaindata_http_t *h, chaindata_req_t *r, CURLcode cc)
 
         } else if (r->status == 429 || r->status >= 500) {
             h->throttled += r->status == 429;
-            chaindata_req_fail(r, "HTTP %ld", r->status);
+            (void) chaindata_req_fail(r, "HTTP %ld", r->status);
 
         } else {
-            chaindata_req_fail(r, "HTTP %ld", r->status);
+            (void) chaindata_req_fail(r, "HTTP %ld", r->status);
             permanent = 1;
         }
     }
@@ -545,25 +567,31 @@ chaindata_http_finish(chaindata_http_t *h, chaindata_req_t *r, CURLcode cc)
 }
 
 
-static void
-chaindata_http_abort(chaindata_http_t *h, chaindata_req_t **reqs, size_t n)
+void
+chaindata_http_cancel(chaindata_http_t *h, chaindata_req_t **reqs, size_t n)
 {
     size_t  i;
 
     for (i = 0; i < n; i++) {
-        if (reqs[i]->active) {
+        if (reqs[i] && reqs[i]->active) {
             curl_multi_remove_handle(h->multi, reqs[i]->easy);
             reqs[i]->active = 0;
+            h->active--;
         }
     }
 }
 
 
-/* starts what may start now; returns when to look again */
+/*
+ * Starts what may start now, in the order given, while fewer than
+ * --parallel requests are in flight: in flight counted across every
+ * caller (the blocks in flight share the bound).  *wake: when to look
+ * again.
+ */
 
 static int
 chaindata_http_fill(chaindata_http_t *h, chaindata_req_t **reqs, size_t n,
-    size_t *active, double *wake)
+    void (*ended)(void *ctx, chaindata_req_t *r), void *ctx, double *wake)
 {
     size_t            i;
     double            now;
@@ -572,7 +600,7 @@ chaindata_http_fill(chaindata_http_t *h, chaindata_req_t **reqs, size_t n,
     now = chaindata_now();
     *wake = now + 1.0;
 
-    for (i = 0; i < n && *active < h->parallel; i++) {
+    for (i = 0; i < n && h->active < h->parallel; i++) {
         r = reqs[i];
 
         if (r->done || r->active) {
@@ -594,7 +622,10 @@ chaindata_http_fill(chaindata_http_t *h, chaindata_req_t **reqs, size_t n,
         }
 
         r->active = 1;
-        (*active)++;
+        r->ended = ended;
+        r->ended_ctx = ctx;
+        h->active++;
+        h->most = h->active > h->most ? h->active : h->most;
 
         if (h->rate > 0) {
             h->next_start = (h->next_start > now ? h->next_start : now)
@@ -607,122 +638,155 @@ chaindata_http_fill(chaindata_http_t *h, chaindata_req_t **reqs, size_t n,
 
 
 /*
- * Runs the requests to their end: 0 when every one got a good answer,
- * CHAINDATA_HTTP_FAILED when one failed for good (*failed; its why says
- * why), _STOPPED by a signal, _SYSTEM a system error
+ * The transfers that ended: done when their answer is final, said to the
+ * caller that started them (a fetch made meanwhile, e.g. the tip's while
+ * blocks are in flight, leaves the blocks' answers to theirs).
  */
 
-static int
-chaindata_http_run(chaindata_http_t *h, chaindata_req_t **reqs, size_t n,
-    chaindata_req_t **failed)
+static void
+chaindata_http_reap(chaindata_http_t *h)
 {
-    int               running, left;
-    long              ms;
-    size_t            i, active, remaining;
-    double            wake;
+    int               left;
     CURL             *easy;
     CURLcode          cc;
     CURLMsg          *msg;
     chaindata_req_t  *r;
 
-    for (i = 0; i < n; i++) {
-        reqs[i]->done = 0;
-        reqs[i]->active = 0;
-        reqs[i]->tries = 0;
-        reqs[i]->not_before = 0;
-    }
-
-    active = 0;
-    remaining = n;
-
-    while (remaining) {
-        if (chaindata_mirror_stop) {
-            chaindata_http_abort(h, reqs, n);
-            return CHAINDATA_HTTP_STOPPED;
+    while ((msg = curl_multi_info_read(h->multi, &left)) != NULL) {
+        if (msg->msg != CURLMSG_DONE) {
+            continue;
         }
 
-        if (chaindata_http_fill(h, reqs, n, &active, &wake) != 0) {
-            chaindata_http_abort(h, reqs, n);
-            return CHAINDATA_HTTP_SYSTEM;
-        }
+        easy = msg->easy_handle;
+        cc = msg->data.result;
+        curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **) &r);
+        curl_multi_remove_handle(h->multi, easy);
+        r->active = 0;
+        h->active--;
 
-        ms = (long) ((wake - chaindata_now()) * 1000);
-        ms = ms < 0 ? 0 : (ms > 1000 ? 1000 : ms);
-
-        if (active) {
-            curl_multi_poll(h->multi, NULL, 0, (int) ms, NULL);
-            curl_multi_perform(h->multi, &running);
-
-        } else if (ms) {
-            curl_multi_poll(h->multi, NULL, 0, (int) ms, NULL);
-        }
-
-        while ((msg = curl_multi_info_read(h->multi, &left)) != NULL) {
-            if (msg->msg != CURLMSG_DONE) {
-                continue;
-            }
-
-            easy = msg->easy_handle;
-            cc = msg->data.result;
-            curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **) &r);
-            curl_multi_remove_handle(h->multi, easy);
-            r->active = 0;
-            active--;
-
-            if (!chaindata_http_finish(h, r, cc)) {
-                continue;
-            }
-
+        if (chaindata_http_finish(h, r, cc)) {
             r->done = 1;
-            remaining--;
-
-            if (r->why[0] && !r->may_fail) {
-                *failed = r;
-                chaindata_http_abort(h, reqs, n);
-                return CHAINDATA_HTTP_FAILED;
-            }
+            r->ended(r->ended_ctx, r);
         }
     }
-
-    return 0;
 }
 
+
+int
+chaindata_http_turn(chaindata_http_t *h, chaindata_req_t **reqs, size_t n,
+    void (*ended)(void *ctx, chaindata_req_t *r), void *ctx)
+{
+    int     running;
+    long    ms;
+    double  wake;
+
+    if (chaindata_mirror_stop) {
+        return CHAINDATA_MIRROR_STOPPED;
+    }
+
+    if (chaindata_http_fill(h, reqs, n, ended, ctx, &wake) != 0) {
+        return CHAINDATA_EXIT_SYSTEM;
+    }
+
+    ms = (long) ((wake - chaindata_now()) * 1000);
+    ms = ms < 0 ? 0 : (ms > 1000 ? 1000 : ms);
+
+    if (h->active) {
+        curl_multi_poll(h->multi, NULL, 0, (int) ms, NULL);
+        curl_multi_perform(h->multi, &running);
+
+    } else if (ms) {
+        curl_multi_poll(h->multi, NULL, 0, (int) ms, NULL);
+    }
+
+    chaindata_http_reap(h);
+
+    return CHAINDATA_EXIT_OK;
+}
+
+
+void
+chaindata_http_reset(chaindata_req_t *r)
+{
+    r->done = 0;
+    r->active = 0;
+    r->tries = 0;
+    r->not_before = 0;
+}
+
+
+void
+chaindata_mirror_failed(chaindata_mirror_t *m, chaindata_req_t *r)
+{
+    /* a URL with a key in it is named by its label instead */
+    chaindata_mirror_log(m, "error", "GET %s: %s (after %u tries); nothing "
+                         "of this block was written",
+                         r->label[0] ? r->label : r->url, r->why, r->tries);
+}
+
+
+typedef struct {
+    size_t            remaining;
+    chaindata_req_t  *failed;
+} chaindata_http_run_t;
+
+
+static void
+chaindata_http_ended(void *ctx, chaindata_req_t *r)
+{
+    chaindata_http_run_t  *run;
+
+    run = ctx;
+    run->remaining--;
+
+    if (r->why[0] && !r->may_fail && run->failed == NULL) {
+        run->failed = r;
+    }
+}
+
+
+/*
+ * Runs the requests to their end: CHAINDATA_EXIT_OK when every one got a
+ * good answer, _INPUT when one failed for good (logged), _STOPPED by a
+ * signal, _SYSTEM a system error
+ */
 
 int
 chaindata_mirror_fetch(chaindata_mirror_t *m, chaindata_req_t **reqs,
     size_t n)
 {
-    int               rc;
-    size_t            i;
-    chaindata_req_t  *failed;
+    int                   rc;
+    size_t                i;
+    chaindata_http_run_t  run;
 
     for (i = 0; i < n; i++) {
         if (reqs[i] == NULL) {
             chaindata_mirror_log(m, "error", "out of memory");
             return CHAINDATA_EXIT_SYSTEM;
         }
+
+        chaindata_http_reset(reqs[i]);
     }
 
-    failed = NULL;
-    rc = chaindata_http_run(&m->http, reqs, n, &failed);
+    run.remaining = n;
+    run.failed = NULL;
+    rc = CHAINDATA_EXIT_OK;
 
-    if (rc == CHAINDATA_HTTP_FAILED) {
-        /* a URL with a key in it is named by its label instead */
-        chaindata_mirror_log(m, "error", "GET %s: %s (after %u tries); "
-                             "nothing of this block was written",
-                             failed->label[0] ? failed->label : failed->url,
-                             failed->why, failed->tries);
+    while (run.remaining && run.failed == NULL && rc == CHAINDATA_EXIT_OK) {
+        rc = chaindata_http_turn(&m->http, reqs, n, chaindata_http_ended,
+                                 &run);
+    }
+
+    chaindata_http_cancel(&m->http, reqs, n);
+
+    if (run.failed) {
+        chaindata_mirror_failed(m, run.failed);
         return CHAINDATA_EXIT_INPUT;
     }
 
-    if (rc == CHAINDATA_HTTP_STOPPED) {
-        return CHAINDATA_MIRROR_STOPPED;
-    }
-
-    if (rc != 0) {
+    if (rc == CHAINDATA_EXIT_SYSTEM) {
         chaindata_mirror_log(m, "error", "the HTTP client failed");
-        return CHAINDATA_EXIT_SYSTEM;
     }
 
-    return CHAINDATA_EXIT_OK;
+    return rc;
 }

@@ -71,20 +71,68 @@ chaindata_mirror_target(chaindata_mirror_t *m, uint64_t *tip)
 }
 
 
+/* the pace over the last minute: the ETA (chaindata_eta.h) */
+#define CHAINDATA_ETA_WINDOW   60.0
+
+
+/*
+ * The estimate, fed a sample at each call (a block committed, a pass):
+ * 1 known (*eta seconds), 0 unknown; *left the blocks to go.
+ */
+
+static int
+chaindata_mirror_eta(chaindata_mirror_t *m, double now, int has_tip,
+    uint64_t tip, uint64_t *left, double *eta)
+{
+    chaindata_eta_est_t  est;
+
+    if (strcmp(m->eta_source, m->source) != 0) {
+        chaindata_eta_init(&m->eta, CHAINDATA_ETA_WINDOW);
+        strcpy(m->eta_source, m->source);
+    }
+
+    *left = has_tip && tip > m->height ? tip - m->height : 0;
+    *eta = 0;
+
+    if (!has_tip) {
+        return 0;
+    }
+
+    chaindata_eta_sample(&m->eta, now, m->height, tip);
+
+    if (!chaindata_eta_estimate(&m->eta, &est)) {
+        return 0;
+    }
+
+    *eta = est.secs;
+
+    return 1;
+}
+
+
 /*
  * The progress of this run: the feed last mirrored, its height and
- * upstream's tip, blocks to go and when they will be done at this run's
- * pace; a run that mirrored nothing yet says so (no block, no lag).
+ * upstream's tip, blocks to go and when they will be done at the pace of
+ * the last minute, the tip's own pace taken off ("unknown" while it
+ * cannot be told: too early, or not gaining on the tip); a run that
+ * mirrored nothing yet says so (no block, no lag).
  */
 
 void
 chaindata_mirror_progress(chaindata_mirror_t *m, int force)
 {
-    int       has_tip;
+    int       has_tip, known;
     double    now, secs, rate, eta;
     uint64_t  wall, lag, tip, left;
 
     now = chaindata_now();
+    tip = 0;
+    left = 0;
+    eta = 0;
+    has_tip = m->source[0] && chaindata_mirror_target(m, &tip);
+    known = m->source[0] ? chaindata_mirror_eta(m, now, has_tip, tip, &left,
+                                                &eta)
+                         : 0;
 
     if (!force && now - m->last_report
                   < (m->tty ? CHAINDATA_REPORT_TTY : CHAINDATA_REPORT_LOG))
@@ -112,9 +160,6 @@ chaindata_mirror_progress(chaindata_mirror_t *m, int force)
     rate = m->blocks / secs;
     wall = (uint64_t) time(NULL);
     lag = wall > m->block_time ? wall - m->block_time : 0;
-    has_tip = chaindata_mirror_target(m, &tip);
-    left = has_tip && tip > m->height ? tip - m->height : 0;
-    eta = left && rate > 0 ? left / rate : 0;
 
     if (m->tty) {
         fprintf(stderr, "\r\033[K%s height %llu", m->source,
@@ -127,8 +172,11 @@ chaindata_mirror_progress(chaindata_mirror_t *m, int force)
 
         fprintf(stderr, ", %.1f blocks/s, %.1f tx/s", rate, m->txs / secs);
 
-        if (left) {
+        if (left && known) {
             fprintf(stderr, ", ETA %.0fs", eta);
+
+        } else if (left) {
+            fprintf(stderr, ", ETA unknown");
         }
 
         fprintf(stderr, ", block lag %llus", (unsigned long long) lag);
@@ -138,14 +186,20 @@ chaindata_mirror_progress(chaindata_mirror_t *m, int force)
     fprintf(stderr, "chaindata-mirror: level=info source=%s height=%llu ",
             m->source, (unsigned long long) m->height);
 
-    if (has_tip) {
+    if (has_tip && known) {
         fprintf(stderr, "tip=%llu behind=%llu eta_s=%.0f ",
                 (unsigned long long) tip, (unsigned long long) left, eta);
+
+    } else if (has_tip) {
+        fprintf(stderr, "tip=%llu behind=%llu eta_s=unknown ",
+                (unsigned long long) tip, (unsigned long long) left);
     }
 
     fprintf(stderr, "blocks=%llu txs=%llu blocks_per_s=%.1f "
-            "txs_per_s=%.1f requests=%llu retries=%llu lag=%llu\n",
+            "txs_per_s=%.1f requests=%llu retries=%llu in_flight_max=%u "
+            "lag=%llu\n",
             (unsigned long long) m->blocks, (unsigned long long) m->txs,
             rate, m->txs / secs, (unsigned long long) m->http.requests,
-            (unsigned long long) m->http.retried, (unsigned long long) lag);
+            (unsigned long long) m->http.retried, m->http.most,
+            (unsigned long long) lag);
 }

@@ -171,24 +171,16 @@ chaindata_mempool_check(chaindata_req_t *r)
     chaindata_jv_t        *res;
     const chaindata_jv_t  *tx;
 
-    if (chaindata_req_json(r) != 0) {
+    res = (chaindata_jv_t *) chaindata_req_txs_page(r, "mempool", "it",
+                                                    CHAINDATA_MEMPOOL_MAX,
+                                                    &total);
+    if (res == NULL) {
         return -1;
     }
 
-    res = chaindata_jv_get(r->root, "results");
-
-    if (res == NULL || res->type != CHAINDATA_JV_ARRAY
-        || res->n > CHAINDATA_MEMPOOL_PAGE
-        || chaindata_jv_u64(r->root, "total", &total) != 0)
-    {
-        return chaindata_req_fail(r, "not a page of mempool transactions");
-    }
-
-    if (total > CHAINDATA_MEMPOOL_MAX) {
-        return chaindata_req_fail(r, "a mempool of %llu transactions "
-                                  "claimed, more than the %u it may have",
-                                  (unsigned long long) total,
-                                  CHAINDATA_MEMPOOL_MAX);
+    if (res->n > CHAINDATA_MEMPOOL_PAGE) {
+        return chaindata_req_fail(r, "more than %d transactions on a page "
+                                  "of the mempool", CHAINDATA_MEMPOOL_PAGE);
     }
 
     for (tx = res->child; tx; tx = tx->next) {

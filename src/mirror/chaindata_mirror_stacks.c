@@ -28,8 +28,6 @@
 #define CHAINDATA_STACKS            "stacks"
 #define CHAINDATA_TXS_PAGE          50
 #define CHAINDATA_EVENTS_PAGE       100
-/* requests made at once for the pages of a block; more wait a round */
-#define CHAINDATA_ROUND             256
 
 
 typedef struct {
@@ -42,6 +40,13 @@ typedef struct {
 
 
 typedef struct {
+    int                stage;        /* chaindata_sstage_e */
+    chaindata_req_t  **reqs;         /* the stage's, nreqs */
+    size_t             nreqs;
+    size_t             pending;      /* of them, not answered yet */
+    size_t             bytes;        /* the answers held */
+    chaindata_req_t   *failed;       /* the request that failed it */
+
     uint64_t           height;
     uint64_t           time;
     uint64_t           tx_count;     /* claimed by the block */
@@ -135,24 +140,10 @@ chaindata_stacks_check_txs(chaindata_req_t *r)
     const chaindata_jv_t  *res, *tx, *id;
 
     b = r->ctx;
-
-    if (chaindata_req_json(r) != 0) {
+    res = chaindata_req_txs_page(r, "block", "a block",
+                                 CHAINDATA_BLOCK_TXS_MAX, &total);
+    if (res == NULL) {
         return -1;
-    }
-
-    res = chaindata_jv_get(r->root, "results");
-
-    if (res == NULL || res->type != CHAINDATA_JV_ARRAY
-        || chaindata_jv_u64(r->root, "total", &total) != 0)
-    {
-        return chaindata_req_fail(r, "not a page of transactions");
-    }
-
-    if (total > CHAINDATA_BLOCK_TXS_MAX) {
-        return chaindata_req_fail(r, "a block of %llu transactions claimed, "
-                                  "more than the %u a block may have",
-                                  (unsigned long long) total,
-                                  CHAINDATA_BLOCK_TXS_MAX);
     }
 
     if (r->arg == 0) {
@@ -274,26 +265,22 @@ chaindata_stacks_get1(chaindata_mirror_t *m, chaindata_req_t *r)
 }
 
 
-static void
-chaindata_stacks_free(chaindata_req_t **reqs, size_t n, chaindata_stx_t *txs,
-    size_t ntxs)
+/* a request of block b's: the check's context and argument, b its owner */
+
+static chaindata_req_t *
+chaindata_stacks_req(chaindata_sblock_t *b, int (*check)(chaindata_req_t *r),
+    void *ctx, uint64_t arg, const char *url)
 {
-    size_t  i, j;
+    chaindata_req_t  *r;
 
-    for (i = 0; reqs && i < n; i++) {
-        chaindata_req_free(reqs[i]);
+    r = chaindata_req_new(check, "%s", url);
+    if (r) {
+        r->ctx = ctx;
+        r->arg = arg;
+        r->owner = b;
     }
 
-    for (i = 0; txs && i < ntxs; i++) {
-        for (j = 1; j < txs[i].npages; j++) {
-            chaindata_req_free(txs[i].pages[j]);
-        }
-
-        free(txs[i].pages);
-    }
-
-    free(reqs);
-    free(txs);
+    return r;
 }
 
 
@@ -301,157 +288,43 @@ static chaindata_req_t *
 chaindata_stacks_txs_req(chaindata_mirror_t *m, chaindata_sblock_t *b,
     size_t offset)
 {
-    chaindata_req_t  *r;
+    char  url[CHAINDATA_URL_MAX];
 
-    r = chaindata_req_new(chaindata_stacks_check_txs,
-                          "%s/extended/v2/blocks/%llu/transactions"
-                          "?limit=%d&offset=%zu", m->stacks_api,
-                          (unsigned long long) b->height, CHAINDATA_TXS_PAGE,
-                          offset);
-    if (r) {
-        r->ctx = b;
-        r->arg = offset;
-    }
+    snprintf(url, sizeof(url), "%s/extended/v2/blocks/%llu/transactions"
+             "?limit=%d&offset=%zu", m->stacks_api,
+             (unsigned long long) b->height, CHAINDATA_TXS_PAGE, offset);
 
-    return r;
-}
-
-
-/*
- * The transaction ids of a block, every page of the listing: its first
- * page says how many (an honest block's tx_count can be wrong: the boot
- * block lists more; a claim is only compared, and logged when it
- * differs), the rest are asked for in rounds of CHAINDATA_ROUND.
- */
-
-static int
-chaindata_stacks_tx_ids(chaindata_mirror_t *m, chaindata_sblock_t *b,
-    chaindata_stx_t **out)
-{
-    int                rc;
-    size_t             i, n, npages, done;
-    chaindata_req_t   *first, *round[CHAINDATA_ROUND];
-
-    b->txs = NULL;
-    b->ntxs = 0;
-
-    first = chaindata_stacks_txs_req(m, b, 0);
-    rc = chaindata_mirror_fetch(m, &first, 1);
-
-    if (rc != CHAINDATA_EXIT_OK) {
-        chaindata_req_free(first);
-        return rc;
-    }
-
-    b->txs = calloc(b->ntxs + 1, sizeof(chaindata_stx_t));
-    if (b->txs == NULL) {
-        chaindata_req_free(first);
-        chaindata_mirror_log(m, "error", "block %llu: out of memory for %llu "
-                             "transactions", (unsigned long long) b->height,
-                             (unsigned long long) b->ntxs);
-        return CHAINDATA_EXIT_SYSTEM;
-    }
-
-    /* the first page again, now that its ids have a place */
-    (void) chaindata_stacks_check_txs(first);
-    chaindata_req_free(first);
-
-    npages = (b->ntxs + CHAINDATA_TXS_PAGE - 1) / CHAINDATA_TXS_PAGE;
-
-    for (done = 1; rc == CHAINDATA_EXIT_OK && done < npages; done += n) {
-        for (n = 0; n < CHAINDATA_ROUND && done + n < npages; n++) {
-            round[n] = chaindata_stacks_txs_req(m, b, (done + n)
-                                                      * CHAINDATA_TXS_PAGE);
-        }
-
-        rc = chaindata_mirror_fetch(m, round, n);
-
-        for (i = 0; i < n; i++) {
-            chaindata_req_free(round[i]);
-        }
-    }
-
-    if (rc != CHAINDATA_EXIT_OK) {
-        free(b->txs);
-        b->txs = NULL;
-        return rc;
-    }
-
-    if (b->ntxs != b->tx_count) {
-        chaindata_mirror_log(m, "warn", "block %llu: tx_count %llu, but %llu "
-                             "transactions listed; the listing is mirrored",
-                             (unsigned long long) b->height,
-                             (unsigned long long) b->tx_count,
-                             (unsigned long long) b->ntxs);
-    }
-
-    *out = b->txs;
-
-    return CHAINDATA_EXIT_OK;
+    return chaindata_stacks_req(b, chaindata_stacks_check_txs, b, offset,
+                                url);
 }
 
 
 static chaindata_req_t *
-chaindata_stacks_tx_req(chaindata_mirror_t *m, chaindata_stx_t *t,
-    uint64_t offset)
+chaindata_stacks_tx_req(chaindata_mirror_t *m, chaindata_sblock_t *b,
+    chaindata_stx_t *t, uint64_t offset)
 {
-    chaindata_req_t  *r;
+    char  url[CHAINDATA_URL_MAX];
 
-    r = chaindata_req_new(chaindata_stacks_check_tx,
-                          "%s/extended/v1/tx/%s?event_limit=%d"
-                          "&event_offset=%llu", m->stacks_api, t->tx_id,
-                          CHAINDATA_EVENTS_PAGE,
-                          (unsigned long long) offset);
-    if (r) {
-        r->ctx = t;
-        r->arg = offset;
-    }
+    snprintf(url, sizeof(url), "%s/extended/v1/tx/%s?event_limit=%d"
+             "&event_offset=%llu", m->stacks_api, t->tx_id,
+             CHAINDATA_EVENTS_PAGE, (unsigned long long) offset);
 
-    return r;
+    return chaindata_stacks_req(b, chaindata_stacks_check_tx, t, offset,
+                                url);
 }
 
 
-/* every further page of events, of every transaction, in rounds */
-
-static int
-chaindata_stacks_more_events(chaindata_mirror_t *m, chaindata_stx_t *txs,
-    size_t ntxs)
+static chaindata_req_t *
+chaindata_stacks_block_req(chaindata_mirror_t *m, chaindata_sblock_t *b,
+    uint64_t height)
 {
-    int               rc;
-    size_t            i, j, n;
-    chaindata_req_t  *round[CHAINDATA_ROUND];
+    char  url[CHAINDATA_URL_MAX];
 
-    for (i = 0; i < ntxs; i++) {
-        txs[i].npages = txs[i].event_count <= CHAINDATA_EVENTS_PAGE ? 1
-                        : (txs[i].event_count + CHAINDATA_EVENTS_PAGE - 1)
-                          / CHAINDATA_EVENTS_PAGE;
-    }
+    snprintf(url, sizeof(url), "%s/extended/v2/blocks/%llu", m->stacks_api,
+             (unsigned long long) height);
 
-    i = 0;
-    j = 1;
-
-    for ( ;; ) {
-        for (n = 0; n < CHAINDATA_ROUND && i < ntxs; /* void */) {
-            if (j >= txs[i].npages) {
-                i++;
-                j = 1;
-                continue;
-            }
-
-            txs[i].pages[j] = chaindata_stacks_tx_req(m, &txs[i],
-                                  j * CHAINDATA_EVENTS_PAGE);
-            round[n++] = txs[i].pages[j++];
-        }
-
-        if (n == 0) {
-            return CHAINDATA_EXIT_OK;
-        }
-
-        rc = chaindata_mirror_fetch(m, round, n);
-        if (rc != CHAINDATA_EXIT_OK) {
-            return rc;
-        }
-    }
+    return chaindata_stacks_req(b, chaindata_stacks_check_block, b, height,
+                                url);
 }
 
 
@@ -492,111 +365,477 @@ chaindata_stacks_record(chaindata_mirror_t *m, chaindata_stx_t *t)
 }
 
 
-static int
-chaindata_stacks_txs(chaindata_mirror_t *m, chaindata_sblock_t *b,
-    chaindata_stx_t *txs, chaindata_req_t ***reqs)
+/*
+ * Blocks in flight.  The blocks above the position are fetched up to
+ * --blocks-ahead at a time (and while the answers held stay under
+ * CHAINDATA_AHEAD_BYTES), their requests sharing --parallel, the lowest
+ * block's first; each is committed whole, in height order, once it is
+ * fetched and every block below it is committed: while one commits, the
+ * requests of those above it are in flight.  A block failing stops the
+ * blocks above it (discarded, nothing of them written) and, once the
+ * blocks below it are committed, the pass; a block not naming the
+ * committed one below it as its parent does the same.  A block goes
+ * through stages, the requests of one stage fetched together:
+ */
+#define CHAINDATA_AHEAD_BYTES  ((size_t) 64 * 1024 * 1024)
+/* seconds between asking upstream's tip again while catching up */
+#define CHAINDATA_TIP_EVERY    30.0
+
+typedef enum {
+    CHAINDATA_SB_BLOCK = 0,     /* the block */
+    CHAINDATA_SB_LIST,          /* the first page of its transactions */
+    CHAINDATA_SB_PAGES,         /* the listing's further pages */
+    CHAINDATA_SB_TXS,           /* each transaction, with its first events */
+    CHAINDATA_SB_EVENTS,        /* the transactions' further events */
+    CHAINDATA_SB_READY          /* fetched, to commit in its turn */
+} chaindata_sstage_e;
+
+
+typedef struct {
+    chaindata_mirror_t    *m;
+    chaindata_sblock_t   **b;       /* b[0]: the next to commit */
+    size_t                 n;
+    size_t                 max;     /* --blocks-ahead */
+    uint64_t               next;    /* the next height to fetch */
+    uint64_t               tip;
+    double                 tip_next;  /* when to ask it again */
+    int                    stop;    /* a block failed: none starts above */
+    chaindata_req_t      **all;     /* a turn's requests */
+    size_t                 cap;
+} chaindata_swin_t;
+
+
+static void
+chaindata_sblock_free(chaindata_mirror_t *m, chaindata_sblock_t *b)
 {
-    int     rc;
+    size_t  i, j;
+
+    if (b == NULL) {
+        return;
+    }
+
+    chaindata_http_cancel(&m->http, b->reqs, b->nreqs);
+
+    for (i = 0; b->stage < CHAINDATA_SB_TXS && i < b->nreqs; i++) {
+        chaindata_req_free(b->reqs[i]);
+    }
+
+    for (i = 0; b->txs && i < b->ntxs; i++) {
+        for (j = 0; b->txs[i].pages && j < b->txs[i].npages; j++) {
+            chaindata_req_free(b->txs[i].pages[j]);
+        }
+
+        free(b->txs[i].pages);
+    }
+
+    free(b->txs);
+    free(b->reqs);
+    free(b);
+}
+
+
+/* the stage's requests: n places (the last stage's freed when theirs) */
+
+static int
+chaindata_sblock_stage(chaindata_mirror_t *m, chaindata_sblock_t *b,
+    chaindata_sstage_e stage, size_t n)
+{
     size_t  i;
 
-    *reqs = calloc(b->ntxs + 1, sizeof(chaindata_req_t *));
-    if (*reqs == NULL) {
+    for (i = 0; b->stage < CHAINDATA_SB_TXS && i < b->nreqs; i++) {
+        chaindata_req_free(b->reqs[i]);
+    }
+
+    free(b->reqs);
+    b->stage = stage;
+    b->nreqs = 0;
+    b->pending = 0;
+    b->reqs = calloc(n + 1, sizeof(chaindata_req_t *));
+
+    if (b->reqs == NULL) {
+        chaindata_mirror_log(m, "error", "block %llu: out of memory",
+                             (unsigned long long) b->height);
+        return -1;
+    }
+
+    return 0;
+}
+
+
+static int
+chaindata_sblock_add(chaindata_mirror_t *m, chaindata_sblock_t *b,
+    chaindata_req_t *r)
+{
+    if (r == NULL) {
         chaindata_mirror_log(m, "error", "out of memory");
-        return CHAINDATA_EXIT_SYSTEM;
+        return -1;
     }
 
-    for (i = 0; i < b->ntxs; i++) {
-        txs[i].pages = calloc(1 + 1, sizeof(chaindata_req_t *));
-        if (txs[i].pages == NULL) {
-            chaindata_mirror_log(m, "error", "out of memory");
-            return CHAINDATA_EXIT_SYSTEM;
-        }
+    b->reqs[b->nreqs++] = r;
+    b->pending++;
 
-        (*reqs)[i] = chaindata_stacks_tx_req(m, &txs[i], 0);
-        txs[i].pages[0] = (*reqs)[i];
-        txs[i].npages = 1;
-    }
-
-    rc = chaindata_mirror_fetch(m, *reqs, b->ntxs);
-    if (rc != CHAINDATA_EXIT_OK) {
-        return rc;
-    }
-
-    for (i = 0; i < b->ntxs; i++) {
-        if (txs[i].event_count > CHAINDATA_EVENTS_PAGE) {
-            free(txs[i].pages);
-            txs[i].pages = calloc(txs[i].event_count / CHAINDATA_EVENTS_PAGE
-                                  + 2, sizeof(chaindata_req_t *));
-            if (txs[i].pages == NULL) {
-                chaindata_mirror_log(m, "error", "transaction %s: out of "
-                                     "memory for %llu events", txs[i].tx_id,
-                                     (unsigned long long)
-                                     txs[i].event_count);
-                return CHAINDATA_EXIT_SYSTEM;
-            }
-
-            txs[i].pages[0] = (*reqs)[i];
-        }
-    }
-
-    return chaindata_stacks_more_events(m, txs, b->ntxs);
+    return 0;
 }
 
 
 /*
- * Mirrors block b (fetched already): every transaction, then one commit.
+ * The listing's first page said how many (an honest block's tx_count can
+ * be wrong: the boot block lists more; a claim is only compared, and
+ * logged when it differs): a place for each id, the further pages asked.
  */
 
 static int
-chaindata_stacks_block_txs(chaindata_mirror_t *m, chaindata_sblock_t *b)
+chaindata_sblock_listed(chaindata_mirror_t *m, chaindata_sblock_t *b)
 {
-    int                rc;
-    size_t             i;
-    chaindata_stx_t   *txs;
-    chaindata_req_t  **reqs;
+    int               rc;
+    size_t            i, npages;
+    chaindata_req_t  *first;
 
-    txs = NULL;
-    reqs = NULL;
-
-    rc = chaindata_stacks_tx_ids(m, b, &txs);
-    if (rc != CHAINDATA_EXIT_OK) {
-        return rc;
+    b->txs = calloc(b->ntxs + 1, sizeof(chaindata_stx_t));
+    if (b->txs == NULL) {
+        chaindata_mirror_log(m, "error", "block %llu: out of memory for %llu "
+                             "transactions", (unsigned long long) b->height,
+                             (unsigned long long) b->ntxs);
+        return -1;
     }
 
-    rc = chaindata_stacks_txs(m, b, txs, &reqs);
+    /* the first page again, now that its ids have a place */
+    first = b->reqs[0];
+    (void) chaindata_stacks_check_txs(first);
 
-    if (rc == CHAINDATA_EXIT_OK
-        && chaindata_block_open(m, CHAINDATA_STACKS, b->height, b->hash,
-                                b->hash_len, b->parent, b->parent_len,
-                                b->time)
-           != 0)
-    {
-        rc = CHAINDATA_EXIT_SYSTEM;
+    npages = (b->ntxs + CHAINDATA_TXS_PAGE - 1) / CHAINDATA_TXS_PAGE;
+
+    if (chaindata_sblock_stage(m, b, CHAINDATA_SB_PAGES, npages) != 0) {
+        return -1;
     }
 
-    for (i = 0; rc == CHAINDATA_EXIT_OK && i < b->ntxs; i++) {
-        if (chaindata_stacks_record(m, &txs[i]) != 0) {
-            chaindata_block_abandon(m);
-            rc = CHAINDATA_EXIT_INPUT;
-        }
+    for (i = 1, rc = 0; rc == 0 && i < npages; i++) {
+        rc = chaindata_sblock_add(m, b, chaindata_stacks_txs_req(m, b,
+                                      i * CHAINDATA_TXS_PAGE));
     }
-
-    if (rc == CHAINDATA_EXIT_OK && chaindata_block_commit(m) != 0) {
-        rc = CHAINDATA_EXIT_SYSTEM;
-    }
-
-    if (rc == CHAINDATA_EXIT_OK) {
-        m->blocks++;
-        m->txs += b->ntxs;
-        m->height = b->height;
-        m->block_time = b->time;
-        strcpy(m->source, CHAINDATA_STACKS);
-    }
-
-    chaindata_stacks_free(reqs, b->ntxs, txs, b->ntxs);
 
     return rc;
 }
+
+
+/* every transaction's first page of events */
+
+static int
+chaindata_sblock_txs(chaindata_mirror_t *m, chaindata_sblock_t *b)
+{
+    size_t            i;
+    chaindata_stx_t  *t;
+
+    if (b->ntxs != b->tx_count) {
+        chaindata_mirror_log(m, "warn", "block %llu: tx_count %llu, but %llu "
+                             "transactions listed; the listing is mirrored",
+                             (unsigned long long) b->height,
+                             (unsigned long long) b->tx_count,
+                             (unsigned long long) b->ntxs);
+    }
+
+    if (chaindata_sblock_stage(m, b, CHAINDATA_SB_TXS, b->ntxs) != 0) {
+        return -1;
+    }
+
+    for (i = 0; i < b->ntxs; i++) {
+        t = &b->txs[i];
+        t->pages = calloc(1 + 1, sizeof(chaindata_req_t *));
+
+        if (t->pages == NULL
+            || chaindata_sblock_add(m, b, chaindata_stacks_tx_req(m, b, t, 0))
+               != 0)
+        {
+            chaindata_mirror_log(m, "error", "out of memory");
+            return -1;
+        }
+
+        t->pages[0] = b->reqs[i];
+        t->npages = 1;
+    }
+
+    return 0;
+}
+
+
+/* the further pages of events, of every transaction */
+
+static int
+chaindata_sblock_events(chaindata_mirror_t *m, chaindata_sblock_t *b)
+{
+    size_t            i, j, n, more;
+    chaindata_stx_t  *t;
+    chaindata_req_t **pages;
+
+    for (i = 0, more = 0; i < b->ntxs; i++) {
+        b->bytes += b->txs[i].pages[0]->len;
+        n = b->txs[i].event_count;
+        more += n > CHAINDATA_EVENTS_PAGE
+                ? (n + CHAINDATA_EVENTS_PAGE - 1) / CHAINDATA_EVENTS_PAGE - 1
+                : 0;
+    }
+
+    if (chaindata_sblock_stage(m, b, CHAINDATA_SB_EVENTS, more) != 0) {
+        return -1;
+    }
+
+    for (i = 0; i < b->ntxs; i++) {
+        t = &b->txs[i];
+
+        if (t->event_count <= CHAINDATA_EVENTS_PAGE) {
+            continue;
+        }
+
+        n = (t->event_count + CHAINDATA_EVENTS_PAGE - 1)
+            / CHAINDATA_EVENTS_PAGE;
+        pages = realloc(t->pages, (n + 1) * sizeof(chaindata_req_t *));
+
+        if (pages == NULL) {
+            chaindata_mirror_log(m, "error", "transaction %s: out of memory "
+                                 "for %llu events", t->tx_id,
+                                 (unsigned long long) t->event_count);
+            return -1;
+        }
+
+        t->pages = pages;
+
+        for (j = 1; j < n; j++) {
+            if (chaindata_sblock_add(m, b, chaindata_stacks_tx_req(m, b, t,
+                                         j * CHAINDATA_EVENTS_PAGE))
+                != 0)
+            {
+                return -1;
+            }
+
+            t->pages[j] = b->reqs[b->nreqs - 1];
+            t->npages = j + 1;
+        }
+    }
+
+    return 0;
+}
+
+
+/* the block's stage fetched: the next one's requests (several may be
+ * empty) */
+
+static int
+chaindata_sblock_next(chaindata_mirror_t *m, chaindata_sblock_t *b)
+{
+    size_t  i;
+
+    while (b->pending == 0 && b->stage != CHAINDATA_SB_READY) {
+        switch (b->stage) {
+
+        case CHAINDATA_SB_BLOCK:
+            if (chaindata_sblock_stage(m, b, CHAINDATA_SB_LIST, 1) != 0
+                || chaindata_sblock_add(m, b,
+                                        chaindata_stacks_txs_req(m, b, 0))
+                   != 0)
+            {
+                return -1;
+            }
+            break;
+
+        case CHAINDATA_SB_LIST:
+            if (chaindata_sblock_listed(m, b) != 0) {
+                return -1;
+            }
+            break;
+
+        case CHAINDATA_SB_PAGES:
+            if (chaindata_sblock_txs(m, b) != 0) {
+                return -1;
+            }
+            break;
+
+        case CHAINDATA_SB_TXS:
+            if (chaindata_sblock_events(m, b) != 0) {
+                return -1;
+            }
+            break;
+
+        default:
+            for (i = 0; i < b->nreqs; i++) {
+                b->bytes += b->reqs[i]->len;
+            }
+
+            b->stage = CHAINDATA_SB_READY;
+        }
+    }
+
+    return 0;
+}
+
+
+static void
+chaindata_swin_ended(void *ctx, chaindata_req_t *r)
+{
+    chaindata_sblock_t  *b;
+
+    b = r->owner;
+    b->pending--;
+
+    if (r->why[0] && !r->may_fail && b->failed == NULL) {
+        b->failed = r;
+    }
+}
+
+
+/* the blocks from the i-th up dropped: nothing of them is written */
+
+static void
+chaindata_swin_discard(chaindata_swin_t *w, size_t i)
+{
+    while (w->n > i) {
+        chaindata_sblock_free(w->m, w->b[--w->n]);
+        w->b[w->n] = NULL;
+    }
+}
+
+
+/*
+ * The blocks' stages moved on; a failed block ends the window above it.
+ * -1: out of memory.
+ */
+
+static int
+chaindata_swin_advance(chaindata_swin_t *w)
+{
+    size_t               i;
+    chaindata_sblock_t  *b;
+
+    for (i = 0; i < w->n; i++) {
+        b = w->b[i];
+
+        if (b->failed) {
+            chaindata_http_cancel(&w->m->http, b->reqs, b->nreqs);
+            chaindata_swin_discard(w, i + 1);
+            w->stop = 1;
+            return 0;
+        }
+
+        if (chaindata_sblock_next(w->m, b) != 0) {
+            return -1;
+        }
+    }
+
+    return 0;
+}
+
+
+/* more blocks in flight, while the window and the bytes held allow */
+
+static int
+chaindata_swin_fill(chaindata_swin_t *w)
+{
+    size_t               i, bytes;
+    chaindata_sblock_t  *b;
+
+    for (i = 0, bytes = 0; i < w->n; i++) {
+        bytes += w->b[i]->bytes;
+    }
+
+    while (!w->stop && w->n < w->max && w->next <= w->tip
+           && (w->n == 0 || bytes < CHAINDATA_AHEAD_BYTES))
+    {
+        b = calloc(1, sizeof(chaindata_sblock_t));
+        if (b == NULL) {
+            chaindata_mirror_log(w->m, "error", "out of memory");
+            return -1;
+        }
+
+        b->height = w->next;
+
+        if (chaindata_sblock_stage(w->m, b, CHAINDATA_SB_BLOCK, 1) != 0
+            || chaindata_sblock_add(w->m, b, chaindata_stacks_block_req(w->m,
+                                                   b, w->next)) != 0)
+        {
+            chaindata_sblock_free(w->m, b);
+            return -1;
+        }
+
+        w->b[w->n++] = b;
+        w->next++;
+    }
+
+    return 0;
+}
+
+
+/* one turn of the client over every request not answered yet */
+
+static int
+chaindata_swin_turn(chaindata_swin_t *w)
+{
+    size_t               i, j, n, want;
+    chaindata_req_t    **all;
+    chaindata_sblock_t  *b;
+
+    for (i = 0, want = 0; i < w->n; i++) {
+        want += w->b[i]->pending;
+    }
+
+    if (want > w->cap) {
+        all = realloc(w->all, want * sizeof(chaindata_req_t *));
+        if (all == NULL) {
+            chaindata_mirror_log(w->m, "error", "out of memory");
+            return CHAINDATA_EXIT_SYSTEM;
+        }
+
+        w->all = all;
+        w->cap = want;
+    }
+
+    for (i = 0, n = 0; i < w->n; i++) {
+        b = w->b[i];
+
+        for (j = 0; j < b->nreqs && n < want; j++) {
+            if (!b->reqs[j]->done) {
+                w->all[n++] = b->reqs[j];
+            }
+        }
+    }
+
+    return chaindata_http_turn(&w->m->http, w->all, n, chaindata_swin_ended,
+                               w);
+}
+
+
+/* block b, fetched: every transaction, then one commit */
+
+static int
+chaindata_stacks_commit(chaindata_mirror_t *m, chaindata_sblock_t *b)
+{
+    size_t  i;
+
+    if (chaindata_block_open(m, CHAINDATA_STACKS, b->height, b->hash,
+                             b->hash_len, b->parent, b->parent_len, b->time)
+        != 0)
+    {
+        return CHAINDATA_EXIT_SYSTEM;
+    }
+
+    for (i = 0; i < b->ntxs; i++) {
+        if (chaindata_stacks_record(m, &b->txs[i]) != 0) {
+            chaindata_block_abandon(m);
+            return CHAINDATA_EXIT_INPUT;
+        }
+    }
+
+    if (chaindata_block_commit(m) != 0) {
+        return CHAINDATA_EXIT_SYSTEM;
+    }
+
+    m->blocks++;
+    m->txs += b->ntxs;
+    m->height = b->height;
+    m->block_time = b->time;
+    strcpy(m->source, CHAINDATA_STACKS);
+
+    return CHAINDATA_EXIT_OK;
+}
+
 
 
 static int
@@ -606,16 +845,7 @@ chaindata_stacks_get_block(chaindata_mirror_t *m, uint64_t height,
     int               rc;
     chaindata_req_t  *r;
 
-    r = chaindata_req_new(chaindata_stacks_check_block,
-                          "%s/extended/v2/blocks/%llu", m->stacks_api,
-                          (unsigned long long) height);
-    if (r == NULL) {
-        return CHAINDATA_EXIT_SYSTEM;
-    }
-
-    r->ctx = b;
-    r->arg = height;
-
+    r = chaindata_stacks_block_req(m, b, height);
     rc = chaindata_stacks_get1(m, r);
     chaindata_req_free(r);
 
@@ -736,14 +966,112 @@ chaindata_stacks_unlinked(chaindata_mirror_t *m, chaindata_sblock_t *b,
 }
 
 
+/*
+ * Upstream's tip asked again every CHAINDATA_TIP_EVERY seconds of a
+ * catch-up: the pass goes on to it, and the progress line's ETA sees it
+ * move (chaindata_mirror_log.c).
+ */
+
+static int
+chaindata_swin_tip(chaindata_swin_t *w)
+{
+    int       rc;
+    double    now;
+    uint64_t  tip;
+
+    now = chaindata_now();
+
+    if (now < w->tip_next) {
+        return CHAINDATA_EXIT_OK;
+    }
+
+    w->tip_next = now + CHAINDATA_TIP_EVERY;
+
+    rc = chaindata_stacks_tip(w->m, &tip);
+
+    if (rc == CHAINDATA_EXIT_OK && tip != UINT64_MAX && tip > w->tip) {
+        w->tip = tip;
+    }
+
+    return rc;
+}
+
+
+/* the pass over the window: every block up to the tip, in order */
+
+static int
+chaindata_stacks_window(chaindata_mirror_t *m, chaindata_swin_t *w,
+    chaindata_feedpos_t *pos, unsigned char *posh, int have)
+{
+    int                  rc;
+    chaindata_sblock_t  *b;
+
+    for ( ;; ) {
+        if (chaindata_swin_advance(w) != 0) {
+            return CHAINDATA_EXIT_SYSTEM;
+        }
+
+        /* the blocks fetched at the window's bottom, committed in order */
+        while (w->n && w->b[0]->stage == CHAINDATA_SB_READY) {
+            b = w->b[0];
+
+            if (have && (b->parent_len != pos->hash_len
+                         || memcmp(b->parent, posh, b->parent_len) != 0))
+            {
+                return chaindata_stacks_unlinked(m, b, posh, pos->hash_len);
+            }
+
+            rc = chaindata_stacks_commit(m, b);
+            if (rc != CHAINDATA_EXIT_OK) {
+                return rc;
+            }
+
+            have = 1;
+            memcpy(posh, b->hash, b->hash_len);
+            pos->hash_len = b->hash_len;
+            pos->height = b->height;
+
+            chaindata_sblock_free(m, b);
+            memmove(w->b, w->b + 1, --w->n * sizeof(chaindata_sblock_t *));
+
+            chaindata_mirror_progress(m, 0);
+        }
+
+        if (w->n && w->b[0]->failed) {
+            chaindata_mirror_failed(m, w->b[0]->failed);
+            return CHAINDATA_EXIT_INPUT;
+        }
+
+        rc = chaindata_swin_tip(w);
+        if (rc != CHAINDATA_EXIT_OK) {
+            return rc;
+        }
+
+        if (chaindata_swin_fill(w) != 0) {
+            return CHAINDATA_EXIT_SYSTEM;
+        }
+
+        if (w->n == 0) {
+            return CHAINDATA_EXIT_OK;
+        }
+
+        rc = chaindata_swin_turn(w);
+        if (rc != CHAINDATA_EXIT_OK) {
+            return rc;
+        }
+    }
+}
+
+
 /* one pass: reorg check, then every block up to upstream's tip */
 
 int
 chaindata_stacks_poll(chaindata_mirror_t *m, int *caught_up)
 {
     int                  rc, have;
-    uint64_t             tip, h;
+    uint64_t             tip;
     unsigned char        posh[CHAINDATA_FEED_HASH_MAX];
+    chaindata_swin_t     w;
     chaindata_feedpos_t  pos;
     chaindata_sblock_t   b;
 
@@ -771,6 +1099,12 @@ chaindata_stacks_poll(chaindata_mirror_t *m, int *caught_up)
         return CHAINDATA_EXIT_OK;
     }
 
+    memset(&w, 0, sizeof(w));
+    w.m = m;
+    w.tip = tip;
+    w.tip_next = chaindata_now() + CHAINDATA_TIP_EVERY;
+    w.max = m->ahead ? m->ahead : 1;
+
     if (have) {
         rc = chaindata_stacks_get_block(m, pos.height, &b);
 
@@ -785,38 +1119,26 @@ chaindata_stacks_poll(chaindata_mirror_t *m, int *caught_up)
             return rc;
         }
 
-        h = pos.height + 1;
+        w.next = pos.height + 1;
 
     } else {
-        h = m->has_from ? m->from_height : tip;
+        w.next = m->has_from ? m->from_height : tip;
     }
 
-    for ( /* void */ ; h <= tip; h++) {
-        rc = chaindata_stacks_get_block(m, h, &b);
-        if (rc != CHAINDATA_EXIT_OK) {
-            return rc;
-        }
-
-        if (have && (b.parent_len != pos.hash_len
-                     || memcmp(b.parent, posh, b.parent_len) != 0))
-        {
-            return chaindata_stacks_unlinked(m, &b, posh, pos.hash_len);
-        }
-
-        rc = chaindata_stacks_block_txs(m, &b);
-        if (rc != CHAINDATA_EXIT_OK) {
-            return rc;
-        }
-
-        have = 1;
-        memcpy(posh, b.hash, b.hash_len);
-        pos.hash_len = b.hash_len;
-        pos.height = h;
-
-        chaindata_mirror_progress(m, 0);
+    w.b = calloc(w.max, sizeof(chaindata_sblock_t *));
+    if (w.b == NULL) {
+        chaindata_mirror_log(m, "error", "out of memory");
+        return CHAINDATA_EXIT_SYSTEM;
     }
 
-    *caught_up = 1;
+    rc = chaindata_stacks_window(m, &w, &pos, posh, have);
 
-    return CHAINDATA_EXIT_OK;
+    /* what is still in flight was fetched ahead: dropped */
+    chaindata_swin_discard(&w, 0);
+    free(w.b);
+    free(w.all);
+
+    *caught_up = rc == CHAINDATA_EXIT_OK;
+
+    return rc;
 }

@@ -14,6 +14,9 @@
 void ok(int cond, const char *name);
 
 
+/* test_eta.c */
+void test_eta(void);
+
 /* test_hex.c */
 void test_hex_and_ids(void);
 void test_hex_table(void);

@@ -51,6 +51,7 @@ main(void)
     test_accept_encoding();
     test_piece_ends();
     test_chunks();
+    test_eta();
 
     printf("1..%d\n", tests);
 
