@@ -165,9 +165,11 @@ chaindata_balance_list(chaindata_mirror_t *m, const char *address,
 }
 
 
+/* the list's record, emitted into the open block or kept in *keep */
+
 static int
 chaindata_balance_write(chaindata_mirror_t *m, const char *address,
-    chaindata_pool_t *pool)
+    chaindata_pool_t *pool, chaindata_line_t *keep)
 {
     int                     rc;
     size_t                  i;
@@ -187,8 +189,14 @@ chaindata_balance_write(chaindata_mirror_t *m, const char *address,
         entries[i] = pool->bals[i].entry;
     }
 
-    rc = chaindata_list_record(m, "rune_balances", "address", address,
-                               entries, pool->n);
+    if (keep) {
+        rc = chaindata_list_line(keep, "rune_balances", "address", address,
+                                 entries, pool->n);
+    } else {
+        rc = chaindata_list_record(m, "rune_balances", "address", address,
+                                   entries, pool->n);
+    }
+
     free(entries);
 
     return rc;
@@ -261,7 +269,7 @@ chaindata_balance_reconcile(chaindata_mirror_t *m, chaindata_plist_t *first,
 
 static int
 chaindata_balance_pool(chaindata_mirror_t *m, chaindata_plist_t *first,
-    chaindata_plist_t **tries)
+    chaindata_plist_t **tries, chaindata_line_t *keep)
 {
     int               rc;
     size_t            t;
@@ -279,7 +287,7 @@ chaindata_balance_pool(chaindata_mirror_t *m, chaindata_plist_t *first,
     }
 
     if (rc == CHAINDATA_EXIT_OK
-        && chaindata_balance_write(m, first->id, &pool) != 0)
+        && chaindata_balance_write(m, first->id, &pool, keep) != 0)
     {
         rc = CHAINDATA_EXIT_INPUT;
     }
@@ -298,7 +306,8 @@ chaindata_balance_pool(chaindata_mirror_t *m, chaindata_plist_t *first,
 /* one address's list, paged again from the start while it changes */
 
 static int
-chaindata_balance_one(chaindata_mirror_t *m, chaindata_plist_t *first)
+chaindata_balance_one(chaindata_mirror_t *m, chaindata_plist_t *first,
+    chaindata_line_t *keep)
 {
     int                 rc;
     unsigned            again;
@@ -307,7 +316,7 @@ chaindata_balance_one(chaindata_mirror_t *m, chaindata_plist_t *first)
     memset(tries, 0, sizeof(tries));
 
     for (again = 0; /* void */; again++) {
-        rc = chaindata_balance_pool(m, first, tries);
+        rc = chaindata_balance_pool(m, first, tries, keep);
 
         if (rc != CHAINDATA_MIRROR_AGAIN) {
             return rc;
@@ -329,11 +338,11 @@ chaindata_balance_one(chaindata_mirror_t *m, chaindata_plist_t *first)
 }
 
 
-/* fetches and hands every address's list to the open block */
+/* fetches every address's list: to the open block, or into keep[] */
 
 int
-chaindata_balances_records(chaindata_mirror_t *m, char **addresses,
-    size_t n)
+chaindata_balances_keep(chaindata_mirror_t *m, char **addresses, size_t n,
+    chaindata_line_t *keep)
 {
     int                  rc;
     size_t               i;
@@ -359,7 +368,7 @@ chaindata_balances_records(chaindata_mirror_t *m, char **addresses,
     }
 
     for (i = 0; rc == CHAINDATA_EXIT_OK && i < n; i++) {
-        rc = chaindata_balance_one(m, lists[i]);
+        rc = chaindata_balance_one(m, lists[i], keep ? &keep[i] : NULL);
     }
 
     for (i = 0; i < n; i++) {
@@ -369,4 +378,12 @@ chaindata_balances_records(chaindata_mirror_t *m, char **addresses,
     free(lists);
 
     return rc;
+}
+
+
+int
+chaindata_balances_records(chaindata_mirror_t *m, char **addresses,
+    size_t n)
+{
+    return chaindata_balances_keep(m, addresses, n, NULL);
 }

@@ -21,6 +21,7 @@
  */
 
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,13 +125,9 @@ chaindata_plist_clear(chaindata_plist_t *l)
     }
 
     free(l->pages);
-    l->pages = NULL;
-    l->npages = 0;
-    l->total = 0;
-    l->entries = 0;
-    l->complete = 0;
-    l->hash_len = 0;
-    l->time = 0;
+
+    memset(&l->total, 0, sizeof(chaindata_plist_t)
+                         - offsetof(chaindata_plist_t, total));
 }
 
 
@@ -404,6 +401,27 @@ chaindata_plist_free(chaindata_plist_t *l)
 }
 
 
+/* one ingest record of a list, written into l: 0, or -1 (out of memory) */
+
+int
+chaindata_list_line(chaindata_line_t *l, const char *kind,
+    const char *id_name, const char *id, const chaindata_jv_t **entries,
+    size_t n)
+{
+    size_t  i, hint;
+
+    for (hint = strlen(id) + n, i = 0; i < n; i++) {
+        hint += chaindata_jv_size(entries[i]);
+    }
+
+    chaindata_line_open(l, kind, hint);
+    chaindata_line_str(l, id_name, id, strlen(id));
+    chaindata_line_list(l, "results", entries, n);
+
+    return chaindata_line_close(l);
+}
+
+
 /* one ingest record of a list, emitted into the open block */
 
 int
@@ -411,17 +429,9 @@ chaindata_list_record(chaindata_mirror_t *m, const char *kind,
     const char *id_name, const char *id, const chaindata_jv_t **entries,
     size_t n)
 {
-    size_t            i, hint;
     chaindata_line_t  l;
 
-    for (hint = strlen(id) + n, i = 0; i < n; i++) {
-        hint += chaindata_jv_size(entries[i]);
-    }
-
-    chaindata_line_open(&l, kind, hint);
-    chaindata_line_str(&l, id_name, id, strlen(id));
-    chaindata_line_list(&l, "results", entries, n);
-    (void) chaindata_line_close(&l);
+    (void) chaindata_list_line(&l, kind, id_name, id, entries, n);
 
     return chaindata_mirror_emit(m, &l, NULL);
 }
