@@ -335,6 +335,11 @@ int chaindata_block_open(chaindata_mirror_t *m, const char *source,
     uint64_t height, const unsigned char *hash, size_t hash_len,
     const unsigned char *parent, size_t parent_len, uint64_t t);
 int chaindata_block_commit(chaindata_mirror_t *m);
+/* the same, blocks several in one write transaction: then block_write() */
+int chaindata_block_append(chaindata_mirror_t *m, const char *source,
+    uint64_t height, const unsigned char *hash, size_t hash_len,
+    const unsigned char *parent, size_t parent_len, uint64_t t);
+int chaindata_block_end(chaindata_mirror_t *m);
 /* publishes and commits the write set (records outside blocks too) */
 int chaindata_block_write(chaindata_mirror_t *m);
 /* the rollback into the write set, not committed: then block_write() */
@@ -360,24 +365,14 @@ int chaindata_plist_fetch(chaindata_mirror_t *m, chaindata_plist_t **lists,
 int chaindata_plist_each(chaindata_plist_t *l,
     int (*each)(void *ctx, const chaindata_jv_t *e), void *ctx);
 void chaindata_plist_free(chaindata_plist_t *l);
-/* the record {"kind":kind,id_name:"id","results":[entries]}: written
- * into l (failed: -1), or emitted */
-int chaindata_list_line(chaindata_line_t *l, const char *kind,
-    const char *id_name, const char *id, const chaindata_jv_t **entries,
-    size_t n);
+/* the record {"kind":kind,id_name:"id","results":[entries]}, emitted */
 int chaindata_list_record(chaindata_mirror_t *m, const char *kind,
     const char *id_name, const char *id, const chaindata_jv_t **entries,
     size_t n);
 
-/*
- * The rune_balances records of addresses (chaindata_mirror_balances.c):
- * emitted into the open block, or, with keep, written into keep[i] (one
- * line an address, for the caller to emit and free).
- */
+/* the rune_balances records of addresses (chaindata_mirror_balances.c) */
 int chaindata_balances_records(chaindata_mirror_t *m, char **addresses,
     size_t n);
-int chaindata_balances_keep(chaindata_mirror_t *m, char **addresses,
-    size_t n, chaindata_line_t *keep);
 
 /* names, sorted and each once (chaindata_mirror_runes.c) */
 typedef struct {
@@ -397,18 +392,12 @@ typedef struct {
     chaindata_names_t    addresses;
 } chaindata_rnames_t;
 
-typedef int (*chaindata_runes_records_pt)(chaindata_mirror_t *m,
-    chaindata_plist_t *blk, void *ctx, size_t *ntxs);
-
 /* the Runes feed's parts the fill shares (chaindata_mirror_runes.c) */
 chaindata_plist_t *chaindata_runes_block_list(chaindata_mirror_t *m,
     uint64_t height);
 void chaindata_runes_block_fetched(chaindata_plist_t *l);
 int chaindata_runes_names(chaindata_plist_t *blk, chaindata_rnames_t *names);
 void chaindata_runes_names_free(chaindata_rnames_t *names);
-int chaindata_runes_commit(chaindata_mirror_t *m, chaindata_plist_t *blk,
-    const unsigned char *parent, size_t parent_len,
-    chaindata_runes_records_pt records, void *ctx);
 
 /* the catch-up fill (chaindata_mirror_runes_fill.c) */
 int chaindata_runes_catch_up_mode(const char *s, chaindata_catchup_e *mode);

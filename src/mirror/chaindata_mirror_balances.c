@@ -165,11 +165,9 @@ chaindata_balance_list(chaindata_mirror_t *m, const char *address,
 }
 
 
-/* the list's record, emitted into the open block or kept in *keep */
-
 static int
 chaindata_balance_write(chaindata_mirror_t *m, const char *address,
-    chaindata_pool_t *pool, chaindata_line_t *keep)
+    chaindata_pool_t *pool)
 {
     int                     rc;
     size_t                  i;
@@ -189,14 +187,8 @@ chaindata_balance_write(chaindata_mirror_t *m, const char *address,
         entries[i] = pool->bals[i].entry;
     }
 
-    if (keep) {
-        rc = chaindata_list_line(keep, "rune_balances", "address", address,
-                                 entries, pool->n);
-    } else {
-        rc = chaindata_list_record(m, "rune_balances", "address", address,
-                                   entries, pool->n);
-    }
-
+    rc = chaindata_list_record(m, "rune_balances", "address", address,
+                               entries, pool->n);
     free(entries);
 
     return rc;
@@ -269,7 +261,7 @@ chaindata_balance_reconcile(chaindata_mirror_t *m, chaindata_plist_t *first,
 
 static int
 chaindata_balance_pool(chaindata_mirror_t *m, chaindata_plist_t *first,
-    chaindata_plist_t **tries, chaindata_line_t *keep)
+    chaindata_plist_t **tries)
 {
     int               rc;
     size_t            t;
@@ -287,7 +279,7 @@ chaindata_balance_pool(chaindata_mirror_t *m, chaindata_plist_t *first,
     }
 
     if (rc == CHAINDATA_EXIT_OK
-        && chaindata_balance_write(m, first->id, &pool, keep) != 0)
+        && chaindata_balance_write(m, first->id, &pool) != 0)
     {
         rc = CHAINDATA_EXIT_INPUT;
     }
@@ -306,8 +298,7 @@ chaindata_balance_pool(chaindata_mirror_t *m, chaindata_plist_t *first,
 /* one address's list, paged again from the start while it changes */
 
 static int
-chaindata_balance_one(chaindata_mirror_t *m, chaindata_plist_t *first,
-    chaindata_line_t *keep)
+chaindata_balance_one(chaindata_mirror_t *m, chaindata_plist_t *first)
 {
     int                 rc;
     unsigned            again;
@@ -316,7 +307,7 @@ chaindata_balance_one(chaindata_mirror_t *m, chaindata_plist_t *first,
     memset(tries, 0, sizeof(tries));
 
     for (again = 0; /* void */; again++) {
-        rc = chaindata_balance_pool(m, first, tries, keep);
+        rc = chaindata_balance_pool(m, first, tries);
 
         if (rc != CHAINDATA_MIRROR_AGAIN) {
             return rc;
@@ -338,11 +329,11 @@ chaindata_balance_one(chaindata_mirror_t *m, chaindata_plist_t *first,
 }
 
 
-/* fetches every address's list: to the open block, or into keep[] */
+/* fetches and hands every address's list to the open block */
 
 int
-chaindata_balances_keep(chaindata_mirror_t *m, char **addresses, size_t n,
-    chaindata_line_t *keep)
+chaindata_balances_records(chaindata_mirror_t *m, char **addresses,
+    size_t n)
 {
     int                  rc;
     size_t               i;
@@ -368,7 +359,7 @@ chaindata_balances_keep(chaindata_mirror_t *m, char **addresses, size_t n,
     }
 
     for (i = 0; rc == CHAINDATA_EXIT_OK && i < n; i++) {
-        rc = chaindata_balance_one(m, lists[i], keep ? &keep[i] : NULL);
+        rc = chaindata_balance_one(m, lists[i]);
     }
 
     for (i = 0; i < n; i++) {
@@ -378,12 +369,4 @@ chaindata_balances_keep(chaindata_mirror_t *m, char **addresses, size_t n,
     free(lists);
 
     return rc;
-}
-
-
-int
-chaindata_balances_records(chaindata_mirror_t *m, char **addresses,
-    size_t n)
-{
-    return chaindata_balances_keep(m, addresses, n, NULL);
 }

@@ -401,27 +401,6 @@ chaindata_plist_free(chaindata_plist_t *l)
 }
 
 
-/* one ingest record of a list, written into l: 0, or -1 (out of memory) */
-
-int
-chaindata_list_line(chaindata_line_t *l, const char *kind,
-    const char *id_name, const char *id, const chaindata_jv_t **entries,
-    size_t n)
-{
-    size_t  i, hint;
-
-    for (hint = strlen(id) + n, i = 0; i < n; i++) {
-        hint += chaindata_jv_size(entries[i]);
-    }
-
-    chaindata_line_open(l, kind, hint);
-    chaindata_line_str(l, id_name, id, strlen(id));
-    chaindata_line_list(l, "results", entries, n);
-
-    return chaindata_line_close(l);
-}
-
-
 /* one ingest record of a list, emitted into the open block */
 
 int
@@ -429,9 +408,17 @@ chaindata_list_record(chaindata_mirror_t *m, const char *kind,
     const char *id_name, const char *id, const chaindata_jv_t **entries,
     size_t n)
 {
+    size_t            i, hint;
     chaindata_line_t  l;
 
-    (void) chaindata_list_line(&l, kind, id_name, id, entries, n);
+    for (hint = strlen(id) + n, i = 0; i < n; i++) {
+        hint += chaindata_jv_size(entries[i]);
+    }
+
+    chaindata_line_open(&l, kind, hint);
+    chaindata_line_str(&l, id_name, id, strlen(id));
+    chaindata_line_list(&l, "results", entries, n);
+    (void) chaindata_line_close(&l);
 
     return chaindata_mirror_emit(m, &l, NULL);
 }

@@ -404,7 +404,7 @@ chaindata_runes_names_free(chaindata_rnames_t *names)
 
 static int
 chaindata_runes_records(chaindata_mirror_t *m, chaindata_plist_t *blk,
-    void *ctx, size_t *ntxs)
+    size_t *ntxs)
 {
     int                  rc;
     size_t               i;
@@ -453,10 +453,9 @@ done:
 
 /* block blk (fetched) after the block of hash parent: one commit */
 
-int
-chaindata_runes_commit(chaindata_mirror_t *m, chaindata_plist_t *blk,
-    const unsigned char *parent, size_t parent_len,
-    chaindata_runes_records_pt records, void *ctx)
+static int
+chaindata_runes_mirror(chaindata_mirror_t *m, chaindata_plist_t *blk,
+    const unsigned char *parent, size_t parent_len)
 {
     int     rc;
     size_t  ntxs;
@@ -469,7 +468,7 @@ chaindata_runes_commit(chaindata_mirror_t *m, chaindata_plist_t *blk,
     }
 
     ntxs = 0;
-    rc = records(m, blk, ctx, &ntxs);
+    rc = chaindata_runes_records(m, blk, &ntxs);
 
     if (rc != CHAINDATA_EXIT_OK) {
         chaindata_block_abandon(m);
@@ -844,8 +843,7 @@ chaindata_runes_poll(chaindata_mirror_t *m, int *caught_up)
             blk->time = pos.time;
         }
 
-        rc = chaindata_runes_commit(m, blk, posh, pos.hash_len,
-                                    chaindata_runes_records, NULL);
+        rc = chaindata_runes_mirror(m, blk, posh, pos.hash_len);
 
         memcpy(posh, blk->hash, blk->hash_len);
         pos.hash_len = blk->hash_len;

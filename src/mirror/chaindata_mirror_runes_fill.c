@@ -6,8 +6,8 @@
  * Following (--catch-up replay) costs a block: its activity's pages, the
  * activity of each of its transactions (transaction route), and the whole
  * balance list of each address it names, refetched every block that names
- * it.  Far behind upstream's tip that is a replay of history at several
- * requests a transaction.  The fill fetches the same blocks, but:
+ * it (5 requests a transaction on issue 25's data set), each block its
+ * own write transaction.  The fill fetches the same blocks, but:
  *
  *   - A transaction's activity is taken from its block's activity, not
  *     asked for again.  Upstream (hirosystems/bitcoin-indexer,
@@ -15,71 +15,75 @@
  *     getActivity(): the same SELECT (l.*, r.name, r.number,
  *     r.spaced_name, r.divisibility, COUNT(*) OVER()) of ledger joined to
  *     runes, the same ORDER BY block_height DESC, tx_index DESC,
- *     event_index DESC; only the WHERE differs (l.block_height = H or
- *     block_hash, against l.tx_id = T).  Both routes (api/routes/
+ *     event_index DESC; only the WHERE differs (l.block_height = H, or
+ *     the block's hash, against l.tx_id = T).  Both routes (api/routes/
  *     blocks.ts, transactions.ts) map the rows with parseActivityResponse()
  *     and serialize them with the one response schema
  *     PaginatedResponse(ActivityResponseSchema).  A transaction is in one
  *     block, so its rows are the block's rows of that tx_id, in the same
- *     order (the order is total: the indexer numbers a transaction's
- *     entries, components/runes/src/db/cache/transaction_cache.rs
- *     next_event_index).  The entries are grouped by location.tx_id,
- *     each group in the order the block's pages served it: the records
- *     are those the transaction route gives, byte for byte once written.
+ *     order (a total order: the indexer numbers a transaction's entries,
+ *     components/runes/src/db/cache/transaction_cache.rs
+ *     next_event_index).  The entries are grouped by location.tx_id, each
+ *     group in the order the block's pages served it: the records are
+ *     those the transaction route gives, byte for byte once written.
  *
- *   - An address's balances are fetched once a window (below), not once
- *     a block.  Upstream's balances are not a function of a height: the
- *     route answers the address's balances at upstream's tip whenever it
- *     is asked (getAddressBalances(), DISTINCT ON (rune_id) of
- *     balance_changes, newest first), so every block naming the address
- *     writes the same list whether it was fetched for that block or for
- *     the window; ties of equal balances are ordered as
- *     chaindata_mirror_balances.c says (upstream has no tie-breaker).
+ *   - An address's balances are fetched once a window, not once a block.
+ *     Upstream's balances are not a function of a height: the route
+ *     answers the address's balances at upstream's tip whenever it is
+ *     asked (getAddressBalances(), DISTINCT ON (rune_id) of
+ *     balance_changes, newest first), so a list fetched at the window's
+ *     end is the list a replay fetches for the window's last block naming
+ *     the address (upstream answers the same from that block on); ties of
+ *     equal balances are ordered as chaindata_mirror_balances.c says
+ *     (upstream has no tie-breaker: the index holds the first order any
+ *     page served).
  *
  * The algorithm, from the position's next block "from" to upstream's tip
- * H read at the start of the pass ("to"):
+ * H read at the start of the pass ("to"), a window at a time:
  *
- *   1. A window: the activity of the next blocks, CHAINDATA_FILL_CHUNK
- *      blocks a round, until --catch-up-window blocks (default
- *      CHAINDATA_FILL_BLOCKS, chaindata_mirror.h) or
- *      CHAINDATA_FILL_ENTRIES entries are held (memory stays bounded
- *      whatever the blocks hold; the window ends at H).
- *   2. The addresses the window's blocks name, sorted, each once: their
- *      balance lists fetched once, kept as records.
- *   3. Each block of the window, in order, committed as following does
- *      (chaindata_runes_commit(): block record, position, undo): its
- *      transactions' activity records in tx_id order, then the kept
- *      balance records of the addresses it names in address order: the
- *      same records in the same order as a replay writes, so the block
- *      records (their undo lists) are the same bytes too.
- *   4. The next window, until H; then the pass ends not caught up, so
- *      the feed polls again at once: the reorg check from the position,
- *      then the blocks that came during the fill (followed, or filled
- *      again when still more than CHAINDATA_FILL_BEHIND behind), and only
- *      a pass that ends at upstream's tip reports the feed current.
+ *   1. The activity of the next CHAINDATA_FILL_CHUNK blocks (their pages
+ *      asked for together), then each of them, in order, into the write
+ *      set as following writes it (block record, undo, position: the
+ *      framing records of lmdb-schema/feed.md): its transactions' activity
+ *      records in tx_id order, then for each address it names in address
+ *      order an empty balance list, which puts the address in the block's
+ *      undo as a replay's list does (the undo record does not depend on
+ *      the list).  The pages are freed; the addresses are kept.  Again,
+ *      until --catch-up-window blocks (default CHAINDATA_FILL_BLOCKS) or
+ *      CHAINDATA_FILL_BYTES of writes are held, or H.
+ *   2. The window's addresses, sorted, each once, fetched
+ *      CHAINDATA_FILL_GROUP at a time and their lists written after the
+ *      window's last block (records outside blocks, as a rollback writes
+ *      the lists it fetches again): the last write of each address in the
+ *      write set is its list.
+ *   3. The write set committed: the window's blocks, their records and
+ *      the lists, one write transaction (published first with --nats, one
+ *      unit; a stream follower applies it as one too).  The next window.
+ *   4. At H, the pass ends not caught up, so the feed polls again at
+ *      once: the reorg check from the position, then the blocks that came
+ *      during the fill (followed, or filled again when still more than
+ *      CHAINDATA_FILL_BEHIND behind); only a pass that ends at upstream's
+ *      tip reports the feed current.
  *
- * What the index holds equals a replay's: each block's records and undo
- * are a replay's; an address's list is upstream's at some moment after
- * the last block that names it (fetched at the window's end, or later
- * when a later block names it again), which is the list a replay writes,
- * upstream answering the same from that block on.  Only the feed's own
- * records differ (the commit times, the state:'s counts, the tip:'s time,
- * lmdb-schema/feed.md).  t/56-mirror-runes-fill.t compares the two by
- * mdb_dump.
+ * What the index holds equals a replay's, but for the feed's own records
+ * (the commit times, the state:'s counts, the tip:'s time,
+ * lmdb-schema/feed.md): each block's block record (hash, parent, time,
+ * undo) is a replay's byte for byte, each transaction's activity is, and
+ * each address's list is upstream's at some moment after the last block
+ * naming it, as a replay's.  A later rollback undoes a filled block as a
+ * followed one (its undo deletes the lists it names; the rollback fetches
+ * them again).  t/56-mirror-runes-fill.t compares the two by mdb_dump.
  *
- * A failure part way: every block is its own commit, as when following,
- * so the index is at the last committed block, every list it holds
- * complete (never half a window is visible: a block is committed only
- * with its activity and its addresses' lists); the next pass resumes from
- * there.  A reorg during the fill is seen as when following: by the next
- * pass's check from the position, which rolls back what is no longer
- * upstream's (the Runes API says no parent hash, a replay cannot see it
- * sooner either).
+ * A failure part way (upstream failing, a refused answer, a kill): the
+ * window's write set is dropped, nothing of it is visible; the index is
+ * at the last committed window, complete, and the next pass resumes from
+ * there.  A reorg during the fill is seen as when following, by the next
+ * pass's check from the position (the Runes API says no parent hash: a
+ * replay cannot see it sooner either), and rolled back.
  *
- * When: --catch-up fill always; replay never (today's following, block by
- * block, the benchmark's reference); auto (the default) fills when the
- * pass starts more than CHAINDATA_FILL_BEHIND blocks behind upstream's
- * tip.
+ * When: --catch-up fill always; replay never (following block by block,
+ * the benchmark's reference); auto (the default) fills when a pass starts
+ * more than CHAINDATA_FILL_BEHIND blocks behind upstream's tip.
  */
 
 
@@ -90,19 +94,11 @@
 #include "chaindata_mirror.h"
 
 
+#define CHAINDATA_RUNES           "runes"
 #define CHAINDATA_FILL_BEHIND     144      /* a day of Bitcoin blocks */
-#define CHAINDATA_FILL_CHUNK      64       /* blocks asked for a round */
-#define CHAINDATA_FILL_ENTRIES    40000    /* activity entries a window */
-
-
-typedef struct {
-    chaindata_plist_t   **blks;      /* the window's blocks, fetched */
-    size_t                n;
-    size_t                txs;
-    uint64_t              entries;
-    chaindata_names_t     addresses; /* their addresses, once */
-    chaindata_line_t     *bals;      /* their balance records */
-} chaindata_window_t;
+#define CHAINDATA_FILL_CHUNK      64       /* blocks asked for at once */
+#define CHAINDATA_FILL_BYTES      (256 * 1024 * 1024)  /* writes a window */
+#define CHAINDATA_FILL_GROUP      256      /* addresses asked for at once */
 
 
 int
@@ -144,120 +140,14 @@ chaindata_runes_fills(chaindata_mirror_t *m, uint64_t behind)
 }
 
 
-static void
-chaindata_window_free(chaindata_window_t *w)
-{
-    size_t  i;
+/* the window being filled */
 
-    for (i = 0; i < w->n; i++) {
-        chaindata_plist_free(w->blks[i]);
-    }
-
-    for (i = 0; w->bals && i < w->addresses.n; i++) {
-        chaindata_line_free(&w->bals[i]);
-    }
-
-    free(w->blks);
-    free(w->bals);
-    chaindata_names_free(&w->addresses);
-    memset(w, 0, sizeof(chaindata_window_t));
-}
-
-
-/* step 1: the window's blocks from height "from", at most up to "to" */
-
-static int
-chaindata_window_blocks(chaindata_mirror_t *m, chaindata_window_t *w,
-    uint64_t from, uint64_t to)
-{
-    int       rc;
-    size_t    i, chunk;
-    uint64_t  left;
-
-    w->blks = calloc(m->runes_fill_window, sizeof(chaindata_plist_t *));
-    if (w->blks == NULL) {
-        return CHAINDATA_EXIT_SYSTEM;
-    }
-
-    while (w->n < m->runes_fill_window
-           && w->entries < CHAINDATA_FILL_ENTRIES && from + w->n <= to)
-    {
-        left = to - (from + w->n) + 1;
-        chunk = m->runes_fill_window - w->n;
-
-        if (chunk > CHAINDATA_FILL_CHUNK) {
-            chunk = CHAINDATA_FILL_CHUNK;
-        }
-
-        if (chunk > left) {
-            chunk = (size_t) left;
-        }
-
-        for (i = 0; i < chunk; i++) {
-            w->blks[w->n + i] = chaindata_runes_block_list(m,
-                                                           from + w->n + i);
-            if (w->blks[w->n + i] == NULL) {
-                w->n += i;
-                return CHAINDATA_EXIT_SYSTEM;
-            }
-        }
-
-        rc = chaindata_plist_fetch(m, &w->blks[w->n], chunk);
-
-        for (i = 0; i < chunk; i++) {
-            chaindata_runes_block_fetched(w->blks[w->n + i]);
-            w->entries += w->blks[w->n + i]->entries;
-        }
-
-        w->n += chunk;
-
-        if (rc != CHAINDATA_EXIT_OK) {
-            return rc;
-        }
-    }
-
-    return CHAINDATA_EXIT_OK;
-}
-
-
-/* step 2: the addresses of the window, once each, their lists kept */
-
-static int
-chaindata_window_balances(chaindata_mirror_t *m, chaindata_window_t *w)
-{
-    size_t              i, j;
-    chaindata_rnames_t  names;
-
-    for (i = 0; i < w->n; i++) {
-        if (chaindata_runes_names(w->blks[i], &names) != 0) {
-            return CHAINDATA_EXIT_SYSTEM;
-        }
-
-        for (j = 0; j < names.addresses.n; j++) {
-            if (chaindata_names_add(&w->addresses,
-                                    (const unsigned char *)
-                                    names.addresses.items[j],
-                                    strlen(names.addresses.items[j]))
-                != 0)
-            {
-                chaindata_runes_names_free(&names);
-                return CHAINDATA_EXIT_SYSTEM;
-            }
-        }
-
-        chaindata_runes_names_free(&names);
-    }
-
-    chaindata_names_unique(&w->addresses);
-
-    w->bals = calloc(w->addresses.n + 1, sizeof(chaindata_line_t));
-    if (w->bals == NULL) {
-        return CHAINDATA_EXIT_SYSTEM;
-    }
-
-    return chaindata_balances_keep(m, w->addresses.items, w->addresses.n,
-                                   w->bals);
-}
+typedef struct {
+    chaindata_names_t     addresses; /* the blocks' addresses */
+    size_t                blocks;
+    size_t                txs;
+    uint64_t              height;    /* of the last block */
+} chaindata_window_t;
 
 
 /* an activity entry with its transaction, in the order served */
@@ -383,56 +273,127 @@ chaindata_fill_activity(chaindata_mirror_t *m, chaindata_plist_t *blk,
 }
 
 
-static int
-chaindata_fill_name_cmp(const void *a, const void *b)
-{
-    return strcmp(a, *(char *const *) b);
-}
-
-
-/* a kept record, emitted (a copy: a record may serve several blocks) */
+/* a fetched block into the write set, as a replay writes it (step 1) */
 
 static int
-chaindata_fill_emit(chaindata_mirror_t *m, const chaindata_line_t *kept)
+chaindata_fill_block(chaindata_mirror_t *m, chaindata_window_t *w,
+    chaindata_plist_t *blk, unsigned char *posh, chaindata_feedpos_t *pos)
 {
-    chaindata_line_t  l;
+    int                 rc;
+    size_t              i;
+    chaindata_rnames_t  names;
 
-    memset(&l, 0, sizeof(l));
-    l.failed = kept->failed;
+    if (blk->time == 0) {
+        blk->time = pos->time;
+    }
 
-    if (!l.failed) {
-        l.buf = malloc(kept->len ? kept->len : 1);
-        l.failed = l.buf == NULL;
-        l.len = l.cap = kept->len;
+    if (chaindata_runes_names(blk, &names) != 0) {
+        return CHAINDATA_EXIT_SYSTEM;
+    }
 
-        if (l.buf) {
-            memcpy(l.buf, kept->buf, kept->len);
+    rc = CHAINDATA_EXIT_OK;
+
+    if (chaindata_block_append(m, CHAINDATA_RUNES, blk->height, blk->hash,
+                               blk->hash_len, posh, pos->hash_len, blk->time)
+        != 0)
+    {
+        rc = CHAINDATA_EXIT_SYSTEM;
+
+    } else {
+        rc = chaindata_fill_activity(m, blk, &w->txs);
+    }
+
+    for (i = 0; rc == CHAINDATA_EXIT_OK && i < names.addresses.n; i++) {
+        if (chaindata_list_record(m, "rune_balances", "address",
+                                  names.addresses.items[i], NULL, 0)
+            != 0)
+        {
+            rc = CHAINDATA_EXIT_INPUT;
+
+        } else if (chaindata_names_add(&w->addresses, (const unsigned char *)
+                                       names.addresses.items[i],
+                                       strlen(names.addresses.items[i]))
+                   != 0)
+        {
+            rc = CHAINDATA_EXIT_SYSTEM;
         }
     }
 
-    return chaindata_mirror_emit(m, &l, NULL);
+    if (rc == CHAINDATA_EXIT_OK && chaindata_block_end(m) != 0) {
+        rc = CHAINDATA_EXIT_SYSTEM;
+    }
+
+    chaindata_runes_names_free(&names);
+
+    if (rc == CHAINDATA_EXIT_OK) {
+        memcpy(posh, blk->hash, blk->hash_len);
+        pos->hash_len = blk->hash_len;
+        pos->time = blk->time;
+        w->height = blk->height;
+        w->blocks++;
+    }
+
+    return rc;
 }
 
 
-/* the kept balance records of the addresses a block names, in order */
+/* step 1: the next blocks, a chunk's pages at a time, into the write set */
 
 static int
-chaindata_fill_balances(chaindata_mirror_t *m, chaindata_window_t *w,
-    const chaindata_names_t *addresses)
+chaindata_fill_chunk(chaindata_mirror_t *m, chaindata_window_t *w,
+    uint64_t from, size_t n, unsigned char *posh, chaindata_feedpos_t *pos)
 {
-    char    **a;
-    size_t    i;
+    int                 rc;
+    size_t              i;
+    chaindata_plist_t  *blks[CHAINDATA_FILL_CHUNK];
 
-    for (i = 0; i < addresses->n; i++) {
-        a = bsearch(addresses->items[i], w->addresses.items, w->addresses.n,
-                    sizeof(char *), chaindata_fill_name_cmp);
+    memset(blks, 0, sizeof(blks));
+    rc = CHAINDATA_EXIT_OK;
 
-        if (a == NULL) {
-            return CHAINDATA_EXIT_SYSTEM;   /* not reached: the window's */
+    for (i = 0; i < n; i++) {
+        blks[i] = chaindata_runes_block_list(m, from + i);
+        if (blks[i] == NULL) {
+            rc = CHAINDATA_EXIT_SYSTEM;
+        }
+    }
+
+    if (rc == CHAINDATA_EXIT_OK) {
+        rc = chaindata_plist_fetch(m, blks, n);
+    }
+
+    for (i = 0; rc == CHAINDATA_EXIT_OK && i < n; i++) {
+        chaindata_runes_block_fetched(blks[i]);
+        rc = chaindata_fill_block(m, w, blks[i], posh, pos);
+    }
+
+    for (i = 0; i < n; i++) {
+        chaindata_plist_free(blks[i]);
+    }
+
+    return rc;
+}
+
+
+/* step 2: the window's addresses, once each, their lists after its blocks */
+
+static int
+chaindata_fill_lists(chaindata_mirror_t *m, chaindata_window_t *w)
+{
+    int     rc;
+    size_t  i, n;
+
+    chaindata_names_unique(&w->addresses);
+
+    for (i = 0; i < w->addresses.n; i += n) {
+        n = w->addresses.n - i;
+
+        if (n > CHAINDATA_FILL_GROUP) {
+            n = CHAINDATA_FILL_GROUP;
         }
 
-        if (chaindata_fill_emit(m, &w->bals[a - w->addresses.items]) != 0) {
-            return CHAINDATA_EXIT_INPUT;
+        rc = chaindata_balances_records(m, w->addresses.items + i, n);
+        if (rc != CHAINDATA_EXIT_OK) {
+            return rc;
         }
     }
 
@@ -440,60 +401,64 @@ chaindata_fill_balances(chaindata_mirror_t *m, chaindata_window_t *w,
 }
 
 
-/* step 3: a block's records, as a replay writes them */
+/* steps 1 to 3: a window from height "from", at most up to "to" */
 
 static int
-chaindata_fill_records(chaindata_mirror_t *m, chaindata_plist_t *blk,
-    void *ctx, size_t *ntxs)
+chaindata_fill_window(chaindata_mirror_t *m, chaindata_window_t *w,
+    uint64_t from, uint64_t to, unsigned char *posh, chaindata_feedpos_t *pos)
 {
-    int                 rc;
-    chaindata_rnames_t  names;
+    int       rc;
+    size_t    n;
+    uint64_t  left;
 
-    rc = chaindata_fill_activity(m, blk, ntxs);
+    chaindata_block_reset(m);
+
+    while (w->blocks < m->runes_fill_window
+           && m->in.ws.len < CHAINDATA_FILL_BYTES
+           && from + w->blocks <= to)
+    {
+        left = to - (from + w->blocks) + 1;
+        n = m->runes_fill_window - w->blocks;
+
+        if (n > CHAINDATA_FILL_CHUNK) {
+            n = CHAINDATA_FILL_CHUNK;
+        }
+
+        if (n > left) {
+            n = (size_t) left;
+        }
+
+        rc = chaindata_fill_chunk(m, w, from + w->blocks, n, posh, pos);
+        if (rc != CHAINDATA_EXIT_OK) {
+            chaindata_block_abandon(m);
+            return rc;
+        }
+    }
+
+    rc = chaindata_fill_lists(m, w);
+
     if (rc != CHAINDATA_EXIT_OK) {
+        chaindata_block_reset(m);
         return rc;
     }
 
-    if (chaindata_runes_names(blk, &names) != 0) {
+    chaindata_mirror_log(m, "info", "runes: blocks %llu to %llu filled: "
+                         "%zu transactions, %zu addresses, %zu MB written",
+                         (unsigned long long) from,
+                         (unsigned long long) w->height, w->txs,
+                         w->addresses.n, m->in.ws.len >> 20);
+
+    if (chaindata_block_write(m) != 0) {
         return CHAINDATA_EXIT_SYSTEM;
     }
 
-    rc = chaindata_fill_balances(m, ctx, &names.addresses);
-    chaindata_runes_names_free(&names);
+    m->blocks += w->blocks;
+    m->txs += w->txs;
+    m->height = w->height;
+    m->block_time = pos->time;
+    strcpy(m->source, CHAINDATA_RUNES);
 
-    return rc;
-}
-
-
-/* step 3 for the window: its blocks committed one by one, in order */
-
-static int
-chaindata_window_commit(chaindata_mirror_t *m, chaindata_window_t *w,
-    unsigned char *posh, chaindata_feedpos_t *pos)
-{
-    int                 rc;
-    size_t              i;
-    chaindata_plist_t  *blk;
-
-    for (i = 0; i < w->n; i++) {
-        blk = w->blks[i];
-
-        if (blk->time == 0) {
-            blk->time = pos->time;
-        }
-
-        rc = chaindata_runes_commit(m, blk, posh, pos->hash_len,
-                                    chaindata_fill_records, w);
-        if (rc != CHAINDATA_EXIT_OK) {
-            return rc;
-        }
-
-        memcpy(posh, blk->hash, blk->hash_len);
-        pos->hash_len = blk->hash_len;
-        pos->time = blk->time;
-
-        chaindata_mirror_progress(m, 0);
-    }
+    chaindata_mirror_progress(m, 0);
 
     return CHAINDATA_EXIT_OK;
 }
@@ -515,7 +480,7 @@ chaindata_runes_fill(chaindata_mirror_t *m, uint64_t from, uint64_t to,
                          (unsigned long long) from, (unsigned long long) to);
 
     requests = m->http.requests;
-    txs = m->txs;
+    txs = 0;
     rc = CHAINDATA_EXIT_OK;
 
     for (h = from, windows = 0; rc == CHAINDATA_EXIT_OK && h <= to;
@@ -523,25 +488,17 @@ chaindata_runes_fill(chaindata_mirror_t *m, uint64_t from, uint64_t to,
     {
         memset(&w, 0, sizeof(w));
 
-        rc = chaindata_window_blocks(m, &w, h, to);
+        rc = chaindata_fill_window(m, &w, h, to, posh, pos);
 
-        if (rc == CHAINDATA_EXIT_OK) {
-            rc = chaindata_window_balances(m, &w);
-        }
-
-        if (rc == CHAINDATA_EXIT_OK) {
-            rc = chaindata_window_commit(m, &w, posh, pos);
-        }
-
-        h += w.n;
-        chaindata_window_free(&w);
+        h += w.blocks;
+        txs += w.txs;
+        chaindata_names_free(&w.addresses);
     }
 
     if (rc != CHAINDATA_EXIT_OK) {
         return rc;
     }
 
-    txs = m->txs - txs;
     requests = m->http.requests - requests;
 
     chaindata_mirror_log(m, "info", "runes: filled blocks %llu to %llu in "
