@@ -146,7 +146,10 @@ typedef struct {
     chaindata_names_t     addresses; /* the blocks' addresses */
     size_t                blocks;
     size_t                txs;
+    uint64_t              from;      /* its first block */
     uint64_t              height;    /* of the last block */
+    unsigned char        *posh;      /* the position, moved along */
+    chaindata_feedpos_t  *pos;
 } chaindata_window_t;
 
 
@@ -277,11 +280,16 @@ chaindata_fill_activity(chaindata_mirror_t *m, chaindata_plist_t *blk,
 
 static int
 chaindata_fill_block(chaindata_mirror_t *m, chaindata_window_t *w,
-    chaindata_plist_t *blk, unsigned char *posh, chaindata_feedpos_t *pos)
+    chaindata_plist_t *blk)
 {
-    int                 rc;
-    size_t              i;
-    chaindata_rnames_t  names;
+    int                   rc;
+    size_t                i;
+    unsigned char        *posh;
+    chaindata_rnames_t    names;
+    chaindata_feedpos_t  *pos;
+
+    posh = w->posh;
+    pos = w->pos;
 
     if (blk->time == 0) {
         blk->time = pos->time;
@@ -341,7 +349,7 @@ chaindata_fill_block(chaindata_mirror_t *m, chaindata_window_t *w,
 
 static int
 chaindata_fill_chunk(chaindata_mirror_t *m, chaindata_window_t *w,
-    uint64_t from, size_t n, unsigned char *posh, chaindata_feedpos_t *pos)
+    uint64_t from, size_t n)
 {
     int                 rc;
     size_t              i;
@@ -363,7 +371,7 @@ chaindata_fill_chunk(chaindata_mirror_t *m, chaindata_window_t *w,
 
     for (i = 0; rc == CHAINDATA_EXIT_OK && i < n; i++) {
         chaindata_runes_block_fetched(blks[i]);
-        rc = chaindata_fill_block(m, w, blks[i], posh, pos);
+        rc = chaindata_fill_block(m, w, blks[i]);
     }
 
     for (i = 0; i < n; i++) {
@@ -401,15 +409,17 @@ chaindata_fill_lists(chaindata_mirror_t *m, chaindata_window_t *w)
 }
 
 
-/* steps 1 to 3: a window from height "from", at most up to "to" */
+/* steps 1 to 3: a window from its first block, at most up to "to" */
 
 static int
 chaindata_fill_window(chaindata_mirror_t *m, chaindata_window_t *w,
-    uint64_t from, uint64_t to, unsigned char *posh, chaindata_feedpos_t *pos)
+    uint64_t to)
 {
     int       rc;
     size_t    n;
-    uint64_t  left;
+    uint64_t  left, from;
+
+    from = w->from;
 
     chaindata_block_reset(m);
 
@@ -428,7 +438,7 @@ chaindata_fill_window(chaindata_mirror_t *m, chaindata_window_t *w,
             n = (size_t) left;
         }
 
-        rc = chaindata_fill_chunk(m, w, from + w->blocks, n, posh, pos);
+        rc = chaindata_fill_chunk(m, w, from + w->blocks, n);
         if (rc != CHAINDATA_EXIT_OK) {
             chaindata_block_abandon(m);
             return rc;
@@ -455,7 +465,7 @@ chaindata_fill_window(chaindata_mirror_t *m, chaindata_window_t *w,
     m->blocks += w->blocks;
     m->txs += w->txs;
     m->height = w->height;
-    m->block_time = pos->time;
+    m->block_time = w->pos->time;
     strcpy(m->source, CHAINDATA_RUNES);
 
     chaindata_mirror_progress(m, 0);
@@ -487,8 +497,11 @@ chaindata_runes_fill(chaindata_mirror_t *m, uint64_t from, uint64_t to,
          windows++)
     {
         memset(&w, 0, sizeof(w));
+        w.posh = posh;
+        w.pos = pos;
+        w.from = h;
 
-        rc = chaindata_fill_window(m, &w, h, to, posh, pos);
+        rc = chaindata_fill_window(m, &w, to);
 
         h += w.blocks;
         txs += w.txs;
