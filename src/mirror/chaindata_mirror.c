@@ -51,7 +51,7 @@ chaindata_mirror_usage(FILE *out)
         "                      replay (block by block), auto (the default:\n"
         "                      fill when more than 144 blocks behind)\n"
         "  --catch-up-window N   blocks a fill holds at once at most\n"
-        "                      (default 2048; and 40000 activity entries)\n"
+        "                      (default 2048; and 256 MB of writes)\n"
         "  --no-mempool        Stacks blocks only, not the mempool\n"
         "  --platform-api URL  the platform API serving chainhook statuses\n"
         "  --chainhooks FILE   its chainhooks, \"uuid api_key\" lines; the\n"
