@@ -13,9 +13,10 @@
 # (--nats: a window of blocks a unit) is applied by a follower.  Then a
 # reorg below the fill's tip, followed by both, and the indexes compared
 # again.  Deliberately broken fills fail it: blocks that write no balance
-# list for the addresses they name (their undo differs: tests 10 and 20),
+# list for the addresses they name (their undo differs: tests 10, 14,
+# 20),
 # a fill that reports itself current without the blocks that came
-# meanwhile (11, 18).
+# meanwhile (10, 11, 18).
 #
 # What the comparison leaves out, and why: in the feed database, the
 # position's commit time (bytes 24..31 of the value: each commit's wall
