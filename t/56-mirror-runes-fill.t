@@ -154,7 +154,8 @@ like($err, qr/filling blocks $FIRST to $H \(--catch-up\)/,
      'auto: fills when more than 144 blocks behind');
 like($err, qr/filled blocks $FIRST to $H in 4 windows: 400 transactions/,
      'fill: in windows of 64 blocks, every transaction');
-is(() = $err =~ /filling blocks/g, 1, 'the blocks that came meanwhile: followed');
+is(() = $err =~ /filling blocks/g, 1,
+   'the blocks that came meanwhile: followed');
 my $fill_requests = requests($err);
 ok($fill_requests > 0 && $fill_requests < $replay_requests,
    "fewer requests: $fill_requests, not $replay_requests");
@@ -167,7 +168,8 @@ sub dump_index {
     for my $part (split /(?=^VERSION=)/m, $all) {
         my ($name) = $part =~ /^database=(\S+)/m;
         if (defined $name && $name eq 'feed') {
-            my ($head, $body, $tail) = $part =~ /\A(.*?^HEADER=END\n)(.*?)(^DATA=END.*)\z/ms;
+            my ($head, $body, $tail) =
+                $part =~ /\A(.*?^HEADER=END\n)(.*?)(^DATA=END.*)\z/ms;
             my @l = split /\n/, $body;
             my @keep;
             while (my ($k, $v) = splice @l, 0, 2) {
