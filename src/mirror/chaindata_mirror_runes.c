@@ -370,6 +370,14 @@ chaindata_runes_free(chaindata_plist_t **lists, size_t n)
 }
 
 
+void
+chaindata_runes_names_free(chaindata_rnames_t *names)
+{
+    chaindata_names_free(&names->txs);
+    chaindata_names_free(&names->addresses);
+}
+
+
 /* the transactions and addresses a fetched block names, sorted, once */
 
 int
@@ -386,14 +394,6 @@ chaindata_runes_names(chaindata_plist_t *blk, chaindata_rnames_t *names)
     chaindata_names_unique(&names->addresses);
 
     return 0;
-}
-
-
-void
-chaindata_runes_names_free(chaindata_rnames_t *names)
-{
-    chaindata_names_free(&names->txs);
-    chaindata_names_free(&names->addresses);
 }
 
 
