@@ -48,8 +48,9 @@ PROGRAMS    := $(patsubst src/%/,chaindata-%,$(dir $(wildcard \
                    $(d:/=)).c))))
 
 .PHONY: all deps deps-test deps-fuzz module loader mirror unit test \
-        check-layout run bench bench-mirror bench-gzip bench-gzip-runes \
-        bench-fanout bench-bulk bench-metrics bench-cold clean
+        check-layout run bench bench-mirror bench-runes-catchup bench-gzip \
+        bench-gzip-runes bench-fanout bench-bulk bench-metrics bench-cold \
+        clean
 
 all: module loader mirror
 
@@ -173,6 +174,11 @@ bench: all
 # (bench/mirror; BENCH_* variables make it longer or larger)
 bench-mirror: all
 	bench/mirror
+
+# the Runes feed's catch-up, fill against replay and against a one-pass
+# export (bench/runes-catchup; BENCH_RUNES_* variables set the data set)
+bench-runes-catchup: all
+	bench/runes-catchup
 
 bench-gzip: all
 	@sh tools/deps.sh bench

@@ -211,8 +211,52 @@ chaindata_feed_block_hash(chaindata_index_t *ix, const char *source,
 }
 
 
+/*
+ * The position in the write set, not committed yet: the last block of
+ * the source ended in it (a producer may commit blocks several at once,
+ * as the mirror's catch-up fill does), or a rollback's.  0, 1 when the
+ * write set holds none (the index's then), -1 when it deletes it.
+ */
+
+static int
+chaindata_feed_pending(chaindata_feed_t *f, chaindata_writeset_t *ws,
+    chaindata_feedpos_t *pos, unsigned char *hash)
+{
+    size_t                    n, len;
+    const chaindata_write_t  *w;
+
+    len = strlen(f->source);
+
+    for (n = ws->nwrites; n-- > 0; /* void */) {
+        w = &ws->writes[n];
+
+        if (w->db != CHAINDATA_DBI_FEED || w->key_len != len
+            || memcmp(ws->buf + w->key_off, f->source, len) != 0)
+        {
+            continue;
+        }
+
+        if (w->action != CHAINDATA_WRITE_PUT
+            || chaindata_feedpos_decode(pos, ws->buf + w->val_off,
+                                        w->val_len)
+               != 0)
+        {
+            return -1;
+        }
+
+        memcpy(hash, pos->hash, pos->hash_len);
+        pos->hash = hash;
+
+        return 0;
+    }
+
+    return 1;
+}
+
+
 int
-chaindata_feed_begin(chaindata_feed_t *f, chaindata_index_t *ix)
+chaindata_feed_begin(chaindata_feed_t *f, chaindata_index_t *ix,
+    chaindata_writeset_t *ws)
 {
     int                  rc;
     size_t               len;
@@ -234,7 +278,14 @@ chaindata_feed_begin(chaindata_feed_t *f, chaindata_index_t *ix)
     f->skip = 0;
     f->undo_len = 0;
 
-    rc = chaindata_feed_position(ix, f->source, &pos, posh);
+    rc = chaindata_feed_pending(f, ws, &pos, posh);
+
+    if (rc == 1) {
+        rc = chaindata_feed_position(ix, f->source, &pos, posh);
+
+    } else if (rc < 0) {
+        rc = 1;                         /* a rollback deleted it */
+    }
 
     if (rc < 0) {
         return chaindata_feed_fail(f, "cannot read the position of %s",

@@ -79,8 +79,13 @@ int chaindata_feed_read_block(chaindata_feed_t *f);
 int chaindata_feed_read_mark(chaindata_feed_t *f, char *source,
     uint64_t *height);
 
-/* after peek(): opens a block; -1 with f->err when it cannot follow */
-int chaindata_feed_begin(chaindata_feed_t *f, chaindata_index_t *ix);
+/*
+ * after peek(): opens a block; -1 with f->err when it cannot follow the
+ * position: the one ws holds uncommitted (blocks committed several at
+ * once), else the index's
+ */
+int chaindata_feed_begin(chaindata_feed_t *f, chaindata_index_t *ix,
+    chaindata_writeset_t *ws);
 
 /*
  * after peek() of a data record applied to ws: records its undo; -1 with

@@ -74,7 +74,7 @@ chaindata_ingest_apply(chaindata_ingest_t *in)
     switch (in->frame) {
 
     case CHAINDATA_FRAME_BLOCK:
-        rc = chaindata_feed_begin(&in->feed, &in->ix);
+        rc = chaindata_feed_begin(&in->feed, &in->ix, &in->ws);
         break;
 
     case CHAINDATA_FRAME_END:

@@ -46,6 +46,12 @@ chaindata_mirror_usage(FILE *out)
         "                      1000); upstream disagreeing deeper stops\n"
         "                      the feed, the index unchanged\n"
         "  --runes-max-reorg-depth N   the same for Bitcoin blocks (100)\n"
+        "  --catch-up MODE     how the runes feed catches up: fill (every\n"
+        "                      transaction and address once, then follow),\n"
+        "                      replay (block by block), auto (the default:\n"
+        "                      fill when more than 144 blocks behind)\n"
+        "  --catch-up-window N   blocks a fill holds at once at most\n"
+        "                      (default 2048; and 256 MB of writes)\n"
         "  --no-mempool        Stacks blocks only, not the mempool\n"
         "  --platform-api URL  the platform API serving chainhook statuses\n"
         "  --chainhooks FILE   its chainhooks, \"uuid api_key\" lines; the\n"
@@ -213,6 +219,8 @@ chaindata_mirror_args(chaindata_mirror_t *m, int argc, char **argv)
         { "runes-from-height", required_argument, NULL, 'G' },
         { "max-reorg-depth", required_argument, NULL, 'D' },
         { "runes-max-reorg-depth", required_argument, NULL, 'E' },
+        { "catch-up", required_argument, NULL, 'U' },
+        { "catch-up-window", required_argument, NULL, 'w' },
         { "no-mempool", no_argument, NULL, 'N' },
         { "chainhooks-interval", required_argument, NULL, 'I' },
         { "once", no_argument, NULL, 'o' },
@@ -296,6 +304,27 @@ chaindata_mirror_args(chaindata_mirror_t *m, int argc, char **argv)
 
         case 'N':
             m->no_mempool = 1;
+            break;
+
+        case 'w':
+            if (chaindata_mirror_number("--catch-up-window", optarg, 1,
+                                        CHAINDATA_FILL_BLOCKS, &v)
+                != 0)
+            {
+                return -1;
+            }
+
+            m->runes_fill_window = (size_t) v;
+            break;
+
+        case 'U':
+            if (chaindata_runes_catch_up_mode(optarg, &m->runes_catch_up)
+                != 0)
+            {
+                fprintf(stderr, "chaindata-mirror: --catch-up: \"%s\" is "
+                        "not auto, fill or replay\n", optarg);
+                return -1;
+            }
             break;
 
         case 'o':
@@ -511,6 +540,7 @@ main(int argc, char **argv)
     m.hooks_interval = 30;
     m.max_reorg = chaindata_feed_reorg_default("stacks");
     m.runes_max_reorg = chaindata_feed_reorg_default("runes");
+    m.runes_fill_window = CHAINDATA_FILL_BLOCKS;
     m.http.m = &m;
     m.http.parallel = 4;
     m.ahead = 64;

@@ -52,6 +52,16 @@
 
 #define CHAINDATA_URL_MAX          2048
 
+/* --catch-up: how the runes feed catches up (chaindata_mirror_runes_fill.c) */
+typedef enum {
+    CHAINDATA_CATCHUP_AUTO = 0,
+    CHAINDATA_CATCHUP_FILL,
+    CHAINDATA_CATCHUP_REPLAY
+} chaindata_catchup_e;
+
+/* the most blocks a fill window holds (--catch-up-window's default) */
+#define CHAINDATA_FILL_BLOCKS      2048
+
 /* --rate's default for an upstream elsewhere: 45 a minute (doc/mirror.md) */
 #define CHAINDATA_PUBLIC_RATE      0.75
 
@@ -123,18 +133,20 @@ struct chaindata_plist_s {
     char                 base[CHAINDATA_URL_MAX];   /* up to the '?' */
     unsigned             limit;
     unsigned             counted:1;   /* "total" counts the entries */
-    unsigned             complete:1;
     const char        *(*entry)(chaindata_plist_t *l,
                                 const chaindata_jv_t *e);
-    uint64_t             total;       /* as its first page says */
-    uint64_t             entries;     /* how many, once complete */
     unsigned             restarts;    /* paged again from its first page */
-    size_t               npages;
-    chaindata_req_t    **pages;
 
     /* what its entries are checked against */
     uint64_t             height;
     char                 id[CHAINDATA_ADDRESS_MAX_LEN + 1];  /* tx, address */
+
+    /* from here on, what a fetch found: cleared before each */
+    uint64_t             total;       /* as its first page says */
+    uint64_t             entries;     /* how many, once complete */
+    unsigned             complete;
+    size_t               npages;
+    chaindata_req_t    **pages;
     unsigned char        hash[CHAINDATA_FEED_HASH_MAX];
     size_t               hash_len;
     uint64_t             time;
@@ -229,6 +241,8 @@ struct chaindata_mirror_s {
     uint64_t             runes_behind;   /* the tip last logged below */
     uint64_t             max_reorg;      /* blocks a rollback may undo, */
     uint64_t             runes_max_reorg;  /* as followers' by default */
+    chaindata_catchup_e  runes_catch_up;   /* --catch-up */
+    size_t               runes_fill_window; /* --catch-up-window: blocks */
     int                  no_mempool;
 
     /* the chainhooks file's lines: uuid, then the key (never logged) */
@@ -348,6 +362,11 @@ int chaindata_block_open(chaindata_mirror_t *m, const char *source,
     uint64_t height, const unsigned char *hash, size_t hash_len,
     const unsigned char *parent, size_t parent_len, uint64_t t);
 int chaindata_block_commit(chaindata_mirror_t *m);
+/* the same, blocks several in one write transaction: then block_write() */
+int chaindata_block_append(chaindata_mirror_t *m, const char *source,
+    uint64_t height, const unsigned char *hash, size_t hash_len,
+    const unsigned char *parent, size_t parent_len, uint64_t t);
+int chaindata_block_end(chaindata_mirror_t *m);
 /* publishes and commits the write set (records outside blocks too) */
 int chaindata_block_write(chaindata_mirror_t *m);
 /* the rollback into the write set, not committed: then block_write() */
@@ -381,6 +400,37 @@ int chaindata_list_record(chaindata_mirror_t *m, const char *kind,
 /* the rune_balances records of addresses (chaindata_mirror_balances.c) */
 int chaindata_balances_records(chaindata_mirror_t *m, char **addresses,
     size_t n);
+
+/* names, sorted and each once (chaindata_mirror_runes.c) */
+typedef struct {
+    char               **items;
+    size_t               n;
+    size_t               cap;
+} chaindata_names_t;
+
+int chaindata_names_add(chaindata_names_t *s, const unsigned char *p,
+    size_t len);
+void chaindata_names_unique(chaindata_names_t *s);
+void chaindata_names_free(chaindata_names_t *s);
+
+/* the transactions and addresses a block's activity names */
+typedef struct {
+    chaindata_names_t    txs;
+    chaindata_names_t    addresses;
+} chaindata_rnames_t;
+
+/* the Runes feed's parts the fill shares (chaindata_mirror_runes.c) */
+chaindata_plist_t *chaindata_runes_block_list(chaindata_mirror_t *m,
+    uint64_t height);
+void chaindata_runes_block_fetched(chaindata_plist_t *l);
+int chaindata_runes_names(chaindata_plist_t *blk, chaindata_rnames_t *names);
+void chaindata_runes_names_free(chaindata_rnames_t *names);
+
+/* the catch-up fill (chaindata_mirror_runes_fill.c) */
+int chaindata_runes_catch_up_mode(const char *s, chaindata_catchup_e *mode);
+int chaindata_runes_fills(chaindata_mirror_t *m, uint64_t behind);
+int chaindata_runes_fill(chaindata_mirror_t *m, uint64_t from, uint64_t to,
+    unsigned char *posh, chaindata_feedpos_t *pos);
 
 int chaindata_stacks_poll(chaindata_mirror_t *m, int *caught_up);
 int chaindata_runes_poll(chaindata_mirror_t *m, int *caught_up);

@@ -126,10 +126,20 @@ chaindata_block_open(chaindata_mirror_t *m, const char *source,
     uint64_t height, const unsigned char *hash, size_t hash_len,
     const unsigned char *parent, size_t parent_len, uint64_t t)
 {
+    chaindata_block_reset(m);
+
+    return chaindata_block_append(m, source, height, hash, hash_len, parent,
+                                  parent_len, t);
+}
+
+
+int
+chaindata_block_append(chaindata_mirror_t *m, const char *source,
+    uint64_t height, const unsigned char *hash, size_t hash_len,
+    const unsigned char *parent, size_t parent_len, uint64_t t)
+{
     char              about[96];
     chaindata_line_t  l;
-
-    chaindata_block_reset(m);
 
     (void) chaindata_feed_write_block(&l, source, height, hash, hash_len,
                                       parent, parent_len, t);
@@ -170,7 +180,7 @@ chaindata_block_write(chaindata_mirror_t *m)
 
 
 int
-chaindata_block_commit(chaindata_mirror_t *m)
+chaindata_block_end(chaindata_mirror_t *m)
 {
     chaindata_line_t  l;
 
@@ -179,6 +189,17 @@ chaindata_block_commit(chaindata_mirror_t *m)
 
     if (chaindata_mirror_emit(m, &l, "the block_end") != 0) {
         chaindata_block_abandon(m);
+        return -1;
+    }
+
+    return 0;
+}
+
+
+int
+chaindata_block_commit(chaindata_mirror_t *m)
+{
+    if (chaindata_block_end(m) != 0) {
         return -1;
     }
 

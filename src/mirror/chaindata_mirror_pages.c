@@ -21,6 +21,7 @@
  */
 
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,13 +125,9 @@ chaindata_plist_clear(chaindata_plist_t *l)
     }
 
     free(l->pages);
-    l->pages = NULL;
-    l->npages = 0;
-    l->total = 0;
-    l->entries = 0;
-    l->complete = 0;
-    l->hash_len = 0;
-    l->time = 0;
+
+    memset(&l->total, 0, sizeof(chaindata_plist_t)
+                         - offsetof(chaindata_plist_t, total));
 }
 
 

@@ -39,14 +39,7 @@
 #define CHAINDATA_RUNES_EMPTY_DEPTH 6
 
 
-typedef struct {
-    char              **items;
-    size_t              n;
-    size_t              cap;
-} chaindata_names_t;
-
-
-static int
+int
 chaindata_names_add(chaindata_names_t *s, const unsigned char *p,
     size_t len)
 {
@@ -77,7 +70,7 @@ chaindata_names_cmp(const void *a, const void *b)
 
 /* sorted, each once: the order of the records is the same every run */
 
-static void
+void
 chaindata_names_unique(chaindata_names_t *s)
 {
     size_t  i, k;
@@ -101,7 +94,7 @@ chaindata_names_unique(chaindata_names_t *s)
 }
 
 
-static void
+void
 chaindata_names_free(chaindata_names_t *s)
 {
     size_t  i;
@@ -205,13 +198,11 @@ chaindata_runes_list(const char *fmt, const char *api, const char *what,
 }
 
 
-/* a block's activity, every page; its hash (or "none") and time */
+/* a block's activity list, not fetched yet */
 
-static int
-chaindata_runes_block(chaindata_mirror_t *m, uint64_t height,
-    chaindata_plist_t **out)
+chaindata_plist_t *
+chaindata_runes_block_list(chaindata_mirror_t *m, uint64_t height)
 {
-    int                 rc;
     char                h[24];
     chaindata_plist_t  *l;
 
@@ -219,34 +210,52 @@ chaindata_runes_block(chaindata_mirror_t *m, uint64_t height,
 
     l = chaindata_runes_list("%s/runes/v1/blocks/%s/activity", m->runes_api,
                              h, chaindata_block_entry);
+    if (l) {
+        l->height = height;
+    }
+
+    return l;
+}
+
+
+/* a fetched block without activity: the hash "none" */
+
+void
+chaindata_runes_block_fetched(chaindata_plist_t *l)
+{
+    if (l->hash_len == 0) {
+        l->hash_len = sizeof(CHAINDATA_RUNES_NO_HASH) - 1;
+        memcpy(l->hash, CHAINDATA_RUNES_NO_HASH, l->hash_len);
+    }
+}
+
+
+/* a block's activity, every page; its hash (or "none") and time */
+
+static int
+chaindata_runes_block(chaindata_mirror_t *m, uint64_t height,
+    chaindata_plist_t **out)
+{
+    int                 rc;
+    chaindata_plist_t  *l;
+
+    l = chaindata_runes_block_list(m, height);
     if (l == NULL) {
         return CHAINDATA_EXIT_SYSTEM;
     }
 
-    l->height = height;
-
     rc = chaindata_plist_fetch(m, &l, 1);
-
-    if (rc == CHAINDATA_EXIT_OK && l->hash_len == 0) {
-        l->hash_len = sizeof(CHAINDATA_RUNES_NO_HASH) - 1;
-        memcpy(l->hash, CHAINDATA_RUNES_NO_HASH, l->hash_len);
-    }
 
     if (rc != CHAINDATA_EXIT_OK) {
         chaindata_plist_free(l);
         return rc;
     }
 
+    chaindata_runes_block_fetched(l);
     *out = l;
 
     return CHAINDATA_EXIT_OK;
 }
-
-
-typedef struct {
-    chaindata_names_t   txs;
-    chaindata_names_t   addresses;
-} chaindata_rnames_t;
 
 
 static int
@@ -361,7 +370,37 @@ chaindata_runes_free(chaindata_plist_t **lists, size_t n)
 }
 
 
-/* a fetched block's records: its transactions' activity, its balances */
+void
+chaindata_runes_names_free(chaindata_rnames_t *names)
+{
+    chaindata_names_free(&names->txs);
+    chaindata_names_free(&names->addresses);
+}
+
+
+/* the transactions and addresses a fetched block names, sorted, once */
+
+int
+chaindata_runes_names(chaindata_plist_t *blk, chaindata_rnames_t *names)
+{
+    memset(names, 0, sizeof(chaindata_rnames_t));
+
+    if (chaindata_plist_each(blk, chaindata_runes_name, names) != 0) {
+        chaindata_runes_names_free(names);
+        return -1;
+    }
+
+    chaindata_names_unique(&names->txs);
+    chaindata_names_unique(&names->addresses);
+
+    return 0;
+}
+
+
+/*
+ * A fetched block's records, as it is followed (--catch-up replay):
+ * its transactions' activity from the transaction route, its balances.
+ */
 
 static int
 chaindata_runes_records(chaindata_mirror_t *m, chaindata_plist_t *blk,
@@ -372,16 +411,12 @@ chaindata_runes_records(chaindata_mirror_t *m, chaindata_plist_t *blk,
     chaindata_plist_t  **lists;
     chaindata_rnames_t   names;
 
-    memset(&names, 0, sizeof(names));
     lists = NULL;
     rc = CHAINDATA_EXIT_SYSTEM;
 
-    if (chaindata_plist_each(blk, chaindata_runes_name, &names) != 0) {
-        goto done;
+    if (chaindata_runes_names(blk, &names) != 0) {
+        return rc;
     }
-
-    chaindata_names_unique(&names.txs);
-    chaindata_names_unique(&names.addresses);
 
     lists = calloc(names.txs.n + 1, sizeof(chaindata_plist_t *));
     if (lists == NULL) {
@@ -410,8 +445,7 @@ chaindata_runes_records(chaindata_mirror_t *m, chaindata_plist_t *blk,
 done:
 
     chaindata_runes_free(lists, names.txs.n);
-    chaindata_names_free(&names.txs);
-    chaindata_names_free(&names.addresses);
+    chaindata_runes_names_free(&names);
 
     return rc;
 }
@@ -790,6 +824,13 @@ chaindata_runes_poll(chaindata_mirror_t *m, int *caught_up)
         h = m->has_runes_from ? m->runes_from_height : tip;
         pos.hash_len = 0;
         pos.time = 0;
+    }
+
+    if (h <= tip && chaindata_runes_fills(m, tip - h + 1)) {
+        rc = chaindata_runes_fill(m, h, tip, posh, &pos);
+
+        /* polled again at once: the blocks that came meanwhile */
+        return rc;
     }
 
     for ( /* void */ ; h <= tip; h++) {

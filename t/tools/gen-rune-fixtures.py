@@ -3,6 +3,7 @@
 
 Usage:  /usr/bin/python3 t/tools/gen-rune-fixtures.py [OUTDIR]   (default: t/fixtures)
         /usr/bin/python3 t/tools/gen-rune-fixtures.py --txs N OUTDIR
+        /usr/bin/python3 t/tools/gen-rune-fixtures.py --txs N --blocks B OUTDIR
 
 With --txs N (the size knob, for bench/gzip: the rune index against its
 NDJSON), runes.ndjson is instead a synthetic chain of N Bitcoin
@@ -11,7 +12,12 @@ transactions: each one's activity list as the runes indexer makes it
 then an airdrop of dozens of receives; every entry of a list shares its
 transaction's location), then the balances of every address they touched
 (one entry per rune held, largest first: most addresses hold a few runes,
-a few hold hundreds).  Runes and addresses are drawn from pools, popular
+a few hold hundreds).  The transactions go into blocks from 840000 up, a
+new block after a transaction with probability 0.002 (about N / 500
+blocks), or B / N with --blocks B (about B blocks: the draws are the same,
+only the heights and tx_index differ; bench/runes-catchup spreads 200,000
+transactions over about 4,000 blocks, as the Runes API measured in issue
+25 held them).  Runes and addresses are drawn from pools, popular
 ones more often; random.Random with a fixed seed, so reruns are
 byte-identical too.
 
@@ -293,8 +299,10 @@ def balances_line(address, entries):
 # --------------------------------------------------------------------------
 
 
-def synthetic_chain(n_txs, out):
+def synthetic_chain(n_txs, out, n_blocks=None):
     import random
+
+    new_block = n_blocks / n_txs if n_blocks else 0.002
 
     rnd = random.Random(13)
     n_runes = max(50, n_txs // 20)
@@ -327,7 +335,7 @@ def synthetic_chain(n_txs, out):
     block = 840000
     tx_index = 0
     for t in range(n_txs):
-        if rnd.random() < 0.002:
+        if rnd.random() < new_block:
             block += 1
             tx_index = 0
         tx_index += 1 + rnd.randrange(5)
@@ -387,10 +395,16 @@ def synthetic_chain(n_txs, out):
 
 
 def main():
-    if len(sys.argv) == 4 and sys.argv[1] == "--txs":
-        path = os.path.join(sys.argv[3], "runes.ndjson")
+    if len(sys.argv) in (4, 6) and sys.argv[1] == "--txs":
+        blocks = None
+        if len(sys.argv) == 6:
+            if sys.argv[3] != "--blocks":
+                sys.exit("usage: gen-rune-fixtures.py --txs N [--blocks B] "
+                         "OUTDIR")
+            blocks = int(sys.argv[4])
+        path = os.path.join(sys.argv[-1], "runes.ndjson")
         with open(path, "w", encoding="utf-8") as f:
-            synthetic_chain(int(sys.argv[2]), f)
+            synthetic_chain(int(sys.argv[2]), f, blocks)
         return
 
     outdir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
