@@ -314,7 +314,8 @@ NGX_SNIPPET    := mod-http-chaindata.conf
 # the docs each package installs
 MODULE_DOCS    := README.md doc/module.md doc/api.md doc/operations.md \
                   nginx.conf.example
-TOOLS_DOCS     := doc/loader.md doc/mirror.md doc/operations.md
+TOOLS_DOCS     := doc/loader.md doc/mirror.md doc/first-fill.md \
+                  doc/operations.md
 
 # the man pages, each from its doc page (tools/md2man): chaindata(8) from
 # doc/module.md, chaindata-NAME(1) from doc/NAME.md (MAN_PAGE_NAME says

@@ -93,7 +93,7 @@ for my $f ((map { ("/usr/bin/$_", "/usr/share/man/man1/$_.1.gz") }
            '/lib/systemd/system/chaindata-follow@.service',
            '/usr/lib/tmpfiles.d/chaindata.conf',
            '/usr/lib/sysusers.d/chaindata.conf',
-           (map { "$tdoc/$_" } qw(loader.md mirror.md operations.md
+           (map { "$tdoc/$_" } qw(first-fill.md loader.md mirror.md operations.md
                lmdb-schema/README.md lmdb-schema/feed.md
                examples/mirror.conf.example examples/follow.conf.example)),
            '/var/lib/chaindata', '/etc/chaindata')

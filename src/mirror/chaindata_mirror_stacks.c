@@ -724,17 +724,39 @@ chaindata_swin_advance(chaindata_swin_t *w)
 }
 
 
+/*
+ * The answers the window holds: its blocks' earlier stages, and what the
+ * stage each is in has been answered so far.
+ */
+
+static size_t
+chaindata_swin_held(chaindata_swin_t *w)
+{
+    size_t               i, j, held;
+    chaindata_sblock_t  *b;
+
+    for (i = 0, held = 0; i < w->n; i++) {
+        b = w->b[i];
+        held += b->bytes;
+
+        for (j = 0; b->stage != CHAINDATA_SB_READY && j < b->nreqs; j++) {
+            held += b->reqs[j]->done ? b->reqs[j]->len : 0;
+        }
+    }
+
+    return held;
+}
+
+
 /* more blocks in flight, while the window and the bytes held allow */
 
 static int
 chaindata_swin_fill(chaindata_swin_t *w)
 {
-    size_t               i, bytes;
+    size_t               bytes;
     chaindata_sblock_t  *b;
 
-    for (i = 0, bytes = 0; i < w->n; i++) {
-        bytes += w->b[i]->bytes;
-    }
+    bytes = chaindata_swin_held(w);
 
     while (!w->stop && w->n < w->max && w->next <= w->tip
            && (w->n == 0 || bytes < CHAINDATA_AHEAD_BYTES))
@@ -763,16 +785,24 @@ chaindata_swin_fill(chaindata_swin_t *w)
 }
 
 
-/* one turn of the client over every request not answered yet */
+/*
+ * One turn of the client over every request not answered yet; with the
+ * window holding CHAINDATA_AHEAD_BYTES or more, over the next block to
+ * commit's only (the others' requests in flight end, none starts), so
+ * that what is held ahead stays bounded however large the blocks above
+ * turn out to be.
+ */
 
 static int
 chaindata_swin_turn(chaindata_swin_t *w)
 {
-    size_t               i, j, n, want;
+    size_t               i, j, n, want, blocks;
     chaindata_req_t    **all;
     chaindata_sblock_t  *b;
 
-    for (i = 0, want = 0; i < w->n; i++) {
+    blocks = chaindata_swin_held(w) < CHAINDATA_AHEAD_BYTES ? w->n : 1;
+
+    for (i = 0, want = 0; i < blocks; i++) {
         want += w->b[i]->pending;
     }
 
@@ -787,7 +817,7 @@ chaindata_swin_turn(chaindata_swin_t *w)
         w->cap = want;
     }
 
-    for (i = 0, n = 0; i < w->n; i++) {
+    for (i = 0, n = 0; i < blocks; i++) {
         b = w->b[i];
 
         for (j = 0; j < b->nreqs && n < want; j++) {
