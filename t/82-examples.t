@@ -64,8 +64,10 @@ $temp    include $prefix/conf.d/*.conf;
 }
 CONF
 
+# under the sanitizers, their runtimes preloaded as the harness does
+my $env = ChainData::Test::Nginx::_sanitizer_env($prefix);
 my ($code, $out, $err) = run_cmd([nginx_binary(), '-t', '-p', "$prefix/",
-    '-c', "$prefix/nginx.conf"]);
+    '-c', "$prefix/nginx.conf"], env => $env);
 is($code, 0, 'nginx -t passes with the examples as they are')
     or diag("$out$err");
 unlike("$out$err", qr/\[(warn|emerg|alert|crit|error)\]/,
@@ -79,7 +81,7 @@ my $port = ChainData::Test::Nginx::_free_port();
     or die "the site does not listen on port 80\n";
 spew("$prefix/sites-available/chaindata", $served);
 ($code, $out, $err) = run_cmd([nginx_binary(), '-p', "$prefix/",
-    '-c', "$prefix/nginx.conf"]);
+    '-c', "$prefix/nginx.conf"], env => $env);
 is($code, 0, 'nginx starts with the examples') or diag("$out$err");
 my ($tx) = tx_fixtures(fixture_path('tx.ndjson'));
 my $r;
@@ -100,5 +102,7 @@ if (-s "$prefix/nginx.pid") {
         select(undef, undef, undef, 0.05);
     }
 }
+my @reports = glob("$prefix/sanitizer*");
+is(scalar(@reports), 0, 'no sanitizer report') or diag(slurp($reports[0]));
 
 done_testing();
