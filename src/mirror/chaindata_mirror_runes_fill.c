@@ -1,7 +1,7 @@
 
 /*
- * chaindata-mirror: the Runes feed's catch-up fill (--catch-up, README
- * "Mirroring an upstream", doc/first-fill.md).
+ * chaindata-mirror: the Runes feed's catch-up fill (--catch-up,
+ * doc/mirror.md, doc/first-fill.md).
  *
  * Following (--catch-up replay) costs a block: its activity's pages, the
  * activity of each of its transactions (transaction route), and the whole
