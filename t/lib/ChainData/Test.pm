@@ -933,10 +933,13 @@ sub start {
         die "nginx did not start accepting on 127.0.0.1:$port within 5 s\n"
             . "--- error.log:\n$log\n";
     }
-    # wait (briefly) for the worker to come up
-    $deadline = time + 5;
+    # wait (briefly) for every worker to come up: the port answers once
+    # the first one runs, the others may still be starting (slowly under
+    # the sanitizers)
+    my $want = $o{workers} || 1;
+    $deadline = time + ($ENV{CHAINDATA_NGINX_VALGRIND} ? 60 : 10);
     while (time < $deadline) {
-        last if $self->worker_pids;
+        last if $self->worker_pids >= $want;
         sleep 0.02;
     }
     return $self;
