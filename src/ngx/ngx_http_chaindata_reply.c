@@ -599,11 +599,14 @@ ngx_int_t
 ngx_http_chaindata_read_and_reply(ngx_http_request_t *r,
     const ngx_http_chaindata_route_t *route, void *ctx)
 {
-    ngx_int_t                   rc;
-    ngx_http_chaindata_reply_t  reply;
+    ngx_int_t                         rc;
+    ngx_http_chaindata_reply_t        reply;
+    ngx_http_chaindata_threads_key_t  key;
+
+    key.hashed = 0;
 
     /* a lookup likely to fault goes to chaindata_threads' pool first */
-    if (ngx_http_chaindata_threads_post(r, route, ctx) == NGX_DONE) {
+    if (ngx_http_chaindata_threads_post(r, route, ctx, &key) == NGX_DONE) {
         return NGX_DONE;
     }
 
@@ -616,7 +619,7 @@ ngx_http_chaindata_read_and_reply(ngx_http_request_t *r,
 
     rc = ngx_http_chaindata_read_reply(r, route, ctx, &reply);
 
-    ngx_http_chaindata_threads_note(r, route, ctx);
+    ngx_http_chaindata_threads_note(r, route, ctx, &key);
 
     ngx_http_chaindata_store_end();
 

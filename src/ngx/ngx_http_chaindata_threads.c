@@ -16,7 +16,9 @@
  * lately answered remembers where their record was in the map, and
  * mincore() says whether those pages are still in memory.  A key never
  * seen, or whose pages left, goes to the pool; a resident one is answered
- * inline.
+ * inline.  The table is set-associative (a key has four places, the one
+ * least lately answered is taken): two hot keys whose hashes meet do not
+ * send each other to the pool turn by turn.
  *
  * The environments the threads read are counted: an index renamed over
  * the one open (ngx_http_chaindata_store.c) is closed only when the last
@@ -46,7 +48,10 @@
 
 
 /* the keys a worker remembers where their record was (a power of 2) */
-#define NGX_HTTP_CHAINDATA_HINTS       32768
+#define NGX_HTTP_CHAINDATA_HINTS       65536
+
+/* the places a key may have in that table */
+#define NGX_HTTP_CHAINDATA_HINT_WAYS   4
 
 /* the "seen" guess: a key answered within this many seconds is in memory */
 #define NGX_HTTP_CHAINDATA_SEEN        10
@@ -78,14 +83,14 @@ typedef enum {
 } ngx_http_chaindata_guess_e;
 
 
-/* where a key's record was when it was last answered */
+/* where a key's record was when it was last answered (32 bytes) */
 typedef struct {
+    u_char              *addr;
     uint32_t             hash;
     uint32_t             len;
-    ngx_uint_t           generation;
-    u_char              *addr;
-    time_t               seen;
-    ngx_msec_t           resident;  /* when mincore() last said so */
+    uint32_t             generation;
+    uint32_t             seen;      /* ngx_time(), 0: never */
+    uint32_t             resident;  /* ngx_current_msec mincore() said so */
 } ngx_http_chaindata_hint_t;
 
 
@@ -380,14 +385,78 @@ ngx_http_chaindata_hint_hash(ngx_http_chaindata_warm_t *warm)
 }
 
 
+/* the first of the places the key with this hash may have */
+
+static ngx_http_chaindata_hint_t *
+ngx_http_chaindata_hint_set(uint32_t hash)
+{
+    ngx_uint_t  set;
+
+    set = hash & (NGX_HTTP_CHAINDATA_HINTS / NGX_HTTP_CHAINDATA_HINT_WAYS
+                  - 1);
+
+    return &ngx_http_chaindata_hints[set * NGX_HTTP_CHAINDATA_HINT_WAYS];
+}
+
+
+/* the key's hint in this index, or NULL */
+
+static ngx_http_chaindata_hint_t *
+ngx_http_chaindata_hint_find(uint32_t hash, ngx_uint_t generation)
+{
+    ngx_uint_t                  i;
+    ngx_http_chaindata_hint_t  *hint;
+
+    hint = ngx_http_chaindata_hint_set(hash);
+
+    for (i = 0; i < NGX_HTTP_CHAINDATA_HINT_WAYS; i++) {
+        if (hint[i].hash == hash && hint[i].seen
+            && hint[i].generation == (uint32_t) generation)
+        {
+            return &hint[i];
+        }
+    }
+
+    return NULL;
+}
+
+
+/* the place for the key's hint: its own, or the one least lately seen */
+
+static ngx_http_chaindata_hint_t *
+ngx_http_chaindata_hint_place(uint32_t hash)
+{
+    ngx_uint_t                  i;
+    ngx_http_chaindata_hint_t  *hint, *oldest;
+
+    hint = ngx_http_chaindata_hint_set(hash);
+    oldest = hint;
+
+    for (i = 0; i < NGX_HTTP_CHAINDATA_HINT_WAYS; i++) {
+        if (hint[i].hash == hash && hint[i].seen) {
+            return &hint[i];
+        }
+
+        if (hint[i].seen < oldest->seen) {
+            oldest = &hint[i];
+        }
+    }
+
+    oldest->hash = hash;
+    oldest->addr = NULL;
+    oldest->resident = 0;
+
+    return oldest;
+}
+
+
 /* whether the key's record is likely in memory: 1, or 0 */
 
 static ngx_uint_t
-ngx_http_chaindata_resident(ngx_http_chaindata_warm_t *warm,
+ngx_http_chaindata_resident(ngx_http_chaindata_threads_key_t *key,
     ngx_uint_t generation)
 {
     u_char                     *start, *end;
-    uint32_t                    hash;
     ngx_uint_t                  i, n;
     ngx_http_chaindata_hint_t  *hint;
     unsigned char               vec[NGX_HTTP_CHAINDATA_HINT_PAGES];
@@ -396,12 +465,9 @@ ngx_http_chaindata_resident(ngx_http_chaindata_warm_t *warm,
         return 0;
     }
 
-    hash = ngx_http_chaindata_hint_hash(warm);
-    hint = &ngx_http_chaindata_hints[hash & (NGX_HTTP_CHAINDATA_HINTS - 1)];
+    hint = ngx_http_chaindata_hint_find(key->hash, generation);
 
-    if (hint->hash != hash || hint->generation != generation
-        || hint->seen == 0)
-    {
+    if (hint == NULL) {
         return 0;
     }
 
@@ -409,11 +475,12 @@ ngx_http_chaindata_resident(ngx_http_chaindata_warm_t *warm,
         || hint->addr == NULL)
     {
         /* a key that was absent has no record to look at */
-        return ngx_time() - hint->seen < NGX_HTTP_CHAINDATA_SEEN;
+        return (uint32_t) ngx_time() - hint->seen < NGX_HTTP_CHAINDATA_SEEN;
     }
 
     if (hint->resident
-        && ngx_current_msec - hint->resident < NGX_HTTP_CHAINDATA_RESIDENT_MS)
+        && (uint32_t) ngx_current_msec - hint->resident
+           < NGX_HTTP_CHAINDATA_RESIDENT_MS)
     {
         return 1;
     }
@@ -438,19 +505,24 @@ ngx_http_chaindata_resident(ngx_http_chaindata_warm_t *warm,
         }
     }
 
-    hint->resident = ngx_current_msec;
+    /* 0 is "not asked": a clock at 0 only asks again next time */
+    hint->resident = (uint32_t) ngx_current_msec;
 
     return 1;
 }
 
 
-/* after an answer: where its record is now */
+/*
+ * After an answer: where its record is now.  The key was hashed when the
+ * request came to ngx_http_chaindata_threads_post(), unless the request
+ * came back from the pool.
+ */
 
 void
 ngx_http_chaindata_threads_note(ngx_http_request_t *r,
-    const ngx_http_chaindata_route_t *route, void *ctx)
+    const ngx_http_chaindata_route_t *route, void *ctx,
+    ngx_http_chaindata_threads_key_t *key)
 {
-    uint32_t                    hash;
     MDB_val                     val;
     ngx_uint_t                  generation;
     ngx_http_chaindata_warm_t   warm;
@@ -460,31 +532,34 @@ ngx_http_chaindata_threads_note(ngx_http_request_t *r,
         return;
     }
 
-    if (route->warm(ctx, &warm) != NGX_OK
-        || warm.key_len > NGX_HTTP_CHAINDATA_KEY_MAX)
-    {
-        return;
+    if (!key->hashed) {
+        if (route->warm(ctx, &warm) != NGX_OK
+            || warm.key_len > NGX_HTTP_CHAINDATA_KEY_MAX)
+        {
+            return;
+        }
+
+        key->hash = ngx_http_chaindata_hint_hash(&warm);
+        key->hashed = 1;
     }
 
     if (ngx_http_chaindata_store_first(&val, &generation) != NGX_OK) {
         return;
     }
 
-    hash = ngx_http_chaindata_hint_hash(&warm);
-    hint = &ngx_http_chaindata_hints[hash & (NGX_HTTP_CHAINDATA_HINTS - 1)];
+    hint = ngx_http_chaindata_hint_place(key->hash);
 
-    if (hint->hash != hash || hint->addr != val.mv_data
-        || hint->generation != generation)
+    if (hint->addr != val.mv_data
+        || hint->generation != (uint32_t) generation)
     {
         /* another record, or it moved: mincore() asks again */
         hint->resident = 0;
     }
 
-    hint->hash = hash;
-    hint->generation = generation;
+    hint->generation = (uint32_t) generation;
     hint->addr = val.mv_data;
     hint->len = (uint32_t) ngx_min(val.mv_size, NGX_MAX_UINT32_VALUE);
-    hint->seen = ngx_time();
+    hint->seen = (uint32_t) ngx_time();
 }
 
 
@@ -498,7 +573,8 @@ ngx_http_chaindata_threads_note(ngx_http_request_t *r,
 
 ngx_int_t
 ngx_http_chaindata_threads_post(ngx_http_request_t *r,
-    const ngx_http_chaindata_route_t *route, void *ctx)
+    const ngx_http_chaindata_route_t *route, void *ctx,
+    ngx_http_chaindata_threads_key_t *key)
 {
     MDB_env                           *env;
     MDB_dbi                           *dbi;
@@ -526,9 +602,12 @@ ngx_http_chaindata_threads_post(ngx_http_request_t *r,
         return NGX_DECLINED;
     }
 
+    key->hash = ngx_http_chaindata_hint_hash(&warm);
+    key->hashed = 1;
+
     env = ngx_http_chaindata_store_env(&dbi, &generation);
 
-    if (env == NULL || ngx_http_chaindata_resident(&warm, generation)) {
+    if (env == NULL || ngx_http_chaindata_resident(key, generation)) {
         return NGX_DECLINED;
     }
 
@@ -868,14 +947,16 @@ ngx_http_chaindata_threads_map_unlock(MDB_env *env)
 
 void
 ngx_http_chaindata_threads_note(ngx_http_request_t *r,
-    const ngx_http_chaindata_route_t *route, void *ctx)
+    const ngx_http_chaindata_route_t *route, void *ctx,
+    ngx_http_chaindata_threads_key_t *key)
 {
 }
 
 
 ngx_int_t
 ngx_http_chaindata_threads_post(ngx_http_request_t *r,
-    const ngx_http_chaindata_route_t *route, void *ctx)
+    const ngx_http_chaindata_route_t *route, void *ctx,
+    ngx_http_chaindata_threads_key_t *key)
 {
     return NGX_DECLINED;
 }

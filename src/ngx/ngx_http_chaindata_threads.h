@@ -25,11 +25,19 @@ ngx_int_t ngx_http_chaindata_threads_init(ngx_cycle_t *cycle,
     ngx_http_chaindata_main_conf_t *mcf);
 void ngx_http_chaindata_threads_exit(void);
 
+/* a request's key, hashed once, from _post() to _note(): zeroed first */
+typedef struct {
+    uint32_t                      hash;
+    unsigned                      hashed:1;
+} ngx_http_chaindata_threads_key_t;
+
 /* NGX_DONE: the request resumes once the lookup is warm; NGX_DECLINED */
 ngx_int_t ngx_http_chaindata_threads_post(ngx_http_request_t *r,
-    const ngx_http_chaindata_route_t *route, void *ctx);
+    const ngx_http_chaindata_route_t *route, void *ctx,
+    ngx_http_chaindata_threads_key_t *key);
 void ngx_http_chaindata_threads_note(ngx_http_request_t *r,
-    const ngx_http_chaindata_route_t *route, void *ctx);
+    const ngx_http_chaindata_route_t *route, void *ctx,
+    ngx_http_chaindata_threads_key_t *key);
 ngx_uint_t ngx_http_chaindata_threads_resumed(ngx_http_request_t *r);
 
 /* for the store: an environment the threads may be reading */
