@@ -6,47 +6,59 @@
  */
 
 
+#include <stddef.h>
 #include <string.h>
 
 #include "chaindata_feedstate.h"
 #include "chaindata_int.h"
 
 
-#define CHAINDATA_FEEDSTATE_NAME(id, name)  name,
+#define CHAINDATA_FEED_NAME(id, name)  name,
 
 const char *const  chaindata_feedstate_names[CHAINDATA_FEEDSTATE_COUNT] = {
-    "none",
-    CHAINDATA_FEED_STATES(CHAINDATA_FEEDSTATE_NAME)
+    CHAINDATA_FEED_STATES(CHAINDATA_FEED_NAME)
 };
-
-#undef CHAINDATA_FEEDSTATE_NAME
-
-#define CHAINDATA_FEEDWHY_NAME(id, name)  name,
 
 const char *const  chaindata_feedwhy_names[CHAINDATA_FEEDWHY_COUNT] = {
-    "",
-    CHAINDATA_FEED_WHYS(CHAINDATA_FEEDWHY_NAME)
+    CHAINDATA_FEED_WHYS(CHAINDATA_FEED_NAME)
 };
 
-#undef CHAINDATA_FEEDWHY_NAME
+#undef CHAINDATA_FEED_NAME
+
+
+/* the u64 le fields from byte 8 on, in their order: where each is held */
+static const size_t  chaindata_feedstate_u64s[] = {
+    offsetof(chaindata_feedstate_t, last_ok),
+    offsetof(chaindata_feedstate_t, requests),
+    offsetof(chaindata_feedstate_t, retries),
+    offsetof(chaindata_feedstate_t, throttled),
+    offsetof(chaindata_feedstate_t, refused),
+    offsetof(chaindata_feedstate_t, skipped),
+    offsetof(chaindata_feedstate_t, unknown)
+};
+
+#define CHAINDATA_FEEDSTATE_U64S                                           \
+    (sizeof(chaindata_feedstate_u64s) / sizeof(chaindata_feedstate_u64s[0]))
 
 
 void
 chaindata_feedstate_encode(unsigned char *out, const chaindata_feedstate_t *s)
 {
+    size_t           i;
+    const uint64_t  *field;
+
     memset(out, 0, CHAINDATA_STATE_SIZE);
 
     out[0] = CHAINDATA_STATE_FORMAT;
     out[1] = (unsigned char) s->state;
     out[2] = (unsigned char) s->why;
     chaindata_put_u32le(out + 4, s->failures);
-    chaindata_put_u64le(out + 8, s->last_ok);
-    chaindata_put_u64le(out + 16, s->requests);
-    chaindata_put_u64le(out + 24, s->retries);
-    chaindata_put_u64le(out + 32, s->throttled);
-    chaindata_put_u64le(out + 40, s->refused);
-    chaindata_put_u64le(out + 48, s->skipped);
-    chaindata_put_u64le(out + 56, s->unknown);
+
+    for (i = 0; i < CHAINDATA_FEEDSTATE_U64S; i++) {
+        field = (const uint64_t *) ((const unsigned char *) s
+                                    + chaindata_feedstate_u64s[i]);
+        chaindata_put_u64le(out + 8 + 8 * i, *field);
+    }
 }
 
 
@@ -54,6 +66,9 @@ int
 chaindata_feedstate_decode(chaindata_feedstate_t *s, const unsigned char *v,
     size_t len)
 {
+    size_t     i;
+    uint64_t  *field;
+
     if (len != CHAINDATA_STATE_SIZE || v[0] != CHAINDATA_STATE_FORMAT
         || v[1] == CHAINDATA_FEEDSTATE_NONE
         || v[1] >= CHAINDATA_FEEDSTATE_COUNT)
@@ -65,13 +80,12 @@ chaindata_feedstate_decode(chaindata_feedstate_t *s, const unsigned char *v,
     s->why = v[2] < CHAINDATA_FEEDWHY_COUNT ? (chaindata_feedwhy_e) v[2]
                                             : CHAINDATA_FEEDWHY_NONE;
     s->failures = chaindata_get_u32le(v + 4);
-    s->last_ok = chaindata_get_u64le(v + 8);
-    s->requests = chaindata_get_u64le(v + 16);
-    s->retries = chaindata_get_u64le(v + 24);
-    s->throttled = chaindata_get_u64le(v + 32);
-    s->refused = chaindata_get_u64le(v + 40);
-    s->skipped = chaindata_get_u64le(v + 48);
-    s->unknown = chaindata_get_u64le(v + 56);
+
+    for (i = 0; i < CHAINDATA_FEEDSTATE_U64S; i++) {
+        field = (uint64_t *) ((unsigned char *) s
+                              + chaindata_feedstate_u64s[i]);
+        *field = chaindata_get_u64le(v + 8 + 8 * i);
+    }
 
     return 0;
 }

@@ -19,35 +19,37 @@
 #define CHAINDATA_STATE_FORMAT  4
 #define CHAINDATA_STATE_SIZE    72
 
-/* the states, as their names say (chaindata_feedstate_names) */
+/*
+ * The states, as their names say, and why a feed backs off or stopped:
+ * lists of X(id, name), none first, each made an enum (its count last)
+ * and a table of names (chaindata_feedstate_names, chaindata_feedwhy_names).
+ */
 #define CHAINDATA_FEED_STATES(X)                                           \
-    X(FOLLOWING, "following")                                              \
-    X(BACKING_OFF, "backing_off")                                          \
-    X(STOPPED, "stopped")
+    X(CHAINDATA_FEEDSTATE_NONE, "none")                                    \
+    X(CHAINDATA_FEEDSTATE_FOLLOWING, "following")                          \
+    X(CHAINDATA_FEEDSTATE_BACKING_OFF, "backing_off")                      \
+    X(CHAINDATA_FEEDSTATE_STOPPED, "stopped")
 
-#define CHAINDATA_FEEDSTATE_ENUM(id, name)  CHAINDATA_FEEDSTATE_ ## id,
+#define CHAINDATA_FEED_WHYS(X)                                             \
+    X(CHAINDATA_FEEDWHY_NONE, "")                                          \
+    X(CHAINDATA_FEEDWHY_UPSTREAM, "upstream_failing")                      \
+    X(CHAINDATA_FEEDWHY_ANOTHER_CHAIN, "another_chain")
+
+#define CHAINDATA_FEED_ID(id, name)  id,
+
 typedef enum {
-    CHAINDATA_FEEDSTATE_NONE = 0,
-    CHAINDATA_FEED_STATES(CHAINDATA_FEEDSTATE_ENUM)
+    CHAINDATA_FEED_STATES(CHAINDATA_FEED_ID)
     CHAINDATA_FEEDSTATE_COUNT
 } chaindata_feedstate_e;
-#undef CHAINDATA_FEEDSTATE_ENUM
 
-extern const char *const  chaindata_feedstate_names[CHAINDATA_FEEDSTATE_COUNT];
-
-/* why a feed backs off or stopped (chaindata_feedstate_whys) */
-#define CHAINDATA_FEED_WHYS(X)                                             \
-    X(UPSTREAM, "upstream_failing")                                        \
-    X(ANOTHER_CHAIN, "another_chain")
-
-#define CHAINDATA_FEEDWHY_ENUM(id, name)  CHAINDATA_FEEDWHY_ ## id,
 typedef enum {
-    CHAINDATA_FEEDWHY_NONE = 0,
-    CHAINDATA_FEED_WHYS(CHAINDATA_FEEDWHY_ENUM)
+    CHAINDATA_FEED_WHYS(CHAINDATA_FEED_ID)
     CHAINDATA_FEEDWHY_COUNT
 } chaindata_feedwhy_e;
-#undef CHAINDATA_FEEDWHY_ENUM
 
+#undef CHAINDATA_FEED_ID
+
+extern const char *const  chaindata_feedstate_names[CHAINDATA_FEEDSTATE_COUNT];
 extern const char *const  chaindata_feedwhy_names[CHAINDATA_FEEDWHY_COUNT];
 
 

@@ -22,14 +22,6 @@ chaindata_put_u32be(unsigned char *p, uint32_t v)
 }
 
 
-static inline uint32_t
-chaindata_get_u32be(const unsigned char *p)
-{
-    return (uint32_t) p[0] << 24 | (uint32_t) p[1] << 16
-           | (uint32_t) p[2] << 8 | p[3];
-}
-
-
 static inline void
 chaindata_put_u32le(unsigned char *p, uint32_t v)
 {

@@ -163,13 +163,11 @@ typedef struct {
  * value decoded: 0, or -1 when it is not one (lengths checked against
  * len, never trusted).  The same for a list's header.
  */
-void chaindata_txh_encode(unsigned char *out,
-    const chaindata_txh_t  *h);
+void chaindata_txh_encode(unsigned char *out, const chaindata_txh_t *h);
 int chaindata_txh_decode(chaindata_txh_t *h,
     const unsigned char *v, size_t len);
 
-void chaindata_listh_encode(unsigned char *out,
-    const chaindata_listh_t  *h);
+void chaindata_listh_encode(unsigned char *out, const chaindata_listh_t *h);
 int chaindata_listh_decode(chaindata_listh_t *h,
     const unsigned char *v, size_t len);
 size_t chaindata_list_entry_key(unsigned char *key,
@@ -178,8 +176,7 @@ size_t chaindata_list_entry_key(unsigned char *key,
 /* the digest of a chainhook's API key, and its value */
 void chaindata_key_digest(const unsigned char *key, size_t len,
     unsigned char *digest);
-void chaindata_chh_encode(unsigned char *out,
-    const unsigned char *key_digest);
+void chaindata_chh_encode(unsigned char *out, const unsigned char *key_digest);
 int chaindata_chh_decode(chaindata_chh_t *h,
     const unsigned char *v, size_t len);
 

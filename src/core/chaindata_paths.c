@@ -59,8 +59,7 @@ chaindata_unescape_step(const unsigned char *src,
 
 
 size_t
-chaindata_unescape(unsigned char *dst, const unsigned char *src,
-    size_t len)
+chaindata_unescape(unsigned char *dst, const unsigned char *src, size_t len)
 {
     int                   byte;
     unsigned char        *d;
@@ -315,8 +314,7 @@ chaindata_query_uint(chaindata_query_t *q,
 
 
 int
-chaindata_query_bool(chaindata_query_t *q,
-    const char *name, unsigned *out)
+chaindata_query_bool(chaindata_query_t *q, const char *name, unsigned *out)
 {
     int               n;
     chaindata_span_t  value;

@@ -263,16 +263,10 @@ chaindata_status_states(MDB_cursor *cur, chaindata_status_t *st)
 
 
 static int
-chaindata_status_feeds(MDB_txn *txn, MDB_dbi dbi, chaindata_status_t *st)
+chaindata_status_feeds(MDB_cursor *cur, chaindata_status_t *st)
 {
-    int          rc;
-    MDB_val      key, val;
-    MDB_cursor  *cur;
-
-    rc = mdb_cursor_open(txn, dbi, &cur);
-    if (rc != 0) {
-        return rc;
-    }
+    int      rc;
+    MDB_val  key, val;
 
     for (rc = mdb_cursor_get(cur, &key, &val, MDB_FIRST);
          rc == 0;
@@ -290,8 +284,6 @@ chaindata_status_feeds(MDB_txn *txn, MDB_dbi dbi, chaindata_status_t *st)
         rc = chaindata_status_states(cur, st);
     }
 
-    mdb_cursor_close(cur);
-
     return rc;
 }
 
@@ -303,6 +295,7 @@ chaindata_status_gather(MDB_env *env, MDB_txn *txn, const MDB_dbi *dbi,
     int           rc, i;
     MDB_val       key, val;
     MDB_stat      ms;
+    MDB_cursor   *cur;
     MDB_envinfo   info;
 
     memset(st, 0, sizeof(*st));
@@ -344,7 +337,16 @@ chaindata_status_gather(MDB_env *env, MDB_txn *txn, const MDB_dbi *dbi,
 
     (void) mdb_reader_list(env, chaindata_status_reader, &st->readers);
 
-    return chaindata_status_feeds(txn, dbi[CHAINDATA_DBI_FEED], st);
+    rc = mdb_cursor_open(txn, dbi[CHAINDATA_DBI_FEED], &cur);
+    if (rc != 0) {
+        return rc;
+    }
+
+    rc = chaindata_status_feeds(cur, st);
+
+    mdb_cursor_close(cur);
+
+    return rc;
 }
 
 

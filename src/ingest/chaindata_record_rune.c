@@ -24,6 +24,7 @@
 #include "chaindata_jdoc.h"
 #include "chaindata_record.h"
 #include "chaindata_record_rune.h"
+#include "chaindata_field_letters.h"
 
 
 /* u128: the largest rune amount, before its divisibility is applied */
@@ -42,10 +43,6 @@ static const char *chaindata_check_spaced_name(
     const chaindata_jv_t  *v);
 
 
-#define S  CHAINDATA_T_STR
-#define I  CHAINDATA_T_INT
-#define R  CHAINDATA_REQUIRED
-
 /* lmdb-schema/runes.md, "Shared values": the rune reference */
 const chaindata_field_t  chaindata_rune_ref[] = {
     { "id", S, R, NULL, chaindata_check_rune_id },
@@ -54,10 +51,6 @@ const chaindata_field_t  chaindata_rune_ref[] = {
     { "spaced_name", S, R, NULL, chaindata_check_spaced_name },
     { NULL, 0, 0, NULL, NULL }
 };
-
-#undef S
-#undef I
-#undef R
 
 
 /* entries: every member known; an optional one's null is its absence */

@@ -21,6 +21,7 @@
 #include "chaindata_jdoc.h"
 #include "chaindata_record.h"
 #include "chaindata_record_rune.h"
+#include "chaindata_field_letters.h"
 
 
 static const char *chaindata_check_u32(
@@ -33,11 +34,6 @@ static int chaindata_check_entry(chaindata_record_t *rec,
     const chaindata_jv_t *entry, const unsigned char *txid, size_t len,
     const char *path);
 
-
-#define S  CHAINDATA_T_STR
-#define I  CHAINDATA_T_INT
-#define O  CHAINDATA_T_OBJ
-#define R  CHAINDATA_REQUIRED
 
 /* lmdb-schema/runes.md, "rune_activity": the location object */
 static const chaindata_field_t  chaindata_location[] = {
@@ -61,11 +57,6 @@ static const chaindata_field_t  chaindata_activity[] = {
     { "amount", S, 0, NULL, chaindata_rune_check_amount },
     { NULL, 0, 0, NULL, NULL }
 };
-
-#undef S
-#undef I
-#undef O
-#undef R
 
 
 static const chaindata_field_t  chaindata_activity_members[] = {

@@ -21,6 +21,7 @@
 #include "chaindata_jdoc.h"
 #include "chaindata_record.h"
 #include "chaindata_record_rune.h"
+#include "chaindata_field_letters.h"
 
 
 typedef struct {
@@ -37,10 +38,6 @@ static int chaindata_check_unique_runes(chaindata_record_t *rec,
     const chaindata_jv_t *results);
 
 
-#define S  CHAINDATA_T_STR
-#define O  CHAINDATA_T_OBJ
-#define R  CHAINDATA_REQUIRED
-
 /* lmdb-schema/runes.md, "rune_balances": an entry; the order is upstream's */
 static const chaindata_field_t  chaindata_balance[] = {
     { "rune", O, R, chaindata_rune_ref, NULL },
@@ -48,10 +45,6 @@ static const chaindata_field_t  chaindata_balance[] = {
     { "address", S, 0, NULL, chaindata_rune_check_address },
     { NULL, 0, 0, NULL, NULL }
 };
-
-#undef S
-#undef O
-#undef R
 
 
 static const chaindata_field_t  chaindata_balances_members[] = {

@@ -22,6 +22,7 @@
 #include "chaindata_digest.h"
 #include "chaindata_jdoc.h"
 #include "chaindata_record.h"
+#include "chaindata_field_letters.h"
 
 
 /*
@@ -54,65 +55,51 @@ typedef struct {
 
 static const chaindata_field_t  chaindata_tx_fields[] = {
 
-#define S  CHAINDATA_T_STR
-#define I  CHAINDATA_T_U64
-#define N  CHAINDATA_T_NUM
-#define B  CHAINDATA_T_BOOL
-#define Z  CHAINDATA_T_NULL
-#define O  CHAINDATA_T_OBJ
-#define A  CHAINDATA_T_ARR
 #define C  CHAINDATA_CONFIRMED
 #define M  CHAINDATA_MEMPOOL
 
     { "tx_id", S, C|M, NULL, NULL },
-    { "nonce", I, C|M, NULL, NULL },
+    { "nonce", U, C|M, NULL, NULL },
     { "fee_rate", S, C|M, NULL, NULL },
     { "sender_address", S, C|M, NULL, NULL },
-    { "sponsor_nonce", I, 0, NULL, NULL },
+    { "sponsor_nonce", U, 0, NULL, NULL },
     { "sponsored", B, C|M, NULL, NULL },
     { "sponsor_address", S, 0, NULL, NULL },
     { "post_condition_mode", S, C|M, NULL, NULL },
     { "post_conditions", A, C|M, NULL, NULL },
     { "anchor_mode", S, C|M, NULL, NULL },
     { "block_hash", S, C, NULL, NULL },
-    { "block_height", I, C, NULL, NULL },
+    { "block_height", U, C, NULL, NULL },
     { "block_time", N, C, NULL, NULL },
     { "block_time_iso", S, C, NULL, NULL },
-    { "burn_block_time", I, C, NULL, NULL },
-    { "burn_block_height", I, C, NULL, NULL },
+    { "burn_block_time", U, C, NULL, NULL },
+    { "burn_block_height", U, C, NULL, NULL },
     { "burn_block_time_iso", S, C, NULL, NULL },
-    { "parent_burn_block_time", I, C, NULL, NULL },
+    { "parent_burn_block_time", U, C, NULL, NULL },
     { "parent_burn_block_time_iso", S, C, NULL, NULL },
     { "canonical", B, C, NULL, NULL },
-    { "tx_index", I, C, NULL, NULL },
+    { "tx_index", U, C, NULL, NULL },
     { "tx_status", S, C|M, NULL, NULL },
     { "tx_result", O, C, NULL, NULL },
-    { "event_count", I, C, NULL, NULL },
+    { "event_count", U, C, NULL, NULL },
     { "parent_block_hash", S, C, NULL, NULL },
     { "is_unanchored", B, C, NULL, NULL },
     { "microblock_hash", S, C, NULL, NULL },
-    { "microblock_sequence", I, C, NULL, NULL },
+    { "microblock_sequence", U, C, NULL, NULL },
     { "microblock_canonical", B, C, NULL, NULL },
-    { "execution_cost_read_count", I, C, NULL, NULL },
-    { "execution_cost_read_length", I, C, NULL, NULL },
-    { "execution_cost_runtime", I, C, NULL, NULL },
-    { "execution_cost_write_count", I, C, NULL, NULL },
-    { "execution_cost_write_length", I, C, NULL, NULL },
+    { "execution_cost_read_count", U, C, NULL, NULL },
+    { "execution_cost_read_length", U, C, NULL, NULL },
+    { "execution_cost_runtime", U, C, NULL, NULL },
+    { "execution_cost_write_count", U, C, NULL, NULL },
+    { "execution_cost_write_length", U, C, NULL, NULL },
     { "vm_error", S|Z, C, NULL, NULL },
     { "events", A, C, NULL, NULL },
     { "replaced_by_tx_id", S|Z, M, NULL, NULL },
-    { "receipt_time", I, M, NULL, NULL },
+    { "receipt_time", U, M, NULL, NULL },
     { "receipt_time_iso", S, M, NULL, NULL },
     { "tx_type", S, C|M, NULL, NULL },
     { NULL, 0, 0, NULL, NULL }
 
-#undef S
-#undef I
-#undef N
-#undef B
-#undef Z
-#undef O
-#undef A
 #undef C
 #undef M
 };

@@ -42,6 +42,27 @@ static ngx_str_t  ngx_http_chaindata_cors_vary =
     ngx_string("Access-Control-Request-Headers");
 
 
+/*
+ * The location's configuration when it answers with CORS: chaindata_cors
+ * on, and a chaindata route (or its chaindata_error location) served
+ * there; else NULL.
+ */
+
+static ngx_http_chaindata_loc_conf_t *
+ngx_http_chaindata_cors_conf(ngx_http_request_t *r)
+{
+    ngx_http_chaindata_loc_conf_t  *lcf;
+
+    lcf = ngx_http_get_module_loc_conf(r, ngx_http_chaindata_module);
+
+    if (!lcf->cors || lcf->cors_route == NGX_HTTP_CHAINDATA_CORS_NONE) {
+        return NULL;
+    }
+
+    return lcf;
+}
+
+
 static ngx_table_elt_t *
 ngx_http_chaindata_cors_request_header(ngx_http_request_t *r,
     const char *name)
@@ -87,11 +108,9 @@ ngx_http_chaindata_cors_header_filter(ngx_http_request_t *r)
 {
     ngx_http_chaindata_loc_conf_t  *lcf;
 
-    lcf = ngx_http_get_module_loc_conf(r, ngx_http_chaindata_module);
+    lcf = ngx_http_chaindata_cors_conf(r);
 
-    if (r != r->main || !lcf->cors
-        || lcf->cors_route == NGX_HTTP_CHAINDATA_CORS_NONE)
-    {
+    if (r != r->main || lcf == NULL) {
         return ngx_http_chaindata_cors_next(r);
     }
 
@@ -123,14 +142,11 @@ ngx_http_chaindata_cors_header_filter(ngx_http_request_t *r)
 ngx_int_t
 ngx_http_chaindata_cors_preflight(ngx_http_request_t *r)
 {
-    ngx_table_elt_t                *headers;
-    ngx_http_chaindata_loc_conf_t  *lcf;
-
-    lcf = ngx_http_get_module_loc_conf(r, ngx_http_chaindata_module);
+    ngx_table_elt_t  *headers;
 
     /* not an error page's 405 (chaindata_error answers it as nginx's) */
-    if (r->method != NGX_HTTP_OPTIONS || r->err_status || !lcf->cors
-        || lcf->cors_route == NGX_HTTP_CHAINDATA_CORS_NONE)
+    if (r->method != NGX_HTTP_OPTIONS || r->err_status
+        || ngx_http_chaindata_cors_conf(r) == NULL)
     {
         return NGX_DECLINED;
     }

@@ -154,7 +154,7 @@ ngx_http_chaindata_merge_deprecation(ngx_conf_t *cf,
 
 
 static ngx_int_t
-ngx_http_chaindata_add_link(ngx_http_request_t *r, ngx_str_t *url,
+ngx_http_chaindata_add_link(ngx_http_request_t *r, const ngx_str_t *url,
     const char *rel)
 {
     size_t     len;

@@ -29,20 +29,24 @@ typedef struct {
 
 ngx_int_t ngx_http_chaindata_json_init(ngx_http_chaindata_json_t *j,
     ngx_pool_t *pool);
+
+/* a map, whose members are a key, then its value */
+void ngx_http_chaindata_json_map_open(ngx_http_chaindata_json_t *j);
+void ngx_http_chaindata_json_map_close(ngx_http_chaindata_json_t *j);
 void ngx_http_chaindata_json_key(ngx_http_chaindata_json_t *j,
     const char *key);
+
+/* an array, whose members are values */
+void ngx_http_chaindata_json_array_open(ngx_http_chaindata_json_t *j);
+void ngx_http_chaindata_json_array_close(ngx_http_chaindata_json_t *j);
+
+/* the values */
 void ngx_http_chaindata_json_str(ngx_http_chaindata_json_t *j,
     const u_char *s, size_t len);
 void ngx_http_chaindata_json_int(ngx_http_chaindata_json_t *j, int64_t n);
 void ngx_http_chaindata_json_bool(ngx_http_chaindata_json_t *j,
     ngx_uint_t b);
 void ngx_http_chaindata_json_null(ngx_http_chaindata_json_t *j);
-
-/* a map's members are a key, then its value */
-void ngx_http_chaindata_json_map_open(ngx_http_chaindata_json_t *j);
-void ngx_http_chaindata_json_map_close(ngx_http_chaindata_json_t *j);
-void ngx_http_chaindata_json_array_open(ngx_http_chaindata_json_t *j);
-void ngx_http_chaindata_json_array_close(ngx_http_chaindata_json_t *j);
 
 /* the text made, in out; NGX_ERROR when anything failed */
 ngx_int_t ngx_http_chaindata_json_done(ngx_http_chaindata_json_t *j,
