@@ -7,7 +7,8 @@
 # an index renamed over the one open while tasks are in flight is closed
 # only when they end, and neither it nor the new one keeps a reader slot
 # beyond one per thread; clients that go away with their lookup in the
-# pool leak nothing.
+# pool leak nothing; the pool's threads run "nice=" steps (8 unless told)
+# below their worker, the worker itself where it was.
 
 use strict;
 use warnings;
@@ -70,6 +71,20 @@ for my $p (@paths) {
 }
 $plain->stop;
 
+# the nice values of a worker's threads: { tid => nice }, the worker's own
+# under its pid
+sub nice_of {
+    my ($pid) = @_;
+    my %nice;
+    for my $stat (glob "/proc/$pid/task/*/stat") {
+        my ($tid) = $stat =~ m{/task/(\d+)/};
+        my $line = slurp($stat);
+        $line =~ s/^.*\)\s+//s;
+        $nice{$tid} = (split ' ', $line)[16];
+    }
+    return \%nice;
+}
+
 # requests of the thread pool, told by the debug log
 sub pooled {
     my ($ng) = @_;
@@ -113,6 +128,17 @@ for my $p (@paths[0 .. 3]) {
 my $after = 0;
 $after += $_ for values %{ pooled($ng) };
 is($after, $before, 'a record answered a moment ago is answered inline');
+
+my ($npid) = $ng->worker_pids;
+my $nice = nice_of($npid);
+is($nice->{$npid}, 0, 'the worker runs at its own priority');
+my @threads = grep { $_ != $npid } keys %$nice;
+is(scalar @threads, 2, 'two threads in the pool');
+# a thread that never had a task (the other took them all) is as it was
+my @lowered = grep { $nice->{$_} == 8 } @threads;
+ok(@lowered && !grep({ $nice->{$_} != 8 && $nice->{$_} != 0 } @threads),
+   'the threads that warmed lookups run 8 nice steps below the worker ('
+   . join(', ', map { $nice->{$_} } sort @threads) . ')');
 $ng->stop;
 
 # --- a pool too small for the load --------------------------------------
@@ -220,10 +246,14 @@ my $busy = ChainData::Test::Nginx->start(
     db => $swap_db,
     main => "thread_pool busy threads=1;\n"
             . "env CHAINDATA_THREADS_GUESS=all;\n",
-    http => "    chaindata_threads busy;\n",
+    http => "    chaindata_threads busy nice=0;\n",
     locations => $locations,
 );
 ($wpid) = $busy->worker_pids;
+
+is(burst($busy->port, 4), 0, 'a pool at the worker\'s priority answers');
+is_deeply([sort values %{ nice_of($wpid) }], [0, 0],
+          'nice=0: its thread stays at the worker\'s priority');
 
 my $rounds = 0;
 my $deferred = 0;
@@ -276,5 +306,24 @@ like($out, qr/unknown thread pool "nosuchpool"/, '... naming it');
     locations => $locations,
 );
 is($code, 0, '"on" takes nginx\'s default pool') or diag($out);
+
+for my $bad ('on nice=20', 'on nice=-1', 'on nice=', 'on 8', 'off nice=3') {
+    ($code, $out) = ChainData::Test::Nginx->test_config(
+        db => $db,
+        http => "    chaindata_threads $bad;\n",
+        locations => $locations,
+    );
+    isnt($code, 0, "\"chaindata_threads $bad\" is refused");
+    like($out, $bad =~ /^off/ ? qr/takes no "nice=" when off/
+                              : qr/invalid parameter .*"nice=" takes 0 to 19/,
+         '... saying why');
+}
+
+($code, $out) = ChainData::Test::Nginx->test_config(
+    db => $db,
+    http => "    chaindata_threads on nice=19;\n",
+    locations => $locations,
+);
+is($code, 0, '"nice=19" is taken') or diag($out);
 
 done_testing();

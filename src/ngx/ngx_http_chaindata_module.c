@@ -59,7 +59,7 @@ static ngx_command_t  ngx_http_chaindata_commands[] = {
       &ngx_http_chaindata_max_readers_bounds },
 
     { ngx_string("chaindata_threads"),
-      NGX_HTTP_MAIN_CONF|NGX_CONF_TAKE1,
+      NGX_HTTP_MAIN_CONF|NGX_CONF_TAKE12,
       ngx_http_chaindata_threads,
       NGX_HTTP_MAIN_CONF_OFFSET,
       0,
@@ -326,6 +326,7 @@ ngx_http_chaindata_create_main_conf(ngx_conf_t *cf)
 
     mcf->max_readers = NGX_CONF_UNSET;
     mcf->thread_pool = NGX_CONF_UNSET_PTR;
+    mcf->thread_nice = NGX_CONF_UNSET;
 
     return mcf;
 }
@@ -345,6 +346,7 @@ ngx_http_chaindata_init_main_conf(ngx_conf_t *cf, void *conf)
 
     ngx_conf_init_value(mcf->max_readers, CHAINDATA_MAX_READERS);
     ngx_conf_init_ptr_value(mcf->thread_pool, NULL);
+    ngx_conf_init_value(mcf->thread_nice, NGX_HTTP_CHAINDATA_THREAD_NICE);
 
     return NGX_CONF_OK;
 }

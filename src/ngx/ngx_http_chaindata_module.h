@@ -17,6 +17,7 @@ typedef struct {
     ngx_str_t    db;              /* chaindata_db */
     ngx_int_t    max_readers;     /* chaindata_max_readers */
     void        *thread_pool;     /* chaindata_threads, or NULL */
+    ngx_int_t    thread_nice;     /* chaindata_threads nice= */
     ngx_uint_t   handlers;        /* locations that read the index */
     ngx_uint_t   chainhook;       /* of them, chainhook status locations */
     ngx_array_t  error_logs;      /* ngx_log_t *: the servers' and locations' */

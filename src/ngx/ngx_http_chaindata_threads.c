@@ -26,6 +26,13 @@
  * while a thread reads it.  Each thread's read transaction is one reader
  * slot, kept (reset) for the next task of any thread, and aborted with
  * its environment.
+ *
+ * A thread runs its first task's "nice=" steps below the worker, and stays
+ * there: the threads share the worker's core (its affinity is theirs),
+ * and page faults cost a cold lookup's thread as much CPU as an answer
+ * costs the event loop, so at the worker's own priority a cold load takes
+ * the core from the hot answers.  Below it, the event loop goes first and
+ * the threads take what it leaves.
  */
 
 
@@ -43,6 +50,7 @@
 
 #include <pthread.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 
 #include <ngx_thread_pool.h>
 
@@ -121,6 +129,7 @@ typedef struct {
     chaindata_dbi_e              db;
     chaindata_dbi_e              range_db;
     size_t                       key_len;
+    ngx_int_t                    nice;      /* chaindata_threads nice= */
     int                          rc;        /* LMDB's, told in the loop */
     u_char                       key[NGX_HTTP_CHAINDATA_KEY_MAX];
 } ngx_http_chaindata_task_t;
@@ -144,6 +153,26 @@ static ngx_http_chaindata_guess_e  ngx_http_chaindata_guess;
 static ngx_uint_t                  ngx_http_chaindata_page_size;
 static ngx_uint_t                  ngx_http_chaindata_failure_told;
 
+/* whether this thread of the pool took its "nice=" yet */
+static __thread ngx_uint_t         ngx_http_chaindata_thread_niced;
+
+
+/* "nice=N": N, 0 to 19, or NGX_ERROR */
+
+static ngx_int_t
+ngx_http_chaindata_threads_nice(ngx_str_t *arg)
+{
+    ngx_int_t  n;
+
+    if (arg->len <= 5 || ngx_strncmp(arg->data, "nice=", 5) != 0) {
+        return NGX_ERROR;
+    }
+
+    n = ngx_atoi(arg->data + 5, arg->len - 5);
+
+    return (n == NGX_ERROR || n > 19) ? NGX_ERROR : n;
+}
+
 
 char *
 ngx_http_chaindata_threads(ngx_conf_t *cf, ngx_command_t *cmd, void *conf)
@@ -160,7 +189,19 @@ ngx_http_chaindata_threads(ngx_conf_t *cf, ngx_command_t *cmd, void *conf)
 
     if (ngx_strcmp(value[1].data, "off") == 0) {
         mcf->thread_pool = NULL;
-        return NGX_CONF_OK;
+        return cf->args->nelts == 2 ? NGX_CONF_OK
+                                    : "takes no \"nice=\" when off";
+    }
+
+    if (cf->args->nelts == 3) {
+        mcf->thread_nice = ngx_http_chaindata_threads_nice(&value[2]);
+
+        if (mcf->thread_nice == NGX_ERROR) {
+            ngx_conf_log_error(NGX_LOG_EMERG, cf, 0,
+                               "invalid parameter \"%V\": \"nice=\" takes "
+                               "0 to 19", &value[2]);
+            return NGX_CONF_ERROR;
+        }
     }
 
     /* "on": nginx's default pool, as "aio threads" takes it */
@@ -638,11 +679,12 @@ ngx_http_chaindata_threads_post(ngx_http_request_t *r,
     t->key_len = warm.key_len;
     ngx_memcpy(t->key, warm.key, warm.key_len);
 
+    mcf = ngx_http_get_module_main_conf(r, ngx_http_chaindata_module);
+    t->nice = mcf->thread_nice;
+
     task->handler = ngx_http_chaindata_threads_warm;
     task->event.data = task;
     task->event.handler = ngx_http_chaindata_threads_done;
-
-    mcf = ngx_http_get_module_main_conf(r, ngx_http_chaindata_module);
 
     if (ngx_thread_task_post(mcf->thread_pool, task) != NGX_OK) {
         /* the queue is full (nginx logged it): answered inline */
@@ -663,6 +705,38 @@ ngx_http_chaindata_threads_post(ngx_http_request_t *r,
                    chaindata_db_names[warm.db]);
 
     return NGX_DONE;
+}
+
+
+/*
+ * In a thread, at its first task: "nice=" steps below the priority it
+ * has (the worker's).  A thread's priority is its own on Linux; one that
+ * cannot be changed stays as it is.
+ */
+
+static void
+ngx_http_chaindata_threads_lower(ngx_int_t nice)
+{
+    int        prio;
+    ngx_tid_t  tid;
+
+    ngx_http_chaindata_thread_niced = 1;
+
+    if (nice == 0) {
+        return;
+    }
+
+    tid = ngx_thread_tid();
+
+    errno = 0;
+    prio = getpriority(PRIO_PROCESS, (id_t) tid);
+
+    if (prio == -1 && errno != 0) {
+        return;
+    }
+
+    (void) setpriority(PRIO_PROCESS, (id_t) tid,
+                       (int) ngx_min(prio + nice, 19));
 }
 
 
@@ -746,6 +820,10 @@ ngx_http_chaindata_threads_warm(void *data, ngx_log_t *log)
 
     h = t->held;
     txn = NULL;
+
+    if (!ngx_http_chaindata_thread_niced) {
+        ngx_http_chaindata_threads_lower(t->nice);
+    }
 
     (void) pthread_rwlock_rdlock(&h->map);
 
@@ -904,7 +982,7 @@ ngx_http_chaindata_threads(ngx_conf_t *cf, ngx_command_t *cmd, void *conf)
 
     value = cf->args->elts;
 
-    if (ngx_strcmp(value[1].data, "off") == 0) {
+    if (ngx_strcmp(value[1].data, "off") == 0 && cf->args->nelts == 2) {
         return NGX_CONF_OK;
     }
 

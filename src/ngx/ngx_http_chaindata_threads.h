@@ -19,6 +19,13 @@
 #include "ngx_http_chaindata_reply.h"
 
 
+/*
+ * how many nice steps below their worker the pool's threads run: the event
+ * loop goes first on the core they share
+ */
+#define NGX_HTTP_CHAINDATA_THREAD_NICE  8
+
+
 char *ngx_http_chaindata_threads(ngx_conf_t *cf, ngx_command_t *cmd,
     void *conf);
 ngx_int_t ngx_http_chaindata_threads_init(ngx_cycle_t *cycle,
