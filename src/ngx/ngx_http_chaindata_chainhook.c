@@ -182,6 +182,7 @@ ngx_http_chaindata_chh_warm(void *ctx, ngx_http_chaindata_warm_t *warm)
     warm->range_db = CHAINDATA_DBI_COUNT;
     warm->key = chh->uuid;
     warm->key_len = sizeof(chh->uuid);
+    warm->list = NULL;
 
     return NGX_OK;
 }

@@ -143,16 +143,30 @@ typedef ngx_int_t (*ngx_http_chaindata_read_pt)(ngx_http_request_t *r,
 typedef u_char *(*ngx_http_chaindata_write_pt)(void *ctx, u_char *p);
 
 /*
+ * A record's list, for chaindata_threads: its item count, and whether its
+ * first chunk is in the record; NGX_ERROR when the record is not one.
+ * Called in a thread: it only decodes.
+ */
+typedef ngx_int_t (*ngx_http_chaindata_list_pt)(const MDB_val *record,
+    uint64_t *count, ngx_uint_t *chunk0_inline);
+
+/*
  * What a route's lookup reads first, for chaindata_threads
  * (ngx_http_chaindata_threads.c): the record of key in db, and in
- * range_db the values whose keys start with key (CHAINDATA_DBI_COUNT:
- * none).  warm fills it from the route's ctx before the lookup.
+ * range_db (CHAINDATA_DBI_COUNT: none) the chunks of the record's list,
+ * per items each, that the page [offset, offset + limit) takes: those the
+ * answer reads (lmdb-schema/pieces.md, "Chunks").  warm fills it from the
+ * route's ctx before the lookup.
  */
 typedef struct {
     chaindata_dbi_e               db;
     chaindata_dbi_e               range_db;
     u_char                       *key;
     size_t                        key_len;
+    ngx_http_chaindata_list_pt    list;
+    unsigned                      per;
+    uint64_t                      offset;
+    uint64_t                      limit;
 } ngx_http_chaindata_warm_t;
 
 typedef ngx_int_t (*ngx_http_chaindata_warm_pt)(void *ctx,

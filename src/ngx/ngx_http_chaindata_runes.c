@@ -69,6 +69,8 @@ static ngx_int_t ngx_http_chaindata_page_size(ngx_http_request_t *r,
 static u_char *ngx_http_chaindata_page_write(void *ctx, u_char *p);
 static ngx_int_t ngx_http_chaindata_page_warm(void *ctx,
     ngx_http_chaindata_warm_t *warm);
+static ngx_int_t ngx_http_chaindata_page_entries(const MDB_val *record,
+    uint64_t *count, ngx_uint_t *chunk0_inline);
 
 
 /* an unknown list is the empty list: never "not found" */
@@ -144,7 +146,7 @@ ngx_http_chaindata_page_etag(ngx_http_request_t *r,
 }
 
 
-/* chaindata_threads: the list's head, then its first chunks of entries */
+/* chaindata_threads: the list's head, then the chunks of the page */
 
 static ngx_int_t
 ngx_http_chaindata_page_warm(void *ctx, ngx_http_chaindata_warm_t *warm)
@@ -155,6 +157,27 @@ ngx_http_chaindata_page_warm(void *ctx, ngx_http_chaindata_warm_t *warm)
     warm->range_db = page->rune->entry_db;
     warm->key = page->q.key;
     warm->key_len = page->q.key_len;
+    warm->list = ngx_http_chaindata_page_entries;
+    warm->per = CHAINDATA_RUNE_CHUNK;
+    warm->offset = page->q.offset;
+    warm->limit = page->q.limit;
+
+    return NGX_OK;
+}
+
+
+static ngx_int_t
+ngx_http_chaindata_page_entries(const MDB_val *record, uint64_t *count,
+    ngx_uint_t *chunk0_inline)
+{
+    chaindata_listh_t  h;
+
+    if (chaindata_listh_decode(&h, record->mv_data, record->mv_size) != 0) {
+        return NGX_ERROR;
+    }
+
+    *count = h.count;
+    *chunk0_inline = (h.chunk0_len != 0);
 
     return NGX_OK;
 }

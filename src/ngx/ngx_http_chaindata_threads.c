@@ -40,6 +40,9 @@
 #include <ngx_core.h>
 #include <ngx_http.h>
 
+#include "chaindata_chunks.h"
+#include "chaindata_layout.h"
+#include "ngx_http_chaindata_chunks.h"
 #include "ngx_http_chaindata_module.h"
 #include "ngx_http_chaindata_reply.h"
 #include "ngx_http_chaindata_store.h"
@@ -76,9 +79,6 @@
 
 /* reset read transactions an environment keeps for the threads */
 #define NGX_HTTP_CHAINDATA_TXNS        64
-
-/* the values of a list a thread reads after its head */
-#define NGX_HTTP_CHAINDATA_WARM_RANGE  8
 
 /* LMDB's largest key */
 #define NGX_HTTP_CHAINDATA_KEY_MAX     511
@@ -128,6 +128,10 @@ typedef struct {
     ngx_http_chaindata_held_t   *held;
     chaindata_dbi_e              db;
     chaindata_dbi_e              range_db;
+    ngx_http_chaindata_list_pt   list;
+    unsigned                     per;
+    uint64_t                     offset;
+    uint64_t                     limit;
     size_t                       key_len;
     ngx_int_t                    nice;      /* chaindata_threads nice= */
     int                          rc;        /* LMDB's, told in the loop */
@@ -675,7 +679,11 @@ ngx_http_chaindata_threads_post(ngx_http_request_t *r,
     t->request = r;
     t->held = held;
     t->db = warm.db;
-    t->range_db = warm.range_db;
+    t->range_db = warm.list ? warm.range_db : CHAINDATA_DBI_COUNT;
+    t->list = warm.list;
+    t->per = warm.per;
+    t->offset = warm.offset;
+    t->limit = warm.limit;
     t->key_len = warm.key_len;
     ngx_memcpy(t->key, warm.key, warm.key_len);
 
@@ -764,16 +772,41 @@ ngx_http_chaindata_threads_touch(MDB_val *val)
 }
 
 
-/* in a thread: the values of a list after its head, under the same key */
+/*
+ * In a thread: the chunks of the record's list that the answer's page
+ * reads (ngx_http_chaindata_chunks_read() reads the same): none when the
+ * page is in the record's first chunk, or past the list's end.  A record
+ * that is not one is left to the event loop, which tells.
+ */
 
 static int
-ngx_http_chaindata_threads_range(MDB_txn *txn, MDB_dbi dbi, u_char *key,
-    size_t key_len)
+ngx_http_chaindata_threads_chunks(MDB_txn *txn, MDB_dbi dbi,
+    ngx_http_chaindata_task_t *t, MDB_val *record)
 {
-    int          rc;
-    MDB_val      k, v;
-    ngx_uint_t   n;
-    MDB_cursor  *cur;
+    int                     rc;
+    size_t                  key_len;
+    MDB_val                 k, v;
+    uint64_t                count;
+    ngx_uint_t              i, n, first, inline0;
+    MDB_cursor             *cur;
+    chaindata_chunk_span_t  span[NGX_HTTP_CHAINDATA_SPANS_MAX];
+    u_char                  key[CHAINDATA_LIST_ENTRY_KEY_MAX];
+
+    if (t->list(record, &count, &inline0) != NGX_OK) {
+        return 0;
+    }
+
+    n = chaindata_chunk_plan(count, t->per, t->offset, t->limit, span,
+                             NGX_HTTP_CHAINDATA_SPANS_MAX);
+
+    first = (n && inline0 && span[0].chunk == 0) ? 1 : 0;
+
+    if (first >= n) {
+        return 0;
+    }
+
+    key_len = chaindata_list_entry_key(key, t->key, t->key_len,
+                                       span[first].chunk);
 
     rc = mdb_cursor_open(txn, dbi, &cur);
     if (rc != 0) {
@@ -785,8 +818,10 @@ ngx_http_chaindata_threads_range(MDB_txn *txn, MDB_dbi dbi, u_char *key,
 
     rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
 
-    for (n = 0; rc == 0 && n < NGX_HTTP_CHAINDATA_WARM_RANGE; n++) {
-        if (k.mv_size < key_len || ngx_memcmp(k.mv_data, key, key_len) != 0) {
+    for (i = first; rc == 0 && i < n; i++) {
+        if (k.mv_size < t->key_len
+            || ngx_memcmp(k.mv_data, t->key, t->key_len) != 0)
+        {
             break;
         }
 
@@ -862,8 +897,8 @@ ngx_http_chaindata_threads_warm(void *data, ngx_log_t *log)
     }
 
     if (rc == 0 && t->range_db != CHAINDATA_DBI_COUNT) {
-        rc = ngx_http_chaindata_threads_range(txn, h->dbi[t->range_db],
-                                              t->key, t->key_len);
+        rc = ngx_http_chaindata_threads_chunks(txn, h->dbi[t->range_db], t,
+                                               &v);
     }
 
     t->rc = (rc == MDB_NOTFOUND) ? 0 : rc;

@@ -48,6 +48,8 @@ static ngx_int_t ngx_http_chaindata_tx_size(ngx_http_request_t *r,
 static u_char *ngx_http_chaindata_tx_write(void *ctx, u_char *p);
 static ngx_int_t ngx_http_chaindata_tx_warm(void *ctx,
     ngx_http_chaindata_warm_t *warm);
+static ngx_int_t ngx_http_chaindata_tx_events(const MDB_val *record,
+    uint64_t *count, ngx_uint_t *chunk0_inline);
 
 
 static ngx_http_chaindata_route_t  ngx_http_chaindata_tx_route = {
@@ -194,7 +196,7 @@ ngx_http_chaindata_tx_lookup(ngx_http_request_t *r, void *ctx,
 }
 
 
-/* chaindata_threads: the record, then its first chunks of events */
+/* chaindata_threads: the record, then the chunks of events of the page */
 
 static ngx_int_t
 ngx_http_chaindata_tx_warm(void *ctx, ngx_http_chaindata_warm_t *warm)
@@ -205,6 +207,27 @@ ngx_http_chaindata_tx_warm(void *ctx, ngx_http_chaindata_warm_t *warm)
     warm->range_db = CHAINDATA_DBI_TX_EVENT;
     warm->key = tx->q.txid;
     warm->key_len = sizeof(tx->q.txid);
+    warm->list = ngx_http_chaindata_tx_events;
+    warm->per = CHAINDATA_EVENT_CHUNK;
+    warm->offset = tx->q.offset;
+    warm->limit = tx->q.limit;
+
+    return NGX_OK;
+}
+
+
+static ngx_int_t
+ngx_http_chaindata_tx_events(const MDB_val *record, uint64_t *count,
+    ngx_uint_t *chunk0_inline)
+{
+    chaindata_txh_t  h;
+
+    if (chaindata_txh_decode(&h, record->mv_data, record->mv_size) != 0) {
+        return NGX_ERROR;
+    }
+
+    *count = h.event_count;
+    *chunk0_inline = (h.chunk0_len != 0);
 
     return NGX_OK;
 }
