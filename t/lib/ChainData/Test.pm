@@ -939,7 +939,8 @@ sub start {
     my $want = $o{workers} || 1;
     $deadline = time + ($ENV{CHAINDATA_NGINX_VALGRIND} ? 60 : 10);
     while (time < $deadline) {
-        last if $self->worker_pids >= $want;
+        my @workers = $self->worker_pids;
+        last if @workers >= $want;
         sleep 0.02;
     }
     return $self;
