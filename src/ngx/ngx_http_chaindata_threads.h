@@ -32,7 +32,7 @@ ngx_int_t ngx_http_chaindata_threads_init(ngx_cycle_t *cycle,
     ngx_http_chaindata_main_conf_t *mcf);
 void ngx_http_chaindata_threads_exit(void);
 
-/* a request's key, hashed once, from _post() to _note(): zeroed first */
+/* a request's key, hashed once, from _post() to _note(): hashed = 0 first */
 typedef struct {
     uint32_t                      hash;
     unsigned                      hashed:1;
