@@ -408,6 +408,12 @@ chaindata_stream_take(chaindata_stream_t *s, natsMsg *msg, uint64_t seq)
     }
 
     s->unit[0] = '\0';
+
+    if (s->dry) {
+        s->units++;
+        return CHAINDATA_EXIT_OK;
+    }
+
     undone = s->in->feed.undone;
 
     rc = chaindata_stream_apply(s, seq);
@@ -592,6 +598,38 @@ chaindata_stream_follow(chaindata_stream_t *s, int once)
                        (unsigned long long) s->applied, s->nats->stream);
 
     return rc;
+}
+
+
+int
+chaindata_stream_count(chaindata_stream_t *s, uint64_t from, uint64_t to)
+{
+    int        rc;
+    uint64_t   seq;
+    natsMsg   *msg;
+
+    s->dry = 1;
+
+    for (seq = from; seq <= to; seq++) {
+        rc = chaindata_nats_get(s->nats, seq, &msg);
+
+        if (rc == 1) {
+            continue;
+        }
+
+        if (rc == -1) {
+            return -1;
+        }
+
+        rc = chaindata_stream_take(s, msg, seq);
+        natsMsg_Destroy(msg);
+
+        if (rc != CHAINDATA_EXIT_OK) {
+            return -1;
+        }
+    }
+
+    return 0;
 }
 
 

@@ -45,6 +45,10 @@ typedef struct {
     size_t                 len;
     size_t                 cap;
 
+    /* units counted, not applied: what a follower would apply (a
+     * publisher's look at messages it did not write) */
+    unsigned               dry:1;
+
     uint64_t               units;
     uint64_t               unknown;    /* documents with what is new */
     uint64_t               blocks;
@@ -69,6 +73,13 @@ int chaindata_stream_lines(chaindata_stream_t *s, const unsigned char *p,
  * code: _INPUT a gap or a unit refused; stopping by a signal is _OK.
  */
 int chaindata_stream_follow(chaindata_stream_t *s, int once);
+/*
+ * The whole units among the messages from..to that a follower with the
+ * same key would apply, counted in s->units, none applied (s->dry): 0,
+ * or -1 (stopped by a signal, out of memory).
+ */
+int chaindata_stream_count(chaindata_stream_t *s, uint64_t from,
+    uint64_t to);
 void chaindata_stream_free(chaindata_stream_t *s);
 
 

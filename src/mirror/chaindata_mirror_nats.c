@@ -17,8 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
+
+#include <openssl/rand.h>
 
 #include "chaindata_mirror.h"
 #include "chaindata_stream.h"
@@ -26,6 +27,10 @@
 
 #define CHAINDATA_PUB_HEADROOM  1024    /* headers of a part */
 #define CHAINDATA_PUB_REFUSALS  30      /* tries when JetStream refuses */
+#define CHAINDATA_PUB_INTRUSIONS  30    /* a unit published again, at most */
+
+/* chaindata_pub_send(): the part is not stored after this mirror's last */
+#define CHAINDATA_PUB_INTERFERED  1
 
 #define CHAINDATA_PUB_EXPECT_LAST  "Nats-Expected-Last-Sequence"
 
@@ -148,18 +153,84 @@ chaindata_pub_part(chaindata_mirror_t *m, size_t off, size_t n,
  * on the stream is refused, never interleaved with this one.
  */
 
+/*
+ * 16 random hex digits: a part's Nats-Msg-Id ends with them, so that no
+ * other writer can store a message under the id of a part to come (and
+ * have JetStream drop the part as its duplicate).  0, or -1.
+ */
+
+static int
+chaindata_pub_random(char *hex)
+{
+    int            i;
+    unsigned char  r[8];
+
+    if (RAND_bytes(r, sizeof(r)) != 1) {
+        return -1;
+    }
+
+    for (i = 0; i < 8; i++) {
+        snprintf(hex + 2 * i, 3, "%02x", r[i]);
+    }
+
+    return 0;
+}
+
+
+/*
+ * The acknowledgement of a part: stored right after this mirror's last
+ * message (0), or not (CHAINDATA_PUB_INTERFERED, said).  A duplicate is
+ * this mirror's own part only when it is a retry and at the sequence the
+ * part was sent to take; else a message another writer stored with the
+ * part's id was taken for it.
+ */
+
+static int
+chaindata_pub_acked(chaindata_mirror_t *m, jsPubAck *ack, unsigned tries)
+{
+    uint64_t  expected;
+
+    expected = m->pub->seq + 1;
+
+    if (ack->Sequence == expected && (!ack->Duplicate || tries > 0)) {
+        m->pub->seq = ack->Sequence;
+        return 0;
+    }
+
+    chaindata_mirror_log(m, "warn", "the stream %s: a part of the unit "
+                         "%s.%llu was acknowledged as %s at sequence %llu, "
+                         "not stored at %llu: a message this mirror did "
+                         "not write (interference on the subject)",
+                         m->nats.stream, m->pub->epoch,
+                         (unsigned long long) m->pub->count,
+                         ack->Duplicate ? "the duplicate of the message"
+                                        : "stored",
+                         (unsigned long long) ack->Sequence,
+                         (unsigned long long) expected);
+
+    return CHAINDATA_PUB_INTERFERED;
+}
+
+
 static int
 chaindata_pub_send(chaindata_mirror_t *m, natsMsg *msg, unsigned part)
 {
-    char           id[64], last[24];
+    int            rc;
+    char           id[96], last[24], r[17];
     unsigned       tries;
     jsErrCode      jerr;
     jsPubAck      *ack;
     natsStatus     s;
     jsPubOptions   po;
 
-    snprintf(id, sizeof(id), "%s.%llu.%u", m->pub->epoch,
-             (unsigned long long) m->pub->count, part);
+    if (chaindata_pub_random(r) != 0) {
+        chaindata_mirror_log(m, "error", "no random bytes for a "
+                             "Nats-Msg-Id");
+        return -1;
+    }
+
+    snprintf(id, sizeof(id), "%s.%llu.%u.%s", m->pub->epoch,
+             (unsigned long long) m->pub->count, part, r);
 
     jsPubOptions_Init(&po);
     po.MsgId = id;
@@ -183,16 +254,18 @@ chaindata_pub_send(chaindata_mirror_t *m, natsMsg *msg, unsigned part)
         s = js_PublishMsg(&ack, m->nats.js, msg, &po, &jerr);
 
         if (s == NATS_OK) {
-            m->pub->seq = ack->Sequence;
+            rc = chaindata_pub_acked(m, ack, tries);
             jsPubAck_Destroy(ack);
-            return 0;
+            return rc;
         }
 
         if (jerr == JSStreamWrongLastSequenceErr) {
-            chaindata_mirror_log(m, "error", "the stream %s has messages "
-                                 "this mirror did not publish: one "
-                                 "publisher a stream", m->nats.stream);
-            return -1;
+            chaindata_mirror_log(m, "warn", "the stream %s holds a message "
+                                 "after sequence %llu that this mirror did "
+                                 "not write (interference on the subject)",
+                                 m->nats.stream,
+                                 (unsigned long long) m->pub->seq);
+            return CHAINDATA_PUB_INTERFERED;
         }
 
         /* a server restarting refuses for a while (stream offline) */
@@ -237,36 +310,22 @@ chaindata_pub_sign(chaindata_mirror_t *m, unsigned parts, char *sig)
 
 
 /*
- * Publishes the unit, then appends the stream position to the write set:
- * 0, or -1 (nothing may be committed then).  Called by
- * chaindata_block_write() before it commits.
+ * The unit's parts, signed for where its first part is to be stored: 0,
+ * -1, or CHAINDATA_PUB_INTERFERED (a part was not stored after the one
+ * before it).
  */
 
-int
-chaindata_pub_unit(chaindata_mirror_t *m)
+static int
+chaindata_pub_parts(chaindata_mirror_t *m, unsigned parts)
 {
     int                      rc;
     char                     sig[CHAINDATA_UNIT_SIG_B64 + 1];
     size_t                   off, n;
-    unsigned                 part, parts;
+    unsigned                 part;
     natsMsg                 *msg;
     struct chaindata_pub_s  *pub;
 
     pub = m->pub;
-
-    if (pub == NULL || pub->len == 0) {
-        return 0;
-    }
-
-    if (pub->len > CHAINDATA_STREAM_UNIT_MAX) {
-        chaindata_mirror_log(m, "error", "a unit of %zu bytes: the stream "
-                             "takes %zu at most", pub->len,
-                             CHAINDATA_STREAM_UNIT_MAX);
-        return -1;
-    }
-
-    parts = (unsigned) ((pub->len + pub->chunk - 1) / pub->chunk);
-    pub->count++;
 
     if (m->nats.key && chaindata_pub_sign(m, parts, sig) != 0) {
         chaindata_mirror_log(m, "error", "cannot sign a unit");
@@ -287,8 +346,126 @@ chaindata_pub_unit(chaindata_mirror_t *m)
         natsMsg_Destroy(msg);
 
         if (rc != 0) {
+            return rc;
+        }
+    }
+
+    return 0;
+}
+
+
+/*
+ * After interference: what follows this unit's start (sequence base) to
+ * the stream's last message is read as a follower with this mirror's key
+ * would read it.  A whole unit there is another publisher's: the mirror
+ * stops (-1), nothing committed, and a restart applies it as followers
+ * do.  Else nothing there is applied by a follower (a message that is no
+ * unit, a unit not signed by the key, this unit's first parts): the unit
+ * is published again after it (0).
+ */
+
+static int
+chaindata_pub_intruders(chaindata_mirror_t *m, uint64_t base)
+{
+    int                 rc;
+    uint64_t            first, last;
+    chaindata_stream_t  s;
+
+    if (chaindata_nats_state(&m->nats, &first, &last) != 0) {
+        return -1;
+    }
+
+    memset(&s, 0, sizeof(s));
+    s.nats = &m->nats;
+    s.in = &m->in;
+
+    rc = chaindata_stream_count(&s, base + 1, last);
+    chaindata_stream_free(&s);
+
+    if (rc != 0) {
+        return -1;
+    }
+
+    if (s.units) {
+        chaindata_mirror_log(m, "error", "the stream %s has messages this "
+                             "mirror did not publish: one publisher a "
+                             "stream (%llu units a follower applies "
+                             "after sequence %llu; nothing is committed, "
+                             "a restart applies them)", m->nats.stream,
+                             (unsigned long long) s.units,
+                             (unsigned long long) base);
+        return -1;
+    }
+
+    chaindata_mirror_log(m, "warn", "the stream %s: sequences %llu to %llu "
+                         "hold no unit a follower applies; the unit "
+                         "%s.%llu is published again after them",
+                         m->nats.stream, (unsigned long long) base + 1,
+                         (unsigned long long) last, m->pub->epoch,
+                         (unsigned long long) m->pub->count);
+
+    m->pub->seq = last;
+
+    return 0;
+}
+
+
+/*
+ * Publishes the unit, then appends the stream position to the write set:
+ * 0, or -1 (nothing may be committed then).  Called by
+ * chaindata_block_write() before it commits.  A unit whose parts were
+ * interfered with is published again, whole, after what interfered: a
+ * follower drops its first copy unfinished and applies the second.
+ */
+
+int
+chaindata_pub_unit(chaindata_mirror_t *m)
+{
+    int                      rc;
+    unsigned                 parts, again;
+    uint64_t                 base;
+    struct chaindata_pub_s  *pub;
+
+    pub = m->pub;
+
+    if (pub == NULL || pub->len == 0) {
+        return 0;
+    }
+
+    if (pub->len > CHAINDATA_STREAM_UNIT_MAX) {
+        chaindata_mirror_log(m, "error", "a unit of %zu bytes: the stream "
+                             "takes %zu at most", pub->len,
+                             CHAINDATA_STREAM_UNIT_MAX);
+        return -1;
+    }
+
+    parts = (unsigned) ((pub->len + pub->chunk - 1) / pub->chunk);
+    pub->count++;
+
+    for (again = 0; /* void */ ; again++) {
+        base = pub->seq;
+        rc = chaindata_pub_parts(m, parts);
+
+        if (rc != CHAINDATA_PUB_INTERFERED) {
+            break;
+        }
+
+        if (again == CHAINDATA_PUB_INTRUSIONS) {
+            chaindata_mirror_log(m, "error", "the stream %s: the unit "
+                                 "%s.%llu was interfered with %u times; "
+                                 "nothing is committed", m->nats.stream,
+                                 pub->epoch, (unsigned long long) pub->count,
+                                 again + 1);
             return -1;
         }
+
+        if (chaindata_pub_intruders(m, base) != 0) {
+            return -1;
+        }
+    }
+
+    if (rc != 0) {
+        return -1;
     }
 
     pub->len = 0;
@@ -325,8 +502,11 @@ chaindata_pub_start(chaindata_mirror_t *m)
         return CHAINDATA_EXIT_SYSTEM;
     }
 
-    snprintf(m->pub->epoch, sizeof(m->pub->epoch), "%08lx%08x",
-             (unsigned long) time(NULL), (unsigned) rand());
+    if (chaindata_pub_random(m->pub->epoch) != 0) {
+        chaindata_mirror_log(m, "error", "no random bytes for the run's "
+                             "epoch");
+        return CHAINDATA_EXIT_SYSTEM;
+    }
 
     if (chaindata_nats_connect(&m->nats) != 0
         || chaindata_nats_create(&m->nats) != 0)
