@@ -83,3 +83,30 @@ chaindata_streamseq_decode(uint64_t *seq, unsigned format,
 
     return 0;
 }
+
+
+void
+chaindata_streamseq_put_id(unsigned char *v, uint64_t id)
+{
+    int  i;
+
+    for (i = 0; i < 7; i++) {
+        v[1 + i] = (unsigned char) (id >> (8 * i));
+    }
+}
+
+
+uint64_t
+chaindata_streamseq_id(const unsigned char *v)
+{
+    int       i;
+    uint64_t  id;
+
+    id = 0;
+
+    for (i = 6; i >= 0; i--) {
+        id = id << 8 | v[1 + i];
+    }
+
+    return id;
+}

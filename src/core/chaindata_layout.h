@@ -97,7 +97,8 @@
 /*
  * A fan-out stream's position in "feed" (lmdb-schema/feed.md "The
  * stream"): the key is CHAINDATA_STREAM_KEY then the stream's name, a
- * key no source can have; the value its format, then the sequence.
+ * key no source can have; the value its format, the stream's identity
+ * (when it was created), then the sequence.
  */
 #define CHAINDATA_STREAM_KEY          "stream:"
 #define CHAINDATA_STREAM_NAME_MAX     200
@@ -195,6 +196,12 @@ void chaindata_streamseq_encode(unsigned char *out, unsigned format,
     uint64_t seq);
 int chaindata_streamseq_decode(uint64_t *seq, unsigned format,
     const unsigned char *v, size_t len);
+/*
+ * the stream's identity in a position's 7 bytes after its format: when
+ * the stream was created, in microseconds (0: not known, an older index)
+ */
+void chaindata_streamseq_put_id(unsigned char *v, uint64_t id);
+uint64_t chaindata_streamseq_id(const unsigned char *v);
 
 
 #endif /* _CHAINDATA_LAYOUT_H_INCLUDED_ */

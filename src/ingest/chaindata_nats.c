@@ -481,6 +481,8 @@ chaindata_nats_state(chaindata_nats_t *n, uint64_t *first, uint64_t *last)
         if (s == NATS_OK) {
             *first = si->State.FirstSeq;
             *last = si->State.LastSeq;
+            n->created = si->Created > 0
+                         ? (uint64_t) si->Created / 1000 : 0;
             jsStreamInfo_Destroy(si);
             chaindata_nats_up(n, tries);
             return 0;

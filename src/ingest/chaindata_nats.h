@@ -90,6 +90,7 @@ typedef struct {
     natsConnection      *nc;
     jsCtx               *js;
     natsSubscription    *bell;       /* wakes a follower: a message came */
+    uint64_t             created;    /* its creation, us: the identity */
     int                  down;       /* a request failed: said once */
     volatile int         closing;
 } chaindata_nats_t;
@@ -123,7 +124,8 @@ void chaindata_nats_close(chaindata_nats_t *n);
 int chaindata_nats_create(chaindata_nats_t *n);
 
 /*
- * The stream's first and last sequence: 0; 1 the stream does not exist;
+ * The stream's first and last sequence, and when it was created in
+ * n->created: 0; 1 the stream does not exist;
  * -1 stopped by a signal (a server away is waited for, with backoff)
  */
 int chaindata_nats_state(chaindata_nats_t *n, uint64_t *first,

@@ -37,7 +37,7 @@ chaindata_stream_key(unsigned char *key, const char *stream)
 
 int
 chaindata_stream_position(chaindata_index_t *ix, const char *stream,
-    uint64_t *seq)
+    uint64_t *seq, uint64_t *id)
 {
     int             rc;
     MDB_txn        *txn;
@@ -45,6 +45,7 @@ chaindata_stream_position(chaindata_index_t *ix, const char *stream,
     unsigned char   k[CHAINDATA_NATS_NAME_MAX + 16];
 
     *seq = 0;
+    *id = 0;
 
     if (mdb_txn_begin(ix->env, NULL, MDB_RDONLY, &txn) != 0) {
         return -1;
@@ -60,6 +61,10 @@ chaindata_stream_position(chaindata_index_t *ix, const char *stream,
                                         val.mv_data, val.mv_size) == 0
              ? 1 : -1;
 
+        if (rc == 1) {
+            *id = chaindata_streamseq_id(val.mv_data);
+        }
+
     } else {
         rc = rc == MDB_NOTFOUND ? 0 : -1;
     }
@@ -72,12 +77,13 @@ chaindata_stream_position(chaindata_index_t *ix, const char *stream,
 
 /*
  * A sequence beside the stream's name: the position (CHAINDATA_STREAM_KEY)
- * or the publisher's last as seen (CHAINDATA_STREAMTIP_KEY).
+ * or the publisher's last as seen (CHAINDATA_STREAMTIP_KEY); id: the
+ * stream's identity (chaindata_nats_t's created), 0 for none.
  */
 
 static int
 chaindata_stream_put_sequence(chaindata_writeset_t *ws, const char *prefix,
-    const char *stream, unsigned format, uint64_t seq)
+    const char *stream, unsigned format, uint64_t seq, uint64_t id)
 {
     size_t          klen;
     unsigned char   k[CHAINDATA_NATS_NAME_MAX + 16], *v;
@@ -91,6 +97,7 @@ chaindata_stream_put_sequence(chaindata_writeset_t *ws, const char *prefix,
     }
 
     chaindata_streamseq_encode(v, format, seq);
+    chaindata_streamseq_put_id(v, id);
 
     return 0;
 }
@@ -98,10 +105,10 @@ chaindata_stream_put_sequence(chaindata_writeset_t *ws, const char *prefix,
 
 int
 chaindata_stream_put_position(chaindata_writeset_t *ws, const char *stream,
-    uint64_t seq)
+    uint64_t seq, uint64_t id)
 {
     return chaindata_stream_put_sequence(ws, CHAINDATA_STREAM_KEY, stream,
-                                         CHAINDATA_STREAM_FORMAT, seq);
+                                         CHAINDATA_STREAM_FORMAT, seq, id);
 }
 
 
@@ -112,7 +119,7 @@ chaindata_stream_put_published(chaindata_writeset_t *ws, const char *stream,
     uint64_t seq)
 {
     return chaindata_stream_put_sequence(ws, CHAINDATA_STREAMTIP_KEY, stream,
-                                         CHAINDATA_STREAMTIP_FORMAT, seq);
+                                         CHAINDATA_STREAMTIP_FORMAT, seq, 0);
 }
 
 
@@ -198,7 +205,9 @@ chaindata_stream_apply(chaindata_stream_t *s, uint64_t seq)
         return CHAINDATA_EXIT_INPUT;
     }
 
-    if (chaindata_stream_put_position(&s->in->ws, s->nats->stream, seq) != 0
+    if (chaindata_stream_put_position(&s->in->ws, s->nats->stream, seq,
+                                      s->nats->created)
+           != 0
         || chaindata_stream_put_published(&s->in->ws, s->nats->stream,
                                           s->published > seq ? s->published
                                                              : seq)
@@ -221,6 +230,7 @@ chaindata_stream_apply(chaindata_stream_t *s, uint64_t seq)
     }
 
     s->applied = seq;
+    s->id = s->nats->created;
     s->units++;
 
     if (time(NULL) - s->reported >= CHAINDATA_STREAM_REPORT) {
@@ -444,6 +454,57 @@ chaindata_stream_gap(chaindata_stream_t *s, uint64_t first)
 }
 
 
+/*
+ * The stream is the one the index follows: 0; or it was made anew since
+ * (created at another time than the one the position was stored with):
+ * its sequences mean other units, said with what to do, CHAINDATA_EXIT_
+ * INPUT.  An older index's position, without an identity, is given one
+ * with its next unit.
+ */
+
+static void
+chaindata_stream_when(uint64_t us, char *out, size_t size)
+{
+    time_t     t;
+    struct tm  tm;
+
+    t = (time_t) (us / 1000000);
+
+    if (gmtime_r(&t, &tm) == NULL
+        || strftime(out, size, "%Y-%m-%dT%H:%M:%S", &tm) == 0)
+    {
+        out[0] = '\0';
+    }
+
+    snprintf(out + strlen(out), size - strlen(out), ".%06uZ",
+             (unsigned) (us % 1000000));
+}
+
+
+static int
+chaindata_stream_same(chaindata_stream_t *s)
+{
+    char  was[48], now[48];
+
+    if (s->id == 0 || s->nats->created == 0 || s->id == s->nats->created) {
+        return 0;
+    }
+
+    chaindata_stream_when(s->id, was, sizeof(was));
+    chaindata_stream_when(s->nats->created, now, sizeof(now));
+
+    chaindata_nats_log(s->nats, "error", "the stream %s was made anew: "
+                       "this index follows the stream of that name created "
+                       "%s, the one there now was created %s and its "
+                       "sequences are other units; seed this index from a "
+                       "snapshot of an index that follows the new stream "
+                       "(chaindata-load --snapshot), or start on an empty "
+                       "index", s->nats->stream, was, now);
+
+    return CHAINDATA_EXIT_INPUT;
+}
+
+
 static int
 chaindata_stream_anew(chaindata_stream_t *s, uint64_t last)
 {
@@ -467,7 +528,8 @@ chaindata_stream_start(chaindata_stream_t *s, int once, uint64_t *until)
     int       rc;
     uint64_t  first, last;
 
-    rc = chaindata_stream_position(&s->in->ix, s->nats->stream, &s->applied);
+    rc = chaindata_stream_position(&s->in->ix, s->nats->stream, &s->applied,
+                                   &s->id);
     if (rc == -1) {
         chaindata_nats_log(s->nats, "error", "cannot read the stream "
                            "position of the index");
@@ -493,6 +555,10 @@ chaindata_stream_start(chaindata_stream_t *s, int once, uint64_t *until)
     if (rc == 1) {
         chaindata_nats_log(s->nats, "error", "there is no stream %s",
                            s->nats->stream);
+        return CHAINDATA_EXIT_INPUT;
+    }
+
+    if (chaindata_stream_same(s) != 0) {
         return CHAINDATA_EXIT_INPUT;
     }
 
@@ -565,7 +631,10 @@ chaindata_stream_follow(chaindata_stream_t *s, int once)
             break;
         }
 
-        rc = CHAINDATA_EXIT_OK;
+        rc = chaindata_stream_same(s);
+        if (rc != CHAINDATA_EXIT_OK) {
+            break;
+        }
 
         if (s->next < first) {
             return chaindata_stream_gap(s, first);

@@ -33,6 +33,7 @@ typedef struct {
     chaindata_ingest_t    *in;         /* what units are applied with */
 
     uint64_t               applied;    /* the sequence the index holds */
+    uint64_t               id;         /* the stream's, as the index has it */
     uint64_t               published;  /* the stream's last, as last seen */
     uint64_t               next;       /* the next one to read */
 
@@ -58,10 +59,11 @@ typedef struct {
 
 /* the sequence the index holds for a stream: 0 none, 1 found, -1 error */
 int chaindata_stream_position(chaindata_index_t *ix, const char *stream,
-    uint64_t *seq);
-/* appends the position's write to ws: 0, or -1 out of memory */
+    uint64_t *seq, uint64_t *id);
+/* appends the position's write (id: the stream's identity, chaindata_
+ * nats_t's created) to ws: 0, or -1 out of memory */
 int chaindata_stream_put_position(chaindata_writeset_t *ws,
-    const char *stream, uint64_t seq);
+    const char *stream, uint64_t seq, uint64_t id);
 
 /* lines (NDJSON) applied to s->in as one unit, not committed: 0 or -1 */
 int chaindata_stream_lines(chaindata_stream_t *s, const unsigned char *p,

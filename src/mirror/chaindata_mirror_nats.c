@@ -43,6 +43,7 @@ struct chaindata_pub_s {
     char            epoch[20];      /* this run's, names its units */
     uint64_t        count;          /* units this run published */
     uint64_t        seq;            /* the stream's last, this run's */
+    uint64_t        created;        /* the stream's identity at start */
 };
 
 
@@ -375,6 +376,13 @@ chaindata_pub_intruders(chaindata_mirror_t *m, uint64_t base)
         return -1;
     }
 
+    if (m->nats.created != m->pub->created) {
+        chaindata_mirror_log(m, "error", "the stream %s was made anew "
+                             "while this mirror published to it: nothing "
+                             "is committed", m->nats.stream);
+        return -1;
+    }
+
     memset(&s, 0, sizeof(s));
     s.nats = &m->nats;
     s.in = &m->in;
@@ -470,7 +478,8 @@ chaindata_pub_unit(chaindata_mirror_t *m)
 
     pub->len = 0;
 
-    if (chaindata_stream_put_position(&m->in.ws, m->nats.stream, pub->seq)
+    if (chaindata_stream_put_position(&m->in.ws, m->nats.stream, pub->seq,
+                                      m->nats.created)
         != 0)
     {
         chaindata_mirror_log(m, "error", "out of memory");
@@ -537,6 +546,8 @@ chaindata_pub_start(chaindata_mirror_t *m)
         return chaindata_mirror_stop ? CHAINDATA_MIRROR_STOPPED
                                      : CHAINDATA_EXIT_SYSTEM;
     }
+
+    m->pub->created = m->nats.created;
 
     return chaindata_mirror_stop ? CHAINDATA_MIRROR_STOPPED : CHAINDATA_EXIT_OK;
 }

@@ -214,3 +214,22 @@ test_listh(void)
     ok(chaindata_listh_decode(&d, buf, CHAINDATA_LISTH_SIZE + 3) != 0,
        "an inline chunk of an empty list refused");
 }
+
+
+void
+test_streamseq(void)
+{
+    uint64_t       seq;
+    unsigned char  v[CHAINDATA_STREAM_SIZE];
+
+    chaindata_streamseq_encode(v, CHAINDATA_STREAM_FORMAT, 1234567);
+    ok(chaindata_streamseq_id(v) == 0, "stream position: no identity");
+
+    chaindata_streamseq_put_id(v, 1795394401123456ULL);
+    ok(chaindata_streamseq_id(v) == 1795394401123456ULL,
+       "stream position: its identity (microseconds) read back");
+    ok(chaindata_streamseq_decode(&seq, CHAINDATA_STREAM_FORMAT, v,
+                                  sizeof(v)) == 0
+       && seq == 1234567 && v[0] == CHAINDATA_STREAM_FORMAT,
+       "stream position: the identity leaves its format and sequence");
+}

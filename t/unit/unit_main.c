@@ -32,6 +32,7 @@ main(void)
     test_hex_and_ids();
     test_hex_table();
     test_listh();
+    test_streamseq();
     test_writeset_join();
     test_digest();
     test_js_number();
