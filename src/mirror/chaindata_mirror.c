@@ -63,6 +63,9 @@ chaindata_mirror_usage(FILE *out)
         "  --interval S        seconds between polls (default 5)\n"
         "  --parallel N        concurrent requests (default 4), across\n"
         "                      the blocks in flight\n"
+        "  --max-body-bytes SIZE   the answers being received, all\n"
+        "                      together, decoded, at most (default 128M;\n"
+        "                      K, M, G): one larger fails\n"
         "  --blocks-ahead N    Stacks blocks in flight: fetched while the\n"
         "                      ones below commit (default 64; 1: one at\n"
         "                      a time)\n"
@@ -228,6 +231,7 @@ chaindata_mirror_args(chaindata_mirror_t *m, int argc, char **argv)
         { "follow", no_argument, NULL, 'f' },
         { "interval", required_argument, NULL, 'i' },
         { "parallel", required_argument, NULL, 'P' },
+        { "max-body-bytes", required_argument, NULL, 'B' },
         { "blocks-ahead", required_argument, NULL, 'A' },
         { "rate", required_argument, NULL, 'R' },
         { "retries", required_argument, NULL, 't' },
@@ -352,6 +356,16 @@ chaindata_mirror_args(chaindata_mirror_t *m, int argc, char **argv)
             }
 
             m->http.parallel = (unsigned) v;
+            break;
+
+        case 'B':
+            if (chaindata_index_parse_size(optarg, &m->http.max_body) != 0
+                || m->http.max_body < 65536)
+            {
+                fprintf(stderr, "chaindata-mirror: --max-body-bytes wants "
+                        "a size of 64K or more (K, M, G suffixes)\n");
+                return -1;
+            }
             break;
 
         case 'A':
@@ -544,6 +558,7 @@ main(int argc, char **argv)
     m.runes_fill_window = CHAINDATA_FILL_BLOCKS;
     m.http.m = &m;
     m.http.parallel = 4;
+    m.http.max_body = CHAINDATA_BODY_BUDGET;
     m.ahead = 64;
     m.http.retries = 8;
     m.http.timeout_ms = 30000;

@@ -89,6 +89,7 @@ typedef enum {
  * takes from it what the caller uses: validated and extracted at once.
  */
 typedef struct chaindata_req_s  chaindata_req_t;
+typedef struct chaindata_http_s  chaindata_http_t;
 
 struct chaindata_req_s {
     char                 url[CHAINDATA_URL_MAX];
@@ -101,12 +102,14 @@ struct chaindata_req_s {
     unsigned char       *body;
     size_t               len;
     size_t               cap;
+    size_t               held;      /* of the budget: cap while active */
     chaindata_arena_t   *arena;
     chaindata_jv_t      *root;      /* the body parsed, for check() */
     chaindata_jv_t      *list;      /* the list check() found good in it */
     char                 why[256];
 
     void                *owner;     /* the block in flight it is of */
+    chaindata_http_t    *http;      /* the budget its body is counted in */
     /* called when its answer is final: the turn's that started it */
     void               (*ended)(void *ctx, chaindata_req_t *r);
     void                *ended_ctx;
@@ -118,6 +121,7 @@ struct chaindata_req_s {
     unsigned             active:1;
     unsigned             gone_ok:1;  /* a 404 answers: root stays NULL */
     unsigned             may_fail:1; /* failed for good: why, the rest go on */
+    unsigned             over:2;     /* past the body budget: why says */
 };
 
 
@@ -182,7 +186,7 @@ typedef enum {
 
 typedef struct chaindata_mirror_s  chaindata_mirror_t;
 
-typedef struct {
+struct chaindata_http_s {
     chaindata_mirror_t  *m;            /* whose log says what waits */
     CURLM               *multi;
     struct curl_slist   *headers;        /* --header: not bound yet */
@@ -200,7 +204,16 @@ typedef struct {
     uint64_t             retried;
     uint64_t             throttled;    /* 429s */
     uint64_t             refused;      /* answers a check refused */
-} chaindata_http_t;
+    size_t               max_body;     /* --max-body-bytes: all at once */
+    size_t               body_bytes;   /* what the transfers hold now */
+    size_t               body_most;    /* and the most they held */
+};
+
+/*
+ * --max-body-bytes' default: the answers being received, all together
+ * (decoded: a gzip bomb is stopped at it), whatever --parallel
+ */
+#define CHAINDATA_BODY_BUDGET  ((size_t) 128 * 1024 * 1024)
 
 
 /*

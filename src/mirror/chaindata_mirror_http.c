@@ -19,7 +19,6 @@
 #include "chaindata_secret.h"
 
 
-#define CHAINDATA_BODY_MAX     ((size_t) 256 * 1024 * 1024)
 #define CHAINDATA_BACKOFF      0.25    /* seconds, doubled each try */
 #define CHAINDATA_BACKOFF_MAX  30.0
 
@@ -394,18 +393,67 @@ chaindata_req_txs_page(chaindata_req_t *r, const char *list,
 }
 
 
+/*
+ * The body budget (--max-body-bytes): the buffers of every transfer under
+ * way together, counted as allocated, decoded bytes (what a compressed
+ * answer inflates to).  An answer that alone claims (Content-Length) or
+ * grows past it fails for good; one that would grow past what the others
+ * leave is tried again later.  Either says so in r->why.
+ */
+
+#define CHAINDATA_BODY_ALONE   1
+#define CHAINDATA_BODY_SHARED  2
+
+static size_t
+chaindata_http_over(chaindata_http_t *h, chaindata_req_t *r, int how,
+    const char *what, uint64_t size)
+{
+    r->over = how;
+    (void) chaindata_req_fail(r, "the answer %s %llu bytes, over the "
+                              "mirror's body budget of %zu bytes%s "
+                              "(--max-body-bytes: every answer being "
+                              "received, together)", what,
+                              (unsigned long long) size, h->max_body,
+                              how == CHAINDATA_BODY_SHARED
+                              ? " with the answers being received" : "");
+
+    return 0;
+}
+
+
+static void
+chaindata_http_release(chaindata_http_t *h, chaindata_req_t *r)
+{
+    h->body_bytes -= r->held;
+    r->held = 0;
+}
+
+
 static size_t
 chaindata_http_body(char *data, size_t size, size_t nmemb, void *ctx)
 {
-    size_t            n, cap;
-    unsigned char    *p;
-    chaindata_req_t  *r;
+    size_t             n, cap;
+    curl_off_t         claim;
+    unsigned char     *p;
+    chaindata_req_t   *r;
+    chaindata_http_t  *h;
 
     r = ctx;
+    h = r->http;
     n = size * nmemb;
 
-    if (r->len + n > CHAINDATA_BODY_MAX) {
-        return 0;
+    if (r->len == 0
+        && curl_easy_getinfo(r->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T,
+                             &claim) == CURLE_OK
+        && claim > 0 && (uint64_t) claim > h->max_body)
+    {
+        return chaindata_http_over(h, r, CHAINDATA_BODY_ALONE, "claims",
+                                   (uint64_t) claim);
+    }
+
+    if (n > h->max_body - r->len) {
+        return chaindata_http_over(h, r, CHAINDATA_BODY_ALONE,
+                                   "grew past", (uint64_t) r->len + n);
     }
 
     if (r->cap - r->len < n) {
@@ -415,6 +463,14 @@ chaindata_http_body(char *data, size_t size, size_t nmemb, void *ctx)
             cap *= 2;
         }
 
+        cap = cap > h->max_body ? h->max_body : cap;
+
+        /* the buffer is moved: both held for a moment */
+        if (cap > h->max_body - (h->body_bytes - r->held)) {
+            return chaindata_http_over(h, r, CHAINDATA_BODY_SHARED,
+                                       "grew past", (uint64_t) r->len + n);
+        }
+
         p = realloc(r->body, cap);
         if (p == NULL) {
             return 0;
@@ -422,12 +478,28 @@ chaindata_http_body(char *data, size_t size, size_t nmemb, void *ctx)
 
         r->body = p;
         r->cap = cap;
+        h->body_bytes += cap - r->held;
+        r->held = cap;
+        h->body_most = h->body_bytes > h->body_most ? h->body_bytes
+                                                    : h->body_most;
     }
 
     memcpy(r->body + r->len, data, n);
     r->len += n;
 
     return n;
+}
+
+
+/* a body refused, or an earlier try's: its buffer goes */
+
+static void
+chaindata_http_shrink(chaindata_http_t *h, chaindata_req_t *r)
+{
+    free(r->body);
+    r->body = NULL;
+    r->cap = 0;
+    r->len = 0;
 }
 
 
@@ -442,7 +514,11 @@ chaindata_http_start(chaindata_http_t *h, chaindata_req_t *r)
     }
 
     curl_easy_reset(r->easy);
-    r->len = 0;
+
+    /* a buffer of an earlier try goes: the budget counts a transfer's */
+    chaindata_http_shrink(h, r);
+    r->over = 0;
+    r->http = h;
     r->status = 0;
     r->list = NULL;
     r->why[0] = '\0';
@@ -526,7 +602,12 @@ chaindata_http_finish(chaindata_http_t *h, chaindata_req_t *r, CURLcode cc)
     r->tries++;
     permanent = 0;
 
-    if (cc != CURLE_OK) {
+    if (r->over) {
+        /* said in r->why; a body over the budget alone never fits */
+        chaindata_http_shrink(h, r);
+        permanent = (r->over == CHAINDATA_BODY_ALONE);
+
+    } else if (cc != CURLE_OK) {
         (void) chaindata_req_fail(r, "%s", curl_easy_strerror(cc));
 
     } else {
@@ -577,6 +658,7 @@ chaindata_http_cancel(chaindata_http_t *h, chaindata_req_t **reqs, size_t n)
             curl_multi_remove_handle(h->multi, reqs[i]->easy);
             reqs[i]->active = 0;
             h->active--;
+            chaindata_http_release(h, reqs[i]);
         }
     }
 }
@@ -663,6 +745,7 @@ chaindata_http_reap(chaindata_http_t *h)
         curl_multi_remove_handle(h->multi, easy);
         r->active = 0;
         h->active--;
+        chaindata_http_release(h, r);
 
         if (chaindata_http_finish(h, r, cc)) {
             r->done = 1;
