@@ -327,6 +327,15 @@ void chaindata_http_free(chaindata_http_t *h);
 int chaindata_http_option(chaindata_http_t *h, int c, char *arg);
 /* after the options: every header bound to its source's URL, or -1 */
 int chaindata_http_bind(chaindata_http_t *h);
+/*
+ * What goes into a URL from upstream is parsed first: a tx_id is "0x"
+ * and 64 hex digits (1), or it is not one (0).  chaindata_http_fill()
+ * refuses a URL libcurl would rewrite (dot segments, characters outside
+ * a URL's plain set) before a header's scope is checked on it.
+ */
+int chaindata_url_txid(const chaindata_jv_t *id);
+int chaindata_url_plain(const char *url, size_t *bad);
+
 chaindata_req_t *chaindata_req_new(int (*check)(chaindata_req_t *r),
     const char *fmt, ...)
 #ifdef __GNUC__

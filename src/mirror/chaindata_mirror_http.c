@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chaindata_hex.h"
 #include "chaindata_mirror.h"
 #include "chaindata_secret.h"
 
@@ -282,6 +283,84 @@ chaindata_http_headers(chaindata_http_t *h, const char *url)
     }
 
     return l;
+}
+
+
+int
+chaindata_url_txid(const chaindata_jv_t *id)
+{
+    int            prefixed;
+    unsigned char  bin[32];
+
+    return id && id->type == CHAINDATA_JV_STRING && id->len == 66
+           && chaindata_txid_parse(id->str, id->len, bin, &prefixed) == 0
+           && prefixed;
+}
+
+
+/*
+ * A URL sent as it reads: after "scheme://host", a path of letters,
+ * digits and "-._~:@!$*+,;=" (no '%': no encoded dot either) with no "."
+ * or ".." segment (libcurl would resolve it, sending a path that no
+ * longer starts with the source's), then a query of those, '%' and '&'
+ * but no '?' or '/', no fragment.  1 plain; 0 with *bad the
+ * offset of what is not.
+ */
+
+int
+chaindata_url_plain(const char *url, size_t *bad)
+{
+    int          query;
+    size_t       seg;
+    const char  *p, *s;
+
+    p = strstr(url, "://");
+    p = p ? strchr(p + 3, '/') : NULL;
+
+    if (p == NULL) {
+        *bad = 0;
+        return 0;
+    }
+
+    query = 0;
+    seg = 0;
+
+    for (s = p; *s; s++) {
+        if (!query && (*s == '/' || *s == '?')) {
+            /* the segment that ends here: "." or ".." */
+            if ((seg == 1 && s[-1] == '.')
+                || (seg == 2 && s[-1] == '.' && s[-2] == '.'))
+            {
+                break;
+            }
+
+            seg = 0;
+            query = (*s == '?');
+            continue;
+        }
+
+        seg++;
+
+        if ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')
+            || (*s >= '0' && *s <= '9') || strchr("-._~:@!$*+,;=", *s)
+            || (query && strchr("%&", *s)))
+        {
+            continue;
+        }
+
+        break;
+    }
+
+    if (*s == '\0' && !query
+        && ((seg == 1 && s[-1] == '.')
+            || (seg == 2 && s[-1] == '.' && s[-2] == '.')))
+    {
+        s--;
+    }
+
+    *bad = (size_t) (s - url);
+
+    return *s == '\0';
 }
 
 
@@ -665,6 +744,44 @@ chaindata_http_cancel(chaindata_http_t *h, chaindata_req_t **reqs, size_t n)
 
 
 /*
+ * A URL that is not plain (chaindata_url_plain()) is never sent: its
+ * request ends failed for good, the URL named up to what is wrong in it
+ * (the rest may be anything upstream wrote).  1 refused, 0 plain.
+ */
+
+static int
+chaindata_http_unplain(chaindata_req_t *r,
+    void (*ended)(void *ctx, chaindata_req_t *r), void *ctx)
+{
+    size_t  bad;
+
+    if (chaindata_url_plain(r->url, &bad)) {
+        return 0;
+    }
+
+    /* named up to what is wrong: the rest is anyone's text */
+    if (r->label[0] == '\0') {
+        snprintf(r->label, sizeof(r->label), "%.*s [cut]",
+                 (int) (bad < sizeof(r->label) - 7 ? bad
+                                                   : sizeof(r->label) - 7),
+                 r->url);
+    }
+
+    (void) chaindata_req_fail(r, "refused, never sent: a dot segment, or a "
+                              "character a plain URL does not have, ends "
+                              "where it is cut (a path taken from "
+                              "upstream?)");
+    r->tries++;
+    r->done = 1;
+    r->ended = ended;
+    r->ended_ctx = ctx;
+    ended(ctx, r);
+
+    return 1;
+}
+
+
+/*
  * Starts what may start now, in the order given, while fewer than
  * --parallel requests are in flight: in flight counted across every
  * caller (the blocks in flight share the bound).  *wake: when to look
@@ -691,6 +808,10 @@ chaindata_http_fill(chaindata_http_t *h, chaindata_req_t **reqs, size_t n,
 
         if (r->not_before > now) {
             *wake = r->not_before < *wake ? r->not_before : *wake;
+            continue;
+        }
+
+        if (chaindata_http_unplain(r, ended, ctx)) {
             continue;
         }
 

@@ -168,8 +168,9 @@ chaindata_stacks_check_txs(chaindata_req_t *r)
         id = tx->type == CHAINDATA_JV_OBJECT
              ? chaindata_jv_get(tx, "tx_id") : NULL;
 
-        if (id == NULL || id->type != CHAINDATA_JV_STRING || id->len != 66) {
-            return chaindata_req_fail(r, "a transaction without a tx_id");
+        if (!chaindata_url_txid(id)) {
+            return chaindata_req_fail(r, "a transaction without a tx_id "
+                                      "(0x and 64 hex digits)");
         }
 
         if (b->txs) {
