@@ -11,7 +11,9 @@
 #   between two of the publisher's: the publisher says so and publishes
 #   after it; a verifying follower skips it and applies every block.
 # A whole unit a follower would apply, stored by another writer, stops
-# the publisher: t/79-nats-publishers.t.
+# the publisher: t/79-nats-publishers.t.  A follower on the publisher's
+# index is refused at start (one writer of an index's feeds; the check
+# inside the write transaction: t/unit/test_writers.c).
 
 use strict;
 use warnings;
@@ -130,6 +132,12 @@ ok(defined $n, "the last unit is $h->{'Chaindata-Unit'}");
 # 0), and the id as the publisher gives it now (a random tail)
 like($h->{'Nats-Msg-Id'} // '', qr/^\Q$epoch.$n\E\.0\.[0-9a-f]{16}$/,
      "a part's Nats-Msg-Id ends with 16 random hex digits");
+# one writer of an index's feeds: a follower of the publisher's own
+# stream on the publisher's index is refused at start
+my ($c, $o, $e) = follow($S, "$root/pub-$S");
+is($c, 3, "a follower on the running publisher's index: exit 3");
+like($e, qr{another chaindata-mirror runs on \Q$root/pub-$S\E \(pid $pid; \S+/mirror\.lock is locked\): one writer of an index's feeds at a time},
+     'it says which writer holds the index');
 my $planted = put($S, 'planted', 'Nats-Msg-Id' => "$epoch.${\ ($n + 1)}.0");
 is($planted, $last + 1, 'the planted message is stored');
 write_chain($root, make_chain(500, [@blocks[0 .. 5]]));
@@ -141,7 +149,7 @@ like($log, qr/level=warn msg="the stream $S holds a message after sequence $last
 like($log, qr/level=warn msg="the stream $S: sequences $planted to $planted hold no unit a follower applies; the unit \Q$epoch\E\.${\ ($n + 1)} is published again after them"/,
      'and that it publishes its unit after it');
 unlike($log, qr/one publisher a stream|nothing is committed/, 'it did not stop');
-my ($c, $o, $e) = follow($S, "$root/edge-$S");
+($c, $o, $e) = follow($S, "$root/edge-$S");
 is($c, 0, 'a follower: exit 0') or diag($e);
 unlike($e, qr/leaves a gap/, 'no gap');
 is(scalar(grep { has("$root/edge-$S", $_) } @ids[0 .. 11]), 12,

@@ -141,6 +141,57 @@ chaindata_feed_position(chaindata_index_t *ix, const char *source,
 }
 
 
+/*
+ * The source's position as the index has it (0, 1 none, -1), which the
+ * write set then expects unchanged when it is applied: the block or the
+ * rollback is decided on it, and another writer's commit in between
+ * makes the commit fail (chaindata_index_commit()), never applied on a
+ * position it was not checked against.
+ */
+
+static int
+chaindata_feed_expect(chaindata_feed_t *f, chaindata_index_t *ix,
+    chaindata_writeset_t *ws, chaindata_feedpos_t *pos, unsigned char *hash)
+{
+    int             rc, found;
+    size_t          len;
+    unsigned char  *v;
+
+    v = NULL;
+    len = 0;
+
+    rc = chaindata_feed_get(ix, CHAINDATA_DBI_FEED,
+                            (const unsigned char *) f->source,
+                            strlen(f->source), &v, &len);
+    if (rc < 0) {
+        return -1;
+    }
+
+    found = (rc == 0);
+
+    if (chaindata_writeset_expect(ws, CHAINDATA_DBI_FEED,
+                                  (const unsigned char *) f->source,
+                                  strlen(f->source), found ? v : NULL,
+                                  found ? len : 0)
+        != 0)
+    {
+        rc = -1;
+
+    } else if (rc == 0 && pos) {
+        rc = chaindata_feedpos_decode(pos, v, len);
+
+        if (rc == 0) {
+            memcpy(hash, pos->hash, pos->hash_len);
+            pos->hash = hash;
+        }
+    }
+
+    free(v);
+
+    return rc;
+}
+
+
 /* the members of a stored block record, parsed into f's arena */
 
 static chaindata_jv_t *
@@ -281,7 +332,7 @@ chaindata_feed_begin(chaindata_feed_t *f, chaindata_index_t *ix,
     rc = chaindata_feed_pending(f, ws, &pos, posh);
 
     if (rc == 1) {
-        rc = chaindata_feed_position(ix, f->source, &pos, posh);
+        rc = chaindata_feed_expect(f, ix, ws, &pos, posh);
 
     } else if (rc < 0) {
         rc = 1;                         /* a rollback deleted it */
@@ -713,18 +764,67 @@ chaindata_feed_rewind(chaindata_feed_t *f, chaindata_index_t *ix,
 }
 
 
+/*
+ * A rollback to below the first recorded block of the source agrees with
+ * none of them: the mirror refuses such a reorg, and so does a follower
+ * (f->keep_first): -1 with f->err, the index untouched; else 0.
+ */
+
+static int
+chaindata_feed_below_first(chaindata_feed_t *f, MDB_cursor *cur,
+    uint64_t height)
+{
+    size_t          klen, plen;
+    uint64_t        first;
+    MDB_val         key, val;
+    unsigned char   k[CHAINDATA_BLOCK_KEY_MAX];
+    const uint8_t  *p;
+    int             i;
+
+    klen = chaindata_block_key(k, f->source, 0);
+    plen = klen - 8;
+    key.mv_data = k;
+    key.mv_size = klen;
+
+    if (mdb_cursor_get(cur, &key, &val, MDB_SET_RANGE) != 0
+        || key.mv_size != klen || memcmp(key.mv_data, k, plen) != 0)
+    {
+        return 0;
+    }
+
+    p = (const uint8_t *) key.mv_data + plen;
+
+    for (first = 0, i = 0; i < 8; i++) {
+        first = first << 8 | p[i];
+    }
+
+    if (height >= first) {
+        return 0;
+    }
+
+    return chaindata_feed_fail(f, "a rollback of %s to height %llu is below "
+                               "every recorded block (the first is %llu): "
+                               "it agrees with none of them: is it the same "
+                               "chain?", f->source,
+                               (unsigned long long) height,
+                               (unsigned long long) first);
+}
+
+
 int
 chaindata_feed_rollback(chaindata_feed_t *f, chaindata_index_t *ix,
     chaindata_record_t *rec, chaindata_writeset_t *ws)
 {
-    int                 rc;
-    size_t              klen, plen;
-    uint64_t            height;
-    MDB_txn            *txn;
-    MDB_val             key, val;
-    MDB_cursor         *cur;
-    unsigned char       k[CHAINDATA_BLOCK_KEY_MAX];
-    chaindata_arena_t  *arena;
+    int                  rc;
+    size_t               klen, plen;
+    uint64_t             height;
+    MDB_txn             *txn;
+    MDB_val              key, val;
+    MDB_cursor          *cur;
+    unsigned char        k[CHAINDATA_BLOCK_KEY_MAX];
+    unsigned char        posh[CHAINDATA_FEED_HASH_MAX];
+    chaindata_arena_t   *arena;
+    chaindata_feedpos_t  pos;
 
     f->err[0] = '\0';
 
@@ -746,6 +846,13 @@ chaindata_feed_rollback(chaindata_feed_t *f, chaindata_index_t *ix,
         return -1;
     }
 
+    if (chaindata_feed_pending(f, ws, &pos, posh) == 1
+        && chaindata_feed_expect(f, ix, ws, NULL, NULL) < 0)
+    {
+        return chaindata_feed_fail(f, "cannot read the position of %s",
+                                   f->source);
+    }
+
     arena = chaindata_arena_create();
     if (arena == NULL) {
         return chaindata_feed_fail(f, "out of memory");
@@ -763,6 +870,13 @@ chaindata_feed_rollback(chaindata_feed_t *f, chaindata_index_t *ix,
         chaindata_arena_destroy(arena);
         return chaindata_feed_fail(f, "cannot read the block records: %s",
                                    mdb_strerror(rc));
+    }
+
+    if (f->keep_first && chaindata_feed_below_first(f, cur, height) != 0) {
+        mdb_cursor_close(cur);
+        mdb_txn_abort(txn);
+        chaindata_arena_destroy(arena);
+        return -1;
     }
 
     klen = chaindata_block_key(k, f->source, height + 1);

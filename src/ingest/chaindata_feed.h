@@ -56,6 +56,9 @@ typedef struct {
     uint64_t            max_depth;  /* blocks a rollback may undo: 0 any,
                                        CHAINDATA_FEED_DEPTH_DEFAULT each
                                        source's default */
+    unsigned            keep_first:1;  /* a rollback below every recorded
+                                          block is refused, as the mirror
+                                          refuses it (a stream follower) */
     char                err[CHAINDATA_ERR_LEN];
 } chaindata_feed_t;
 

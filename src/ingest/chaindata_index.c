@@ -10,8 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include "chaindata_index.h"
 #include "chaindata_index_files.h"
@@ -235,6 +237,55 @@ chaindata_index_delete_prefix(MDB_txn *txn, MDB_dbi dbi,
 }
 
 
+/*
+ * The expectations of the write set, inside the transaction that applies
+ * it: what was read when its writes were decided is still there, or
+ * CHAINDATA_INDEX_MOVED (another writer committed meanwhile).
+ */
+
+static int
+chaindata_index_expected(chaindata_index_t *ix, MDB_txn *txn,
+    const chaindata_writeset_t *ws)
+{
+    int                        rc;
+    size_t                     i;
+    MDB_val                    key, val;
+    const chaindata_expect_t  *e;
+
+    for (i = 0; i < ws->nexpects; i++) {
+        e = &ws->expects[i];
+        key.mv_data = e->key;
+        key.mv_size = e->key_len;
+
+        rc = mdb_get(txn, ix->dbi[e->db], &key, &val);
+
+        if (rc != 0 && rc != MDB_NOTFOUND) {
+            return rc;
+        }
+
+        if (e->absent ? rc == 0
+                      : rc != 0 || val.mv_size != e->val_len
+                        || memcmp(val.mv_data, e->key + e->key_len,
+                                  e->val_len) != 0)
+        {
+            return CHAINDATA_INDEX_MOVED;
+        }
+    }
+
+    return 0;
+}
+
+
+const char *
+chaindata_index_strerror(int rc)
+{
+    return rc == CHAINDATA_INDEX_MOVED
+           ? "what it was decided on changed under it: another writer of "
+             "this feed committed meanwhile (one writer per feed)"
+           : mdb_strerror(rc);
+}
+
+
 static int
 chaindata_index_apply(chaindata_index_t *ix, MDB_txn *txn,
     const chaindata_writeset_t *ws)
@@ -243,6 +294,11 @@ chaindata_index_apply(chaindata_index_t *ix, MDB_txn *txn,
     size_t                    i;
     MDB_val                   key, val;
     const chaindata_write_t  *w;
+
+    rc = chaindata_index_expected(ix, txn, ws);
+    if (rc != 0) {
+        return rc;
+    }
 
     for (i = 0; i < ws->nwrites; i++) {
         w = &ws->writes[i];
@@ -333,3 +389,68 @@ chaindata_index_commit(chaindata_index_t *ix, const chaindata_writeset_t *ws)
         }
     }
 }
+
+
+/*
+ * One writer of an index's feeds at a time: DIR/mirror.lock, locked while
+ * a chaindata-mirror or a stream follower runs, holds the writer's name
+ * and pid; a second is refused, naming the first (an empty file is an
+ * older mirror's).  The descriptor, kept open (the lock goes with the
+ * process), or -1 after a message.
+ */
+
+int
+chaindata_index_writer_lock(const char *dir, const char *prog)
+{
+    int                      fd;
+    char                     path[4096], who[128], *pid;
+    ssize_t                  n;
+    chaindata_index_owner_t  own;
+
+    snprintf(path, sizeof(path), "%s/mirror.lock", dir);
+
+    if (chaindata_index_owner_begin(dir, &own) != 0) {
+        fprintf(stderr, "%s: cannot take the ids of the owner of %s: %s\n",
+                prog, dir, strerror(errno));
+        return -1;
+    }
+
+    /* never through a link, nor one of another user (doc/operations.md) */
+    fd = chaindata_index_files_open(dir, "mirror.lock", O_RDWR | O_CREAT,
+                                    0600);
+    chaindata_index_owner_end(&own);
+
+    if (fd == -1) {
+        fprintf(stderr, "%s: cannot open %s: %s\n", prog, path,
+                strerror(errno));
+        return -1;
+    }
+
+    if (flock(fd, LOCK_EX|LOCK_NB) != 0) {
+        /* "NAME\nPID\n" */
+        n = pread(fd, who, sizeof(who) - 1, 0);
+        who[n > 0 ? n : 0] = '\0';
+        pid = who + strcspn(who, "\n");
+
+        if (*pid) {
+            *pid++ = '\0';
+            pid[strcspn(pid, "\n")] = '\0';
+        }
+
+        fprintf(stderr, "%s: another %s runs on %s (%s%s%s%s is locked): "
+                "one writer of an index's feeds at a time\n", prog,
+                who[0] ? who : "chaindata-mirror", dir,
+                *pid ? "pid " : "", pid, *pid ? "; " : "", path);
+        close(fd);
+        return -1;
+    }
+
+    n = snprintf(who, sizeof(who), "%s\n%ld\n", prog, (long) getpid());
+
+    if (ftruncate(fd, 0) != 0 || pwrite(fd, who, n, 0) != n) {
+        /* the lock is what counts; the name only helps the message */
+    }
+
+    return fd;
+}
+

@@ -45,11 +45,26 @@ int chaindata_index_open(chaindata_index_t *ix);
 void chaindata_index_close(chaindata_index_t *ix);
 
 /*
- * Applies ws in one write transaction: 0, or an LMDB error (MDB_MAP_FULL
- * when the map is at max_map_size already).
+ * Applies ws in one write transaction, its expectations checked in it
+ * first: 0, CHAINDATA_INDEX_MOVED when one no longer holds (nothing
+ * applied), or an LMDB error (MDB_MAP_FULL when the map is at
+ * max_map_size already).
  */
 int chaindata_index_commit(chaindata_index_t *ix,
     const chaindata_writeset_t *ws);
+
+/* beside LMDB's codes (MDB_KEYEXIST is -30799, the last -30780) */
+#define CHAINDATA_INDEX_MOVED  (-30700)
+
+/* what a commit's code means: mdb_strerror(), or ours */
+const char *chaindata_index_strerror(int rc);
+
+/*
+ * The lock of the one writer of an index's feeds (DIR/mirror.lock): a
+ * descriptor kept open while the writer runs, or -1 after a message
+ * naming the writer that holds it.
+ */
+int chaindata_index_writer_lock(const char *dir, const char *prog);
 
 
 #endif /* _CHAINDATA_INDEX_H_INCLUDED_ */

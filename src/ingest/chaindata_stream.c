@@ -223,7 +223,8 @@ chaindata_stream_apply(chaindata_stream_t *s, uint64_t seq)
     if (rc != 0) {
         chaindata_nats_log(s->nats, "error", "commit of the unit ending at "
                            "sequence %llu failed: %s%s",
-                           (unsigned long long) seq, mdb_strerror(rc),
+                           (unsigned long long) seq,
+                           chaindata_index_strerror(rc),
                            rc == EIO || rc == ENOSPC
                            ? " (is the index's disk full?)" : "");
         return CHAINDATA_EXIT_SYSTEM;
@@ -527,6 +528,9 @@ chaindata_stream_start(chaindata_stream_t *s, int once, uint64_t *until)
 {
     int       rc;
     uint64_t  first, last;
+
+    /* a follower refuses what the mirror refuses */
+    s->in->feed.keep_first = 1;
 
     rc = chaindata_stream_position(&s->in->ix, s->nats->stream, &s->applied,
                                    &s->id);

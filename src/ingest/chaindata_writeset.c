@@ -139,11 +139,67 @@ chaindata_writeset_join(chaindata_writeset_t *ws, size_t head, size_t max)
 
 
 
+int
+chaindata_writeset_expect(chaindata_writeset_t *ws, chaindata_dbi_e db,
+    const unsigned char *key, size_t key_len, const unsigned char *val,
+    size_t val_len)
+{
+    size_t               cap, vlen;
+    unsigned char       *p;
+    chaindata_expect_t  *e;
+
+    vlen = val ? val_len : 0;
+
+    if (ws->nexpects == ws->expects_cap) {
+        cap = ws->expects_cap ? ws->expects_cap * 2 : 8;
+
+        e = realloc(ws->expects, cap * sizeof(*e));
+        if (e == NULL) {
+            return -1;
+        }
+
+        ws->expects = e;
+        ws->expects_cap = cap;
+    }
+
+    /* apart from the writes' buffer, which trim() and join() move */
+    p = malloc(key_len + vlen + 1);
+    if (p == NULL) {
+        return -1;
+    }
+
+    memcpy(p, key, key_len);
+
+    if (vlen) {
+        memcpy(p + key_len, val, vlen);
+    }
+
+    e = &ws->expects[ws->nexpects++];
+    e->db = db;
+    e->key = p;
+    e->key_len = key_len;
+    e->val_len = vlen;
+    e->absent = (val == NULL);
+
+    return 0;
+}
+
+
+static void
+chaindata_writeset_expects_drop(chaindata_writeset_t *ws, size_t keep)
+{
+    while (ws->nexpects > keep) {
+        free(ws->expects[--ws->nexpects].key);
+    }
+}
+
+
 void
 chaindata_writeset_mark(const chaindata_writeset_t *ws,
     chaindata_writeset_mark_t *mark)
 {
     mark->nwrites = ws->nwrites;
+    mark->nexpects = ws->nexpects;
     mark->len = ws->len;
 }
 
@@ -153,6 +209,7 @@ chaindata_writeset_restore(chaindata_writeset_t *ws,
     const chaindata_writeset_mark_t *mark)
 {
     ws->nwrites = mark->nwrites;
+    chaindata_writeset_expects_drop(ws, mark->nexpects);
     ws->len = mark->len;
 }
 
@@ -161,6 +218,7 @@ void
 chaindata_writeset_reset(chaindata_writeset_t *ws)
 {
     ws->nwrites = 0;
+    chaindata_writeset_expects_drop(ws, 0);
     ws->len = 0;
 }
 
@@ -168,7 +226,9 @@ chaindata_writeset_reset(chaindata_writeset_t *ws)
 void
 chaindata_writeset_free(chaindata_writeset_t *ws)
 {
+    chaindata_writeset_expects_drop(ws, 0);
     free(ws->writes);
+    free(ws->expects);
     free(ws->buf);
     memset(ws, 0, sizeof(*ws));
 }

@@ -31,11 +31,28 @@ typedef struct {
 } chaindata_write_t;
 
 
+/*
+ * What a decision made building the write set read from the index: the
+ * value of a key then (or its absence, absent), checked again inside the
+ * transaction that applies the writes, before any of them
+ */
+typedef struct {
+    chaindata_dbi_e    db;
+    unsigned char     *key;          /* its own copy: the key, the value */
+    size_t             key_len;
+    size_t             val_len;
+    int                absent;
+} chaindata_expect_t;
+
+
 /* the writes of a batch of records, applied in order in one transaction */
 typedef struct {
     chaindata_write_t  *writes;
     size_t              nwrites;
     size_t              writes_cap;
+    chaindata_expect_t *expects;
+    size_t              nexpects;
+    size_t              expects_cap;
     unsigned char      *buf;
     size_t              len;
     size_t              cap;
@@ -45,6 +62,7 @@ typedef struct {
 /* how far a write set was filled, to go back to */
 typedef struct {
     size_t              nwrites;
+    size_t              nexpects;
     size_t              len;
 } chaindata_writeset_mark_t;
 
@@ -56,6 +74,13 @@ typedef struct {
 unsigned char *chaindata_writeset_add(chaindata_writeset_t *ws,
     chaindata_write_e action, chaindata_dbi_e db, const unsigned char *key,
     size_t key_len, size_t val_len);
+/*
+ * Appends an expectation: key holds val (val_len bytes) when the writes
+ * are applied, or is absent (val NULL).  0, or -1 out of memory.
+ */
+int chaindata_writeset_expect(chaindata_writeset_t *ws, chaindata_dbi_e db,
+    const unsigned char *key, size_t key_len, const unsigned char *val,
+    size_t val_len);
 /* the value of the last write shortened to val_len (made at most that) */
 void chaindata_writeset_trim(chaindata_writeset_t *ws, size_t val_len);
 /*

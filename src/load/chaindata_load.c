@@ -154,7 +154,7 @@ chaindata_commit_batch(chaindata_loader_t *ld)
         /* LMDB reports a failed write, a full disk included, as EIO */
         fprintf(stderr, "chaindata-load: %s: batch from line %zu not "
                 "applied: %s%s\n", ld->file, ld->first_line,
-                mdb_strerror(rc),
+                chaindata_index_strerror(rc),
                 rc == EIO || rc == ENOSPC
                 ? " (writing the index failed: is its disk full?)" : "");
         return CHAINDATA_EXIT_SYSTEM;

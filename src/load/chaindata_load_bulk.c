@@ -482,7 +482,7 @@ chaindata_bulk_commit(chaindata_index_t *ix, chaindata_bulk_t *bk,
     if (rc != 0) {
         fprintf(stderr, "chaindata-load: %s: batch of lines %zu-%zu not "
                 "applied: %s%s\n", b->file, b->first_line, b->last_line,
-                mdb_strerror(rc),
+                chaindata_index_strerror(rc),
                 rc == MDB_MAP_FULL ? " (--max-map-size)"
                 : rc == EIO || rc == ENOSPC
                 ? " (writing the index failed: is its disk full?)" : "");

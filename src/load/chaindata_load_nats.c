@@ -7,6 +7,7 @@
 
 
 #include <string.h>
+#include <unistd.h>
 
 #include "chaindata_load_nats.h"
 #include "chaindata_signal.h"
@@ -20,7 +21,7 @@ int
 chaindata_load_nats(chaindata_nats_t *nats, chaindata_ingest_t *in,
     int once)
 {
-    int                  rc;
+    int                  rc, lock;
     chaindata_stream_t   s;
 
     chaindata_signal_stop(&chaindata_load_stop);
@@ -28,8 +29,16 @@ chaindata_load_nats(chaindata_nats_t *nats, chaindata_ingest_t *in,
     nats->prog = "chaindata-load";
     nats->stop = &chaindata_load_stop;
 
+    /* one writer of the index's feeds: not beside a mirror or a follower */
+    lock = chaindata_index_writer_lock(in->ix.path, "chaindata-load --nats");
+    if (lock == -1) {
+        chaindata_nats_close(nats);
+        return CHAINDATA_EXIT_SYSTEM;
+    }
+
     if (chaindata_nats_connect(nats) != 0) {
         chaindata_nats_close(nats);
+        close(lock);
         return chaindata_load_stop ? CHAINDATA_EXIT_OK : CHAINDATA_EXIT_SYSTEM;
     }
 
@@ -41,6 +50,7 @@ chaindata_load_nats(chaindata_nats_t *nats, chaindata_ingest_t *in,
 
     chaindata_stream_free(&s);
     chaindata_nats_close(nats);
+    close(lock);
 
     return rc;
 }

@@ -506,37 +506,8 @@ chaindata_mirror_args(chaindata_mirror_t *m, int argc, char **argv)
 static int
 chaindata_mirror_lock(chaindata_mirror_t *m)
 {
-    int                      fd;
-    char                     path[4096];
-    chaindata_index_owner_t  own;
-
-    snprintf(path, sizeof(path), "%s/mirror.lock", m->db_path);
-
-    if (chaindata_index_owner_begin(m->db_path, &own) != 0) {
-        fprintf(stderr, "chaindata-mirror: cannot take the ids of the owner "
-                "of %s: %s\n", m->db_path, strerror(errno));
-        return -1;
-    }
-
-    /* never through a link, nor one of another user (doc/operations.md) */
-    fd = chaindata_index_files_open(m->db_path, "mirror.lock",
-                                    O_RDWR | O_CREAT, 0600);
-    chaindata_index_owner_end(&own);
-
-    if (fd == -1) {
-        fprintf(stderr, "chaindata-mirror: cannot open %s: %s\n", path,
-                strerror(errno));
-        return -1;
-    }
-
-    if (flock(fd, LOCK_EX|LOCK_NB) != 0) {
-        fprintf(stderr, "chaindata-mirror: another chaindata-mirror runs on "
-                "%s (%s is locked)\n", m->db_path, path);
-        close(fd);
-        return -1;
-    }
-
-    return 0;
+    return chaindata_index_writer_lock(m->db_path, "chaindata-mirror") == -1
+           ? -1 : 0;
 }
 
 

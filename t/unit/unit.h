@@ -27,6 +27,9 @@ void test_txh(void);
 void test_listh(void);
 void test_streamseq(void);
 
+/* test_writers.c */
+void test_writers(void);
+
 /* test_jsnum.c */
 void test_js_number(void);
 void test_js_integer_text(void);

@@ -33,6 +33,7 @@ main(void)
     test_hex_table();
     test_listh();
     test_streamseq();
+    test_writers();
     test_writeset_join();
     test_digest();
     test_js_number();
