@@ -81,6 +81,15 @@ sub sign {
             '-out', "$root/sig");
     return encode_base64(slurp("$root/sig"), '');
 }
+# and of its one part (Chaindata-Part-Signature), as feed.md says
+sub sign_part {
+    my ($key, $unit, $first, $data) = @_;
+    spew("$root/text", "chaindata-part 1\nstream $S\nunit $unit\nfirst $first\n"
+        . "part 0\nparts 1\nbytes " . sha256_hex($data) . "\n");
+    openssl('pkeyutl', '-sign', '-rawin', '-inkey', $key, '-in', "$root/text",
+            '-out', "$root/sig");
+    return encode_base64(slurp("$root/sig"), '');
+}
 
 # a private key others may read: refused
 chmod 0640, "$root/unit.key";
@@ -122,18 +131,21 @@ put_unit($d, %$h);
 put_unit(qq({"kind":"tx","data":$forged}\n), 'Chaindata-Unit' => 'f.4',
     'Chaindata-Signature' => 'A' x 86 . '==');
 my $good = sign("$root/unit.key", 'h.1', $seq + 4, "$mempool\n");
-my $hand = put_unit("$mempool\n", 'Chaindata-Unit' => 'h.1', 'Chaindata-Signature' => $good);
+my $hand = put_unit("$mempool\n", 'Chaindata-Unit' => 'h.1', 'Chaindata-Signature' => $good,
+    'Chaindata-Part-Signature' => sign_part("$root/unit.key", 'h.1', $seq + 4, "$mempool\n"));
 
 ($c, $o, $e) = follow($edge, '--nats-verify-key', "$root/unit.pub");
 is($c, 0, 'the follower after the forged units: exit 0') or diag($e);
-like($e, qr/error msg="stream $S: the unit f\.1 ending at sequence $seq is refused and skipped, nothing of it applied: it is not signed/,
-     'an unsigned unit: refused, said');
-like($e, qr/the unit f\.2 ending at sequence ${\ ($seq + 1)} is refused and skipped, nothing of it applied: its signature does not verify with the key given/,
-     'a unit signed with another key: refused, said');
-like($e, qr/the unit \S+ ending at sequence ${\ ($seq + 2)} is refused and skipped.*does not verify/,
-     'a signed unit copied to the end of the stream: refused, said');
-like($e, qr/sequence ${\ ($seq + 3)} is refused and skipped.*does not verify/,
-     'a signature of zeros: refused, said');
+# each part is verified when it arrives (Chaindata-Part-Signature): a
+# forged one is dropped at once, never buffered
+like($e, qr/warn msg="stream $S: the message at sequence $seq is dropped, a part 0 of 1 of the unit f\.1 that does not verify: it is not signed/,
+     'an unsigned unit: its part dropped, said');
+like($e, qr/the message at sequence ${\ ($seq + 1)} is dropped, a part 0 of 1 of the unit f\.2 that does not verify: it is not signed/,
+     'a unit signed with another key (no part signature): dropped, said');
+like($e, qr/the message at sequence ${\ ($seq + 2)} is dropped, a part 0 of 1 of the unit \S+ that does not verify: its signature does not verify with the key given/,
+     'a signed unit copied to the end of the stream: its part does not verify there, dropped');
+like($e, qr/the message at sequence ${\ ($seq + 3)} is dropped.*does not verify/,
+     'a unit with a signature of zeros: dropped, said');
 is(scalar(grep { has($edge, $_) } @ids), scalar @ids,
    'no rollback applied: every block still there');
 ok(!has($edge, tx_id($forged)), 'no forged transaction');
@@ -170,7 +182,7 @@ my $junk = $ns->request("chaindata.$S", 'not a unit') =~ /"seq":(\d+)/ ? $1 : di
 write_chain($root, make_chain(500, \@blocks));
 ($c, $o, $e) = publish('--nats-sign-key', "$root/unit.key");
 is($c, 0, 'the publisher restarted: exit 0') or diag($e);
-like($e, qr/the unit f\.1 ending at sequence $seq is refused and skipped/,
+like($e, qr/the message at sequence $seq is dropped, a part 0 of 1 of the unit f\.1 that does not verify/,
      'it skipped the forged units');
 like($e, qr/warn msg="stream $S: the message at sequence $junk is skipped: it is not a part of a chaindata unit/,
      'and a message that is no unit, with a warning');

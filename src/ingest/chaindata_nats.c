@@ -77,8 +77,21 @@ chaindata_nats_option(chaindata_nats_t *n, int c, const char *arg)
         n->tlsca = arg;
         return 1;
 
-    case 'k':
     case 'v':
+        if (n->key_file && !n->key_private) {
+            if (n->nmore == CHAINDATA_NATS_KEYS - 1) {
+                fprintf(stderr, "%s: --nats-verify-key: %d keys at most\n",
+                        n->prog, CHAINDATA_NATS_KEYS);
+                return -1;
+            }
+
+            n->more_files[n->nmore++] = arg;
+            return 1;
+        }
+
+        /* fall through */
+
+    case 'k':
         n->key_file = arg;
         n->key_private = (c == CHAINDATA_NATS_OPT + 'k');
         return 1;
@@ -118,7 +131,8 @@ chaindata_nats_name_ok(const char *s)
 int
 chaindata_nats_check(chaindata_nats_t *n)
 {
-    char  err[512];
+    char      err[512];
+    unsigned  i;
 
     if (n->stream == NULL || !chaindata_nats_name_ok(n->stream)) {
         fprintf(stderr, "%s: --nats wants --stream NAME (letters, digits, "
@@ -153,7 +167,43 @@ chaindata_nats_check(chaindata_nats_t *n)
         }
     }
 
+    for (i = 0; i < n->nmore; i++) {
+        n->more[i] = chaindata_unit_key_load(n->more_files[i], 0, err,
+                                             sizeof(err));
+        if (n->more[i] == NULL) {
+            fprintf(stderr, "%s: %s\n", n->prog, err);
+            return -1;
+        }
+    }
+
     return 0;
+}
+
+
+int
+chaindata_nats_verify(chaindata_nats_t *n, const chaindata_unit_t *u,
+    int64_t part, const char *sig, char *err, size_t size)
+{
+    unsigned  i;
+
+    if (chaindata_unit_verify_part(n->key, u, part, sig, err, size) == 0) {
+        return 0;
+    }
+
+    for (i = 0; i < n->nmore; i++) {
+        if (chaindata_unit_verify_part(n->more[i], u, part, sig, err, size)
+            == 0)
+        {
+            return 0;
+        }
+    }
+
+    if (n->nmore && sig) {
+        snprintf(err, size, "its signature does not verify with any of "
+                 "the %u keys given", n->nmore + 1);
+    }
+
+    return -1;
 }
 
 
@@ -459,6 +509,11 @@ chaindata_nats_close(chaindata_nats_t *n)
 
     EVP_PKEY_free(n->key);
     n->key = NULL;
+
+    while (n->nmore) {
+        EVP_PKEY_free(n->more[--n->nmore]);
+        n->more[n->nmore] = NULL;
+    }
 
     /* the library's threads and memory: one connection a program */
     (void) nats_CloseAndWait(5000);

@@ -57,6 +57,9 @@
     "                      certificate, its key, the CA (or NATS_CERT,\n"    \
     "                      NATS_KEY, NATS_CA)\n"
 
+/* the verify keys a follower may hold at once (--nats-verify-key) */
+#define CHAINDATA_NATS_KEYS  4
+
 /* a stream's name and a subject: as long as a position's key allows */
 #define CHAINDATA_NATS_NAME_MAX  CHAINDATA_STREAM_NAME_MAX
 
@@ -65,6 +68,7 @@
 #define CHAINDATA_NATS_HDR_PART   "Chaindata-Part"
 #define CHAINDATA_NATS_HDR_PARTS  "Chaindata-Parts"
 #define CHAINDATA_NATS_HDR_SIG    "Chaindata-Signature"
+#define CHAINDATA_NATS_HDR_PSIG   "Chaindata-Part-Signature"
 
 
 typedef struct {
@@ -85,6 +89,10 @@ typedef struct {
     const char          *key_file;   /* --nats-sign-key, --nats-verify-key */
     int                  key_private;
     EVP_PKEY            *key;        /* signs, or verifies, every unit */
+    /* --nats-verify-key again (a key rotation): any of them verifies */
+    const char          *more_files[CHAINDATA_NATS_KEYS - 1];
+    EVP_PKEY            *more[CHAINDATA_NATS_KEYS - 1];
+    unsigned             nmore;
 
     char                 subj[CHAINDATA_NATS_NAME_MAX + 16];
     natsConnection      *nc;
@@ -136,6 +144,13 @@ int chaindata_nats_state(chaindata_nats_t *n, uint64_t *first,
  * -1 stopped by a signal
  */
 int chaindata_nats_get(chaindata_nats_t *n, uint64_t seq, natsMsg **msg);
+
+/*
+ * 0 when sig is the signature of u (part < 0: the unit; else that part)
+ * by the key or one of the more (a key rotation); -1 with err
+ */
+int chaindata_nats_verify(chaindata_nats_t *n, const chaindata_unit_t *u,
+    int64_t part, const char *sig, char *err, size_t size);
 
 /* waits up to secs for a message on the subject (subscribing first) */
 void chaindata_nats_wait(chaindata_nats_t *n, double secs);

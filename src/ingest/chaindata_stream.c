@@ -276,6 +276,21 @@ chaindata_stream_stray(chaindata_stream_t *s, uint64_t seq, const char *why)
 }
 
 
+/* the buffer of a unit past: a large one is given back */
+
+static void
+chaindata_stream_shrink(chaindata_stream_t *s)
+{
+    if (s->cap > CHAINDATA_STREAM_KEEP) {
+        free(s->buf);
+        s->buf = NULL;
+        s->cap = 0;
+    }
+
+    s->len = 0;
+}
+
+
 /* the unit being joined will not be whole: dropped, and said */
 
 static void
@@ -290,7 +305,7 @@ chaindata_stream_drop(chaindata_stream_t *s, const char *why)
     }
 
     s->unit[0] = '\0';
-    s->len = 0;
+    chaindata_stream_shrink(s);
 }
 
 
@@ -326,8 +341,7 @@ chaindata_stream_verify(chaindata_stream_t *s, natsMsg *msg, uint64_t seq)
         snprintf(err, sizeof(err), "its parts are not consecutive in the "
                  "stream");
 
-    } else if (chaindata_unit_verify(s->nats->key, &u, sig, err,
-                                     sizeof(err))
+    } else if (chaindata_nats_verify(s->nats, &u, -1, sig, err, sizeof(err))
                == 0)
     {
         return 0;
@@ -338,6 +352,54 @@ chaindata_stream_verify(chaindata_stream_t *s, natsMsg *msg, uint64_t seq)
                        "applied: %s (another publisher on the subject?)",
                        s->nats->stream, s->unit, (unsigned long long) seq,
                        err);
+
+    return -1;
+}
+
+
+/*
+ * With a key, each part on its own when it arrives: its own signature
+ * (Chaindata-Part-Signature) over its bytes and its place (the unit's
+ * first sequence, its number), so that a forged part is dropped at once,
+ * never buffered, and never breaks the unit being joined: 0, or -1 said.
+ */
+
+static int
+chaindata_stream_part_ok(chaindata_stream_t *s, natsMsg *msg, uint64_t seq,
+    const char *unit, uint64_t first, uint64_t i, uint64_t n)
+{
+    char               err[128];
+    const char        *sig;
+    chaindata_unit_t   u;
+
+    if (s->nats->key == NULL) {
+        return 0;
+    }
+
+    if (natsMsgHeader_Get(msg, CHAINDATA_NATS_HDR_PSIG, &sig) != NATS_OK) {
+        sig = NULL;
+    }
+
+    u.stream = s->nats->stream;
+    u.unit = unit;
+    u.first = first;
+    u.parts = n;
+    u.lines = (const unsigned char *) natsMsg_GetData(msg);
+    u.len = (size_t) natsMsg_GetDataLength(msg);
+
+    if (chaindata_nats_verify(s->nats, &u, (int64_t) i, sig, err,
+                              sizeof(err))
+        == 0)
+    {
+        return 0;
+    }
+
+    chaindata_nats_log(s->nats, "warn", "stream %s: the message at sequence "
+                       "%llu is dropped, a part %llu of %llu of the unit %s "
+                       "that does not verify: %s (another writer on the "
+                       "subject?)", s->nats->stream,
+                       (unsigned long long) seq, (unsigned long long) i,
+                       (unsigned long long) n, unit, err);
 
     return -1;
 }
@@ -374,6 +436,20 @@ chaindata_stream_take(chaindata_stream_t *s, natsMsg *msg, uint64_t seq)
                                       "on the subject?)");
     }
 
+    if (i != 0 && (strcmp(unit, s->unit) != 0 || i != s->part
+                   || n != s->parts || seq != s->first + i))
+    {
+        return chaindata_stream_stray(s, seq, "a part of a unit this "
+                                      "follower is not joining");
+    }
+
+    if (chaindata_stream_part_ok(s, msg, seq, unit, i == 0 ? seq : s->first,
+                                 i, n)
+        != 0)
+    {
+        return CHAINDATA_EXIT_OK;
+    }
+
     if (i == 0) {
         chaindata_stream_drop(s, "a new unit starts (its publisher "
                               "stopped between parts?)");
@@ -381,10 +457,6 @@ chaindata_stream_take(chaindata_stream_t *s, natsMsg *msg, uint64_t seq)
         s->part = 0;
         s->parts = (unsigned) n;
         s->first = seq;
-
-    } else if (strcmp(unit, s->unit) != 0 || i != s->part) {
-        return chaindata_stream_stray(s, seq, "a part of a unit this "
-                                      "follower is not joining");
     }
 
     len = natsMsg_GetDataLength(msg);
@@ -415,6 +487,7 @@ chaindata_stream_take(chaindata_stream_t *s, natsMsg *msg, uint64_t seq)
 
     if (chaindata_stream_verify(s, msg, seq) != 0) {
         s->unit[0] = '\0';
+        chaindata_stream_shrink(s);
         return CHAINDATA_EXIT_OK;
     }
 
@@ -428,6 +501,7 @@ chaindata_stream_take(chaindata_stream_t *s, natsMsg *msg, uint64_t seq)
     undone = s->in->feed.undone;
 
     rc = chaindata_stream_apply(s, seq);
+    chaindata_stream_shrink(s);
 
     if (rc == CHAINDATA_EXIT_OK && s->in->feed.undone != undone) {
         chaindata_nats_log(s->nats, "warn", "stream %s: the unit ending at "

@@ -26,6 +26,9 @@
 /* the largest unit a follower joins: its parts are claims, not sizes */
 #define CHAINDATA_STREAM_UNIT_MAX  ((size_t) 1 << 30)
 
+/* a unit's buffer kept for the next one up to this; a larger one freed */
+#define CHAINDATA_STREAM_KEEP      ((size_t) 16 << 20)
+
 
 
 typedef struct {

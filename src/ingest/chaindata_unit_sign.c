@@ -31,10 +31,13 @@
 #define CHAINDATA_UNIT_TEXT_MAX  512
 
 
-/* the text signed; its length, or 0 when it does not fit */
+/*
+ * the text signed, of the unit (part < 0) or of its part number part
+ * (u->lines: that part's bytes); its length, or 0 when it does not fit
+ */
 
 static size_t
-chaindata_unit_text(const chaindata_unit_t *u, char *text)
+chaindata_unit_text(const chaindata_unit_t *u, int64_t part, char *text)
 {
     int             n, i;
     char            hex[2 * 32 + 1];
@@ -51,10 +54,21 @@ chaindata_unit_text(const chaindata_unit_t *u, char *text)
         snprintf(hex + 2 * i, 3, "%02x", md[i]);
     }
 
-    n = snprintf(text, CHAINDATA_UNIT_TEXT_MAX, "chaindata-unit 1\n"
-                 "stream %s\nunit %s\nfirst %llu\nparts %llu\nlines %s\n",
-                 u->stream, u->unit, (unsigned long long) u->first,
-                 (unsigned long long) u->parts, hex);
+    if (part < 0) {
+        n = snprintf(text, CHAINDATA_UNIT_TEXT_MAX, "chaindata-unit 1\n"
+                     "stream %s\nunit %s\nfirst %llu\nparts %llu\n"
+                     "lines %s\n", u->stream, u->unit,
+                     (unsigned long long) u->first,
+                     (unsigned long long) u->parts, hex);
+
+    } else {
+        n = snprintf(text, CHAINDATA_UNIT_TEXT_MAX, "chaindata-part 1\n"
+                     "stream %s\nunit %s\nfirst %llu\npart %llu\n"
+                     "parts %llu\nbytes %s\n", u->stream, u->unit,
+                     (unsigned long long) u->first,
+                     (unsigned long long) part,
+                     (unsigned long long) u->parts, hex);
+    }
 
     return n > 0 && n < CHAINDATA_UNIT_TEXT_MAX ? (size_t) n : 0;
 }
@@ -104,13 +118,21 @@ chaindata_unit_key_load(const char *path, int private_key, char *err,
 int
 chaindata_unit_sign(EVP_PKEY *key, const chaindata_unit_t *u, char *sig)
 {
+    return chaindata_unit_sign_part(key, u, -1, sig);
+}
+
+
+int
+chaindata_unit_sign_part(EVP_PKEY *key, const chaindata_unit_t *u,
+    int64_t part, char *sig)
+{
     int              rc;
     char             text[CHAINDATA_UNIT_TEXT_MAX];
     size_t           n, siglen;
     EVP_MD_CTX      *ctx;
     unsigned char    raw[CHAINDATA_UNIT_SIG_LEN];
 
-    n = chaindata_unit_text(u, text);
+    n = chaindata_unit_text(u, part, text);
     ctx = EVP_MD_CTX_new();
 
     if (n == 0 || ctx == NULL) {
@@ -148,6 +170,14 @@ int
 chaindata_unit_verify(EVP_PKEY *key, const chaindata_unit_t *u,
     const char *sig, char *err, size_t size)
 {
+    return chaindata_unit_verify_part(key, u, -1, sig, err, size);
+}
+
+
+int
+chaindata_unit_verify_part(EVP_PKEY *key, const chaindata_unit_t *u,
+    int64_t part, const char *sig, char *err, size_t size)
+{
     int             ok;
     char            text[CHAINDATA_UNIT_TEXT_MAX];
     size_t          n;
@@ -170,7 +200,7 @@ chaindata_unit_verify(EVP_PKEY *key, const chaindata_unit_t *u,
                                    "base64 of 64 bytes");
     }
 
-    n = chaindata_unit_text(u, text);
+    n = chaindata_unit_text(u, part, text);
     if (n == 0) {
         return chaindata_unit_fail(err, size, "its headers are too long "
                                    "to verify");

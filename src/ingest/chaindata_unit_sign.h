@@ -52,6 +52,17 @@ int chaindata_unit_sign(EVP_PKEY *key, const chaindata_unit_t *u,
 int chaindata_unit_verify(EVP_PKEY *key, const chaindata_unit_t *u,
     const char *sig, char *err, size_t size);
 
+/*
+ * The same for one part (lmdb-schema/feed.md "Signed units"): u->lines
+ * and u->len are the part's bytes, part its number; its signature rides
+ * in its own Chaindata-Part-Signature header, so that a follower drops a
+ * forged part when it arrives instead of buffering it to the unit's end.
+ */
+int chaindata_unit_sign_part(EVP_PKEY *key, const chaindata_unit_t *u,
+    int64_t part, char *sig);
+int chaindata_unit_verify_part(EVP_PKEY *key, const chaindata_unit_t *u,
+    int64_t part, const char *sig, char *err, size_t size);
+
 /* a header's number: decimal digits only, at most max: 0, or -1 */
 int chaindata_unit_number(const char *s, uint64_t max, uint64_t *v);
 

@@ -105,11 +105,13 @@ chaindata_pub_id(struct chaindata_pub_s *pub, char *id, size_t size)
 
 static natsMsg *
 chaindata_pub_part(chaindata_mirror_t *m, size_t off, size_t n,
-    unsigned part, unsigned parts, const char *sig)
+    unsigned part, unsigned parts, uint64_t first, const char *sig)
 {
     char                     num[64];
+    char                     psig[CHAINDATA_UNIT_SIG_B64 + 1];
     natsMsg                 *msg;
     natsStatus               s;
+    chaindata_unit_t         u;
     struct chaindata_pub_s  *pub;
 
     pub = m->pub;
@@ -136,6 +138,21 @@ chaindata_pub_part(chaindata_mirror_t *m, size_t off, size_t n,
 
     if (s == NATS_OK && sig && part == parts - 1) {
         s = natsMsgHeader_Set(msg, CHAINDATA_NATS_HDR_SIG, sig);
+    }
+
+    /* each part signed on its own too: a follower checks it on arrival */
+    if (s == NATS_OK && sig) {
+        chaindata_pub_id(pub, num, sizeof(num));
+        u.stream = m->nats.stream;
+        u.unit = num;
+        u.first = first;
+        u.parts = parts;
+        u.lines = pub->buf + off;
+        u.len = n;
+
+        s = chaindata_unit_sign_part(m->nats.key, &u, part, psig) == 0
+            ? natsMsgHeader_Set(msg, CHAINDATA_NATS_HDR_PSIG, psig)
+            : NATS_ERR;
     }
 
     if (s != NATS_OK) {
@@ -322,11 +339,13 @@ chaindata_pub_parts(chaindata_mirror_t *m, unsigned parts)
     int                      rc;
     char                     sig[CHAINDATA_UNIT_SIG_B64 + 1];
     size_t                   off, n;
+    uint64_t                 first;
     unsigned                 part;
     natsMsg                 *msg;
     struct chaindata_pub_s  *pub;
 
     pub = m->pub;
+    first = pub->seq + 1;
 
     if (m->nats.key && chaindata_pub_sign(m, parts, sig) != 0) {
         chaindata_mirror_log(m, "error", "cannot sign a unit");
@@ -336,7 +355,7 @@ chaindata_pub_parts(chaindata_mirror_t *m, unsigned parts)
     for (part = 0, off = 0; part < parts; part++, off += n) {
         n = pub->len - off < pub->chunk ? pub->len - off : pub->chunk;
 
-        msg = chaindata_pub_part(m, off, n, part, parts,
+        msg = chaindata_pub_part(m, off, n, part, parts, first,
                                  m->nats.key ? sig : NULL);
         if (msg == NULL) {
             chaindata_mirror_log(m, "error", "out of memory");

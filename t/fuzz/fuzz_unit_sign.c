@@ -3,10 +3,12 @@
  * libFuzzer target: what a follower reads of a stream unit before it
  * applies it (chaindata_unit_sign.c): the numbers of the Chaindata-Part
  * and Chaindata-Parts headers, and the Chaindata-Signature header over a
- * unit of any lines and id.  The input: a header value, a newline, a
- * unit id, a newline, the lines.  A unit signed with the key verifies;
- * with a changed id, place or lines it does not; a hostile signature is
- * refused, never read past.
+ * unit of any lines and id, and the Chaindata-Part-Signature over one part
+ * (the part-by-part verifier a follower runs on each part when it
+ * arrives).  The input: a header value, a newline, a unit id, a newline,
+ * the lines (the part's bytes).  A unit or a part signed with the key
+ * verifies; with a changed id, place, part number or bytes it does not;
+ * a hostile signature is refused, never read past.
  */
 
 
@@ -81,6 +83,32 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         && err[0] == '\0')
     {
         abort();
+    }
+
+    /* the part verifier: the same header as a part's signature */
+    err[0] = '\0';
+    if (chaindata_unit_verify_part(fuzz_key(), &u, (int64_t) (size % 5), hdr,
+                                   err, sizeof(err))
+        != 0
+        && err[0] == '\0')
+    {
+        abort();
+    }
+
+    if (strlen(id) < 64
+        && chaindata_unit_sign_part(fuzz_key(), &u, 2, sig) == 0)
+    {
+        if (chaindata_unit_verify_part(fuzz_key(), &u, 2, sig, err,
+                                       sizeof(err))
+            != 0
+            || chaindata_unit_verify_part(fuzz_key(), &u, 1, sig, err,
+                                          sizeof(err))
+               == 0
+            || chaindata_unit_verify(fuzz_key(), &u, sig, err, sizeof(err))
+               == 0)
+        {
+            abort();
+        }
     }
 
     if (strlen(id) < 64 && chaindata_unit_sign(fuzz_key(), &u, sig) == 0) {
