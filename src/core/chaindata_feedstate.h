@@ -28,12 +28,14 @@
     X(CHAINDATA_FEEDSTATE_NONE, "none")                                    \
     X(CHAINDATA_FEEDSTATE_FOLLOWING, "following")                          \
     X(CHAINDATA_FEEDSTATE_BACKING_OFF, "backing_off")                      \
-    X(CHAINDATA_FEEDSTATE_STOPPED, "stopped")
+    X(CHAINDATA_FEEDSTATE_STOPPED, "stopped")                              \
+    X(CHAINDATA_FEEDSTATE_THROTTLED, "throttled")
 
 #define CHAINDATA_FEED_WHYS(X)                                             \
     X(CHAINDATA_FEEDWHY_NONE, "")                                          \
     X(CHAINDATA_FEEDWHY_UPSTREAM, "upstream_failing")                      \
-    X(CHAINDATA_FEEDWHY_ANOTHER_CHAIN, "another_chain")
+    X(CHAINDATA_FEEDWHY_ANOTHER_CHAIN, "another_chain")                    \
+    X(CHAINDATA_FEEDWHY_THROTTLED, "throttled")
 
 #define CHAINDATA_FEED_ID(id, name)  id,
 

@@ -203,6 +203,7 @@ struct chaindata_http_s {
     uint64_t             requests;
     uint64_t             retried;
     uint64_t             throttled;    /* 429s */
+    unsigned             pass_429s;    /* 429s of the feed's pass now */
     uint64_t             refused;      /* answers a check refused */
     size_t               max_body;     /* --max-body-bytes: all at once */
     size_t               body_bytes;   /* what the transfers hold now */
@@ -275,6 +276,7 @@ struct chaindata_mirror_s {
     double               interval;
     unsigned             ahead;        /* --blocks-ahead */
     chaindata_mfeed_t    feeds[CHAINDATA_MIRROR_FEEDS];
+    chaindata_mfeed_t   *polled;       /* the feed whose pass runs */
     double               feeds_stored;  /* when their state was stored */
 
     chaindata_http_t     http;
@@ -313,6 +315,8 @@ void chaindata_mirror_progress(chaindata_mirror_t *m, int force);
 
 /* the feeds' loop (chaindata_mirror_feeds.c) */
 void chaindata_feeds_init(chaindata_mirror_t *m);
+/* a 429 during a pass: the first logged, the feed's state "throttled" */
+void chaindata_feeds_throttled(chaindata_mirror_t *m, chaindata_req_t *r);
 int chaindata_feeds_run(chaindata_mirror_t *m);
 int chaindata_feeds_too_deep(chaindata_mirror_t *m, const char *source,
     uint64_t height, uint64_t max);

@@ -98,7 +98,8 @@ chaindata_feed_failed(chaindata_mirror_t *m, chaindata_mfeed_t *f,
     int rc)
 {
     f->why = rc == CHAINDATA_MIRROR_REFUSED ? CHAINDATA_FEEDWHY_ANOTHER_CHAIN
-                                            : CHAINDATA_FEEDWHY_UPSTREAM;
+             : m->http.pass_429s ? CHAINDATA_FEEDWHY_THROTTLED
+             : CHAINDATA_FEEDWHY_UPSTREAM;
 
     if (rc == CHAINDATA_MIRROR_REFUSED) {
         f->state = CHAINDATA_FEEDSTATE_STOPPED;
@@ -281,6 +282,40 @@ chaindata_feeds_store(chaindata_mirror_t *m, int changed)
 }
 
 
+/*
+ * A 429 during a feed's pass: the first of the pass is logged (the rest
+ * counted, not said), and the feed's state says "throttled" at once, its
+ * counters to this request stored with it, not only once the pass ends
+ * (a storm of 429s retried with backoff may last minutes).
+ */
+
+void
+chaindata_feeds_throttled(chaindata_mirror_t *m, chaindata_req_t *r)
+{
+    chaindata_mfeed_t  *f;
+
+    f = m->polled;
+
+    if (m->http.pass_429s++ > 0 || f == NULL) {
+        return;
+    }
+
+    chaindata_mirror_log(m, "warn", "feed %s: GET %s: 429, upstream "
+                         "throttles this mirror: retried with backoff "
+                         "(further 429s of this pass are counted, not "
+                         "said; --rate slows the mirror down)", f->name,
+                         r->label[0] ? r->label : r->url);
+
+    if (f->state == CHAINDATA_FEEDSTATE_FOLLOWING) {
+        f->state = CHAINDATA_FEEDSTATE_THROTTLED;
+    }
+
+    chaindata_feed_count(m, f, 1);
+    chaindata_feed_count(m, f, 0);
+    chaindata_feeds_store(m, 1);
+}
+
+
 static void
 chaindata_feeds_sleep(double until)
 {
@@ -322,7 +357,10 @@ chaindata_feeds_pass(chaindata_mirror_t *m, int *busy, double *wake)
         }
 
         chaindata_feed_count(m, f, 0);
+        m->polled = f;
+        m->http.pass_429s = 0;
         rc = chaindata_feed_poll(m, i, &done);
+        m->polled = NULL;
         chaindata_feed_count(m, f, 1);
 
         if (rc == CHAINDATA_MIRROR_STOPPED || chaindata_mirror_stop) {

@@ -708,8 +708,12 @@ chaindata_http_finish(chaindata_http_t *h, chaindata_req_t *r, CURLcode cc)
             h->refused++;
 
         } else if (r->status == 429 || r->status >= 500) {
-            h->throttled += r->status == 429;
             (void) chaindata_req_fail(r, "HTTP %ld", r->status);
+
+            if (r->status == 429) {
+                h->throttled++;
+                chaindata_feeds_throttled(h->m, r);
+            }
 
         } else {
             (void) chaindata_req_fail(r, "HTTP %ld", r->status);
