@@ -183,7 +183,7 @@ is($waits, 2, 'Retry-After of 31 years: each wait capped and logged');
     my ($st) = grep { $_->{source} eq 'stacks' } @{ json_decode($o)->{feed_states} || [] };
     ok($st, 'the feed\'s state is stored in the index') or diag($o);
     is($st && $st->{state}, 'stopped', 'the feed given up with --once: stopped');
-    is($st && $st->{why}, 'upstream_failing', 'and why');
+    is($st && $st->{why}, 'throttled', 'and why: throttled (its 429s)');
     is($st && $st->{throttled}, 3, 'its 429s counted');
     is($st && $st->{retries}, 2, 'its retries counted');
     is($st && $st->{requests}, 3, 'its requests counted');

@@ -233,9 +233,13 @@ struct chaindata_mfeed_s {
     double               next;         /* not polled again before */
     double               backoff;      /* seconds, the last wait */
 
+    /* upstream's tip as claimed, believed once its block is fetched */
+    unsigned             has_claim;
+    chaindata_feedtip_t  claim;
+
     /* stored in the index (lmdb-schema/feed.md "The feed's state") */
     unsigned             has_tip;
-    chaindata_feedtip_t  tip;
+    chaindata_feedtip_t  tip;          /* the last verified */
     chaindata_feedstate_t  stored;     /* totals, the last good pass */
 };
 
@@ -320,7 +324,10 @@ void chaindata_feeds_throttled(chaindata_mirror_t *m, chaindata_req_t *r);
 int chaindata_feeds_run(chaindata_mirror_t *m);
 int chaindata_feeds_too_deep(chaindata_mirror_t *m, const char *source,
     uint64_t height, uint64_t max);
-/* upstream's tip as a poll saw it, stored with the feed's state */
+/*
+ * upstream's tip as a poll saw it: a claim, stored with the feed's state
+ * once the feed has fetched the block at that height
+ */
 void chaindata_feeds_saw_tip(chaindata_mirror_t *m, const char *source,
     uint64_t height, uint64_t block_time);
 

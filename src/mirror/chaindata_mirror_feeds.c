@@ -191,12 +191,48 @@ chaindata_feeds_saw_tip(chaindata_mirror_t *m, const char *source,
 
     for (i = 0; i < CHAINDATA_MIRROR_FEEDS; i++) {
         if (strcmp(m->feeds[i].name, source) == 0) {
-            m->feeds[i].has_tip = 1;
-            m->feeds[i].tip.height = height;
-            m->feeds[i].tip.time = block_time;
-            m->feeds[i].tip.polled = (uint64_t) time(NULL);
+            m->feeds[i].has_claim = 1;
+            m->feeds[i].claim.height = height;
+            m->feeds[i].claim.time = block_time;
+            m->feeds[i].claim.polled = (uint64_t) time(NULL);
         }
     }
+}
+
+
+/*
+ * The tip stored is a verified one (lmdb-schema/feed.md "The feed's
+ * state"): upstream's claim once the feed has fetched and committed the
+ * block at that height (its position is there or above); until then the
+ * last block it fetched, never a claim beyond it (a tip of 2^63 would
+ * make the feed 9.2e18 blocks behind in status and metrics).
+ */
+
+static void
+chaindata_feed_verify_tip(chaindata_mirror_t *m, chaindata_mfeed_t *f)
+{
+    unsigned char        hash[CHAINDATA_FEED_HASH_MAX];
+    chaindata_feedpos_t  pos;
+
+    if (!f->has_claim
+        || chaindata_feed_position(&m->in.ix, f->name, &pos, hash) != 0)
+    {
+        return;
+    }
+
+    if (f->claim.height <= pos.height) {
+        f->tip = f->claim;
+
+    } else if (!f->has_tip || f->tip.height < pos.height) {
+        f->tip.height = pos.height;
+        f->tip.time = pos.time;
+        f->tip.polled = f->claim.polled;
+
+    } else {
+        return;
+    }
+
+    f->has_tip = 1;
 }
 
 
@@ -268,6 +304,7 @@ chaindata_feeds_store(chaindata_mirror_t *m, int changed)
 
     for (i = 0; rc == 0 && i < CHAINDATA_MIRROR_FEEDS; i++) {
         if (m->feeds[i].state != CHAINDATA_FEEDSTATE_NONE) {
+            chaindata_feed_verify_tip(m, &m->feeds[i]);
             rc = chaindata_feed_store(&ws, &m->feeds[i]);
         }
     }
