@@ -113,47 +113,19 @@ chaindata_feed_get(chaindata_index_t *ix, chaindata_dbi_e db,
 }
 
 
-int
-chaindata_feed_position(chaindata_index_t *ix, const char *source,
-    chaindata_feedpos_t *pos, unsigned char *hash)
-{
-    int             rc;
-    size_t          len;
-    unsigned char  *v;
-
-    rc = chaindata_feed_get(ix, CHAINDATA_DBI_FEED,
-                            (const unsigned char *) source, strlen(source),
-                            &v, &len);
-    if (rc != 0) {
-        return rc;
-    }
-
-    rc = chaindata_feedpos_decode(pos, v, len);
-
-    if (rc == 0) {
-        memcpy(hash, pos->hash, pos->hash_len);
-        pos->hash = hash;
-    }
-
-    free(v);
-
-    return rc;
-}
-
-
 /*
- * The source's position as the index has it (0, 1 none, -1), which the
- * write set then expects unchanged when it is applied: the block or the
- * rollback is decided on it, and another writer's commit in between
+ * The source's position as the index has it (0, 1 none, -1); with ws,
+ * the write set then expects it unchanged when it is applied: a block or
+ * a rollback is decided on it, and another writer's commit in between
  * makes the commit fail (chaindata_index_commit()), never applied on a
  * position it was not checked against.
  */
 
 static int
-chaindata_feed_expect(chaindata_feed_t *f, chaindata_index_t *ix,
+chaindata_feed_read_position(chaindata_index_t *ix, const char *source,
     chaindata_writeset_t *ws, chaindata_feedpos_t *pos, unsigned char *hash)
 {
-    int             rc, found;
+    int             rc;
     size_t          len;
     unsigned char  *v;
 
@@ -161,19 +133,18 @@ chaindata_feed_expect(chaindata_feed_t *f, chaindata_index_t *ix,
     len = 0;
 
     rc = chaindata_feed_get(ix, CHAINDATA_DBI_FEED,
-                            (const unsigned char *) f->source,
-                            strlen(f->source), &v, &len);
+                            (const unsigned char *) source, strlen(source),
+                            &v, &len);
     if (rc < 0) {
         return -1;
     }
 
-    found = (rc == 0);
-
-    if (chaindata_writeset_expect(ws, CHAINDATA_DBI_FEED,
-                                  (const unsigned char *) f->source,
-                                  strlen(f->source), found ? v : NULL,
-                                  found ? len : 0)
-        != 0)
+    if (ws
+        && chaindata_writeset_expect(ws, CHAINDATA_DBI_FEED,
+                                     (const unsigned char *) source,
+                                     strlen(source), rc == 0 ? v : NULL,
+                                     len)
+           != 0)
     {
         rc = -1;
 
@@ -189,6 +160,14 @@ chaindata_feed_expect(chaindata_feed_t *f, chaindata_index_t *ix,
     free(v);
 
     return rc;
+}
+
+
+int
+chaindata_feed_position(chaindata_index_t *ix, const char *source,
+    chaindata_feedpos_t *pos, unsigned char *hash)
+{
+    return chaindata_feed_read_position(ix, source, NULL, pos, hash);
 }
 
 
@@ -332,7 +311,7 @@ chaindata_feed_begin(chaindata_feed_t *f, chaindata_index_t *ix,
     rc = chaindata_feed_pending(f, ws, &pos, posh);
 
     if (rc == 1) {
-        rc = chaindata_feed_expect(f, ix, ws, &pos, posh);
+        rc = chaindata_feed_read_position(ix, f->source, ws, &pos, posh);
 
     } else if (rc < 0) {
         rc = 1;                         /* a rollback deleted it */
@@ -847,7 +826,7 @@ chaindata_feed_rollback(chaindata_feed_t *f, chaindata_index_t *ix,
     }
 
     if (chaindata_feed_pending(f, ws, &pos, posh) == 1
-        && chaindata_feed_expect(f, ix, ws, NULL, NULL) < 0)
+        && chaindata_feed_read_position(ix, f->source, ws, NULL, NULL) < 0)
     {
         return chaindata_feed_fail(f, "cannot read the position of %s",
                                    f->source);
