@@ -556,6 +556,9 @@ chaindata_pub_start(chaindata_mirror_t *m)
     chaindata_stream_free(&s);
     chaindata_writeset_reset(&m->in.ws);
 
+    /* from here on the mirror's own reorg checks decide its rollbacks */
+    m->in.feed.keep_first = 0;
+
     if (rc != CHAINDATA_EXIT_OK) {
         return rc;
     }
