@@ -21,6 +21,8 @@
 #include <ngx_core.h>
 #include <ngx_http.h>
 
+#include <time.h>
+
 #include "chaindata_metrics.h"
 #include "ngx_http_chaindata_module.h"
 #include "ngx_http_chaindata_metrics.h"
@@ -33,6 +35,12 @@ typedef struct {
     ngx_flag_t       enable;       /* chaindata_metrics */
     ngx_shm_zone_t  *zone;
 } ngx_http_chaindata_metrics_main_conf_t;
+
+
+/* a request of a chaindata route: when its handling began */
+typedef struct {
+    uint64_t         start_us;
+} ngx_http_chaindata_metrics_ctx_t;
 
 
 typedef struct {
@@ -288,19 +296,97 @@ ngx_http_chaindata_metrics_route(ngx_http_handler_pt handler)
     (void) __atomic_fetch_add(p, n, __ATOMIC_RELAXED)
 
 
+/* a monotonic clock in microseconds (vDSO: no system call) */
+
+static uint64_t
+ngx_http_chaindata_metrics_now_us(void)
+{
+    struct timespec  ts;
+
+    (void) clock_gettime(CLOCK_MONOTONIC, &ts);
+
+    return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
+}
+
+
+/*
+ * The preaccess phase, its location found: a request of a chaindata
+ * route notes when its handling began.  nginx's own clock is read once
+ * an event and counts milliseconds, and an answer from memory takes tens
+ * of microseconds.
+ */
+
+static ngx_int_t
+ngx_http_chaindata_metrics_start(ngx_http_request_t *r)
+{
+    ngx_http_core_loc_conf_t          *clcf;
+    ngx_http_chaindata_metrics_ctx_t  *ctx;
+
+    if (r != r->main
+        || ngx_http_get_module_ctx(r, ngx_http_chaindata_metrics_module))
+    {
+        return NGX_DECLINED;
+    }
+
+    clcf = ngx_http_get_module_loc_conf(r, ngx_http_core_module);
+
+    if (ngx_http_chaindata_metrics_route(clcf->handler) == CHAINDATA_ROUTES) {
+        return NGX_DECLINED;
+    }
+
+    ctx = ngx_palloc(r->pool, sizeof(ngx_http_chaindata_metrics_ctx_t));
+    if (ctx == NULL) {
+        return NGX_DECLINED;
+    }
+
+    ctx->start_us = ngx_http_chaindata_metrics_now_us();
+    ngx_http_set_ctx(r, ctx, ngx_http_chaindata_metrics_module);
+
+    return NGX_DECLINED;
+}
+
+
+/*
+ * How long the request took, in microseconds: from the start noted, or,
+ * when none was (an internal redirect clears it), from the request's
+ * start by nginx's clock in milliseconds
+ */
+
+static uint64_t
+ngx_http_chaindata_metrics_elapsed_us(ngx_http_request_t *r)
+{
+    uint64_t                           now;
+    ngx_time_t                        *tp;
+    ngx_msec_int_t                     ms;
+    ngx_http_chaindata_metrics_ctx_t  *ctx;
+
+    ctx = ngx_http_get_module_ctx(r, ngx_http_chaindata_metrics_module);
+
+    if (ctx) {
+        now = ngx_http_chaindata_metrics_now_us();
+        return now > ctx->start_us ? now - ctx->start_us : 0;
+    }
+
+    tp = ngx_timeofday();
+    ms = (ngx_msec_int_t) ((tp->sec - r->start_sec) * 1000
+                           + (tp->msec - r->start_msec));
+
+    return ms > 0 ? (uint64_t) ms * 1000 : 0;
+}
+
+
 /*
  * The log phase: a request of a chaindata route is done, its last byte
- * handed to nginx.  The status as $status tells it, the time as
- * $request_time (milliseconds), the body bytes as $body_bytes_sent.
+ * handed to nginx.  The status as $status tells it, the time in
+ * microseconds, the body bytes as $body_bytes_sent.
  */
 
 static ngx_int_t
 ngx_http_chaindata_metrics_log(ngx_http_request_t *r)
 {
     off_t                                    body;
+    uint64_t                                 us;
     ngx_uint_t                               status;
-    ngx_msec_int_t                           ms;
-    ngx_time_t                              *tp;
     ngx_table_elt_t                         *ce;
     chaindata_route_e                        route;
     chaindata_metrics_t                     *m;
@@ -325,14 +411,11 @@ ngx_http_chaindata_metrics_log(ngx_http_request_t *r)
     m = mmcf->zone->data;
     rt = &m->route[route];
 
-    tp = ngx_timeofday();
-    ms = (ngx_msec_int_t) ((tp->sec - r->start_sec) * 1000
-                           + (tp->msec - r->start_msec));
-    ms = ngx_max(ms, 0);
+    us = ngx_http_chaindata_metrics_elapsed_us(r);
 
     ngx_http_chaindata_count(&rt->requests[status / 100 - 1], 1);
-    ngx_http_chaindata_count(&rt->duration[chaindata_metrics_bucket(ms)], 1);
-    ngx_http_chaindata_count(&rt->duration_ms, (uint64_t) ms);
+    ngx_http_chaindata_count(&rt->duration[chaindata_metrics_bucket(us)], 1);
+    ngx_http_chaindata_count(&rt->duration_us, us);
 
     if (status == NGX_HTTP_NOT_MODIFIED) {
         ngx_http_chaindata_count(&rt->not_modified, 1);
@@ -398,6 +481,13 @@ ngx_http_chaindata_metrics_postconfiguration(ngx_conf_t *cf)
 
     *h = ngx_http_chaindata_metrics_log;
 
+    h = ngx_array_push(&cmcf->phases[NGX_HTTP_PREACCESS_PHASE].handlers);
+    if (h == NULL) {
+        return NGX_ERROR;
+    }
+
+    *h = ngx_http_chaindata_metrics_start;
+
     return NGX_OK;
 }
 
@@ -417,6 +507,24 @@ ngx_http_chaindata_metrics_unavailable(ngx_http_request_t *r,
 
     m = mmcf->zone->data;
     ngx_http_chaindata_count(&m->unavailable[reason], 1);
+}
+
+
+void
+ngx_http_chaindata_metrics_swap_refused(void)
+{
+    chaindata_metrics_t                     *m;
+    ngx_http_chaindata_metrics_main_conf_t  *mmcf;
+
+    mmcf = ngx_http_cycle_get_module_main_conf(ngx_cycle,
+                                          ngx_http_chaindata_metrics_module);
+
+    if (mmcf == NULL || mmcf->zone == NULL) {
+        return;
+    }
+
+    m = mmcf->zone->data;
+    ngx_http_chaindata_count(&m->swaps_refused, 1);
 }
 
 

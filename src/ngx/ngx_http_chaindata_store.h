@@ -34,6 +34,11 @@ ngx_int_t ngx_http_chaindata_store_begin(ngx_log_t *log);
 void ngx_http_chaindata_store_end(void);
 /* whether the last read that could not begin found the reader table full */
 ngx_uint_t ngx_http_chaindata_store_readers_full(void);
+/*
+ * why the index at chaindata_db cannot be read, as last logged (the one
+ * open may serve meanwhile), or NULL when it can
+ */
+const char *ngx_http_chaindata_store_failure(void);
 
 /* NGX_OK, NGX_DECLINED when absent, NGX_ERROR (logged) */
 ngx_int_t ngx_http_chaindata_store_get(ngx_log_t *log,

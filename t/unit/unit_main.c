@@ -52,6 +52,7 @@ main(void)
     test_piece_ends();
     test_chunks();
     test_eta();
+    test_data_file();
 
     printf("1..%d\n", tests);
 
