@@ -49,6 +49,9 @@ typedef struct {
     ngx_http_chaindata_file_id_t   data;
     ngx_http_chaindata_file_id_t   lock;
 
+    /* the last data.mdb renamed over it that could not be opened */
+    ngx_http_chaindata_file_id_t   refused;
+
     time_t                         retry;
     time_t                         look;
 
@@ -613,16 +616,21 @@ failed:
 static void
 ngx_http_chaindata_store_swap(ngx_log_t *log)
 {
-    int                          mdb_rc;
-    const char                  *failure;
-    ngx_http_chaindata_store_t  *st;
+    int                            mdb_rc;
+    const char                    *failure;
+    ngx_http_chaindata_store_t    *st;
+    ngx_http_chaindata_file_id_t   id;
 
     st = &ngx_http_chaindata_store;
 
     failure = ngx_http_chaindata_store_try(st, &mdb_rc);
 
     if (failure) {
-        if (!st->stale) {
+        /* each file refused counts once, not each second it stays */
+        if (ngx_http_chaindata_file_id(&st->path, "data.mdb", &id) == NGX_OK
+            && (id.dev != st->refused.dev || id.ino != st->refused.ino))
+        {
+            st->refused = id;
             ngx_http_chaindata_metrics_swap_refused();
         }
 
