@@ -145,7 +145,12 @@ test: deps-test check-layout all unit
 # nginx.conf.example (paths pointed into build/demo) on 127.0.0.1:PORT
 PORT        ?= 8080
 
-run: all
+run:
+	@perl -MIO::Socket::INET -e 'exit !!IO::Socket::INET->new(shift)' \
+	    127.0.0.1:$(PORT) && exit 0; echo "chaindata: something listens" \
+	    "on 127.0.0.1:$(PORT); make run PORT=N serves on another port"; \
+	    exit 1
+	$(MAKE) all
 	rm -rf $(BUILD)/demo
 	mkdir -p $(BUILD)/demo/logs
 	$(LOADER) --db $(BUILD)/demo/index t/fixtures/*.ndjson
