@@ -6,7 +6,7 @@
 # other request, the routes under the same prefixes included, reaches
 # upstream unchanged, and so does a transaction the index does not hold
 # (chaindata_miss_fallback); the upstream's log holds exactly the requests
-# chaindata did not serve.
+# chaindata did not serve, and the misses it answered are counted.
 
 use strict;
 use warnings;
@@ -170,6 +170,15 @@ ok(eventually(5, sub { upstream_log() >= @expected }),
    'upstream logged every request');
 is_deeply([upstream_log()], \@expected,
           'upstream received exactly the requests chaindata does not serve, unchanged');
+
+# the misses upstream answered are counted, by route and its class
+my $st = json_decode(http_get($port, '/chaindata/status')->{body});
+is_deeply($st->{traffic}{routes}{tx}{fallback},
+          { '1xx' => 0, '2xx' => 1, '3xx' => 0, '4xx' => 3, '5xx' => 0 },
+          'the misses upstream answered: counted as the tx route\'s fallback');
+like(http_get($port, '/chaindata/status?format=prometheus')->{body},
+     qr/^chaindata_http_fallback_total\{route="tx",class="4xx"\} 3$/m,
+     'and in the Prometheus text');
 
 $edge->stop;
 $up->stop;

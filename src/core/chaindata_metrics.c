@@ -56,6 +56,13 @@ chaindata_metrics_json_route(chaindata_sbuf_t *b,
                               (unsigned long long) rt->requests[i]);
     }
 
+    chaindata_sbuf_printf(b, "},\"fallback\":{");
+
+    for (i = 0; i < CHAINDATA_METRICS_CLASSES; i++) {
+        chaindata_sbuf_printf(b, "%s\"%uxx\":%llu", i ? "," : "", i + 1,
+                              (unsigned long long) rt->fallback[i]);
+    }
+
     chaindata_sbuf_printf(b, "},\"not_modified\":%llu,\"bytes\":{"
                           "\"plain\":%llu,\"gzip\":%llu},"
                           "\"duration\":{\"sum_us\":%llu,\"le_us\":{",
@@ -175,6 +182,21 @@ chaindata_metrics_prom_counters(chaindata_sbuf_t *b,
                                   chaindata_route_names[i], j + 1,
                                   (unsigned long long)
                                       m->route[i].requests[j]);
+        }
+    }
+
+    chaindata_metrics_head(b, "http_fallback_total", "counter",
+                           "Requests the index could not answer, answered "
+                           "by upstream through chaindata_miss_fallback, by "
+                           "route and upstream's status class");
+
+    for (i = 0; i < CHAINDATA_ROUTES; i++) {
+        for (j = 0; j < CHAINDATA_METRICS_CLASSES; j++) {
+            chaindata_sbuf_printf(b, "chaindata_http_fallback_total{route="
+                                  "\"%s\",class=\"%uxx\"} %llu\n",
+                                  chaindata_route_names[i], j + 1,
+                                  (unsigned long long)
+                                      m->route[i].fallback[j]);
         }
     }
 

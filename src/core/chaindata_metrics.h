@@ -60,6 +60,8 @@ typedef struct {
     uint64_t   not_modified;
     uint64_t   bytes_plain;
     uint64_t   bytes_gzip;
+    /* misses answered by upstream (chaindata_miss_fallback), its class */
+    uint64_t   fallback[CHAINDATA_METRICS_CLASSES];
 } chaindata_metrics_route_t;
 
 

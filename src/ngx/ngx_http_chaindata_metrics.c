@@ -34,7 +34,12 @@
 typedef struct {
     ngx_flag_t       enable;       /* chaindata_metrics */
     ngx_shm_zone_t  *zone;
+    ngx_int_t        fallback;     /* $chaindata_fallback's index */
 } ngx_http_chaindata_metrics_main_conf_t;
+
+
+static ngx_str_t  ngx_http_chaindata_fallback_name =
+    ngx_string("chaindata_fallback");
 
 
 /* a request of a chaindata route: when its handling began */
@@ -49,6 +54,8 @@ typedef struct {
 } ngx_http_chaindata_metrics_loc_conf_t;
 
 
+static ngx_int_t ngx_http_chaindata_metrics_preconfiguration(
+    ngx_conf_t *cf);
 static ngx_int_t ngx_http_chaindata_metrics_postconfiguration(
     ngx_conf_t *cf);
 static void *ngx_http_chaindata_metrics_create_main_conf(ngx_conf_t *cf);
@@ -93,7 +100,7 @@ static ngx_command_t  ngx_http_chaindata_metrics_commands[] = {
 
 
 static ngx_http_module_t  ngx_http_chaindata_metrics_module_ctx = {
-    NULL,                                         /* preconfiguration */
+    ngx_http_chaindata_metrics_preconfiguration,  /* preconfiguration */
     ngx_http_chaindata_metrics_postconfiguration, /* postconfiguration */
 
     ngx_http_chaindata_metrics_create_main_conf,  /* create main conf */
@@ -121,6 +128,38 @@ ngx_module_t  ngx_http_chaindata_metrics_module = {
     NULL,                                    /* exit master */
     NGX_MODULE_V1_PADDING
 };
+
+
+/*
+ * $chaindata_fallback: the route whose miss went to
+ * chaindata_miss_fallback (the request's own variable slot, set there:
+ * an internal redirect keeps it), not found otherwise
+ */
+
+static ngx_int_t
+ngx_http_chaindata_fallback_variable(ngx_http_request_t *r,
+    ngx_http_variable_value_t *v, uintptr_t data)
+{
+    v->not_found = 1;
+
+    return NGX_OK;
+}
+
+
+static ngx_int_t
+ngx_http_chaindata_metrics_preconfiguration(ngx_conf_t *cf)
+{
+    ngx_http_variable_t  *var;
+
+    var = ngx_http_add_variable(cf, &ngx_http_chaindata_fallback_name, 0);
+    if (var == NULL) {
+        return NGX_ERROR;
+    }
+
+    var->get_handler = ngx_http_chaindata_fallback_variable;
+
+    return NGX_OK;
+}
 
 
 static void *
@@ -375,6 +414,31 @@ ngx_http_chaindata_metrics_elapsed_us(ngx_http_request_t *r)
 }
 
 
+/* the route whose miss this request is, through chaindata_miss_fallback */
+
+static chaindata_route_e
+ngx_http_chaindata_metrics_fell_back(ngx_http_request_t *r,
+    ngx_http_chaindata_metrics_main_conf_t *mmcf)
+{
+    ngx_uint_t                  i;
+    ngx_http_variable_value_t  *v;
+
+    v = &r->variables[mmcf->fallback];
+
+    if (!v->valid || v->not_found) {
+        return CHAINDATA_ROUTES;
+    }
+
+    for (i = 0; i < CHAINDATA_ROUTES; i++) {
+        if (v->data == (u_char *) chaindata_route_names[i]) {
+            return i;
+        }
+    }
+
+    return CHAINDATA_ROUTES;
+}
+
+
 /*
  * The log phase: a request of a chaindata route is done, its last byte
  * handed to nginx.  The status as $status tells it, the time in
@@ -394,13 +458,6 @@ ngx_http_chaindata_metrics_log(ngx_http_request_t *r)
     chaindata_metrics_route_t               *rt;
     ngx_http_chaindata_metrics_main_conf_t  *mmcf;
 
-    clcf = ngx_http_get_module_loc_conf(r, ngx_http_core_module);
-    route = ngx_http_chaindata_metrics_route(clcf->handler);
-
-    if (route == CHAINDATA_ROUTES) {
-        return NGX_OK;
-    }
-
     status = r->err_status ? r->err_status : r->headers_out.status;
 
     if (status < 100 || status > 599) {
@@ -409,6 +466,21 @@ ngx_http_chaindata_metrics_log(ngx_http_request_t *r)
 
     mmcf = ngx_http_get_module_main_conf(r, ngx_http_chaindata_metrics_module);
     m = mmcf->zone->data;
+
+    clcf = ngx_http_get_module_loc_conf(r, ngx_http_core_module);
+    route = ngx_http_chaindata_metrics_route(clcf->handler);
+
+    if (route == CHAINDATA_ROUTES) {
+        route = ngx_http_chaindata_metrics_fell_back(r, mmcf);
+
+        if (route != CHAINDATA_ROUTES) {
+            ngx_http_chaindata_count(
+                &m->route[route].fallback[status / 100 - 1], 1);
+        }
+
+        return NGX_OK;
+    }
+
     rt = &m->route[route];
 
     us = ngx_http_chaindata_metrics_elapsed_us(r);
@@ -461,6 +533,12 @@ ngx_http_chaindata_metrics_postconfiguration(ngx_conf_t *cf)
         return NGX_OK;
     }
 
+    mmcf->fallback = ngx_http_get_variable_index(cf,
+                                        &ngx_http_chaindata_fallback_name);
+    if (mmcf->fallback == NGX_ERROR) {
+        return NGX_ERROR;
+    }
+
     ngx_str_set(&name, NGX_HTTP_CHAINDATA_METRICS_ZONE);
 
     /* the smallest zone nginx's slab allocator takes */
@@ -507,6 +585,37 @@ ngx_http_chaindata_metrics_unavailable(ngx_http_request_t *r,
 
     m = mmcf->zone->data;
     ngx_http_chaindata_count(&m->unavailable[reason], 1);
+}
+
+
+void
+ngx_http_chaindata_metrics_fallback(ngx_http_request_t *r)
+{
+    chaindata_route_e                        route;
+    ngx_http_core_loc_conf_t                *clcf;
+    ngx_http_variable_value_t               *v;
+    ngx_http_chaindata_metrics_main_conf_t  *mmcf;
+
+    mmcf = ngx_http_get_module_main_conf(r, ngx_http_chaindata_metrics_module);
+
+    if (mmcf->zone == NULL) {
+        return;
+    }
+
+    clcf = ngx_http_get_module_loc_conf(r, ngx_http_core_module);
+    route = ngx_http_chaindata_metrics_route(clcf->handler);
+
+    if (route == CHAINDATA_ROUTES) {
+        return;
+    }
+
+    v = &r->variables[mmcf->fallback];
+
+    v->data = (u_char *) chaindata_route_names[route];
+    v->len = ngx_strlen(v->data);
+    v->valid = 1;
+    v->no_cacheable = 0;
+    v->not_found = 0;
 }
 
 

@@ -483,6 +483,8 @@ ngx_http_chaindata_miss(ngx_http_request_t *r,
                    "chaindata: not in the index, to \"%V\"",
                    &lcf->miss_fallback);
 
+    ngx_http_chaindata_metrics_fallback(r);
+
     return ngx_http_named_location(r, &lcf->miss_fallback);
 }
 
