@@ -30,6 +30,15 @@
 
 #define NGX_HTTP_CHAINDATA_METRICS_ZONE  "chaindata_metrics"
 
+/*
+ * chaindata_status_max_behind's default: an edge more blocks than this
+ * behind the tip its writer stored is unhealthy wherever its status is
+ * asked (the scrape's chaindata_healthy, the health check's 503), unless
+ * a location says otherwise.  A feed without a stored tip (a follower's)
+ * is not judged by blocks.
+ */
+#define NGX_HTTP_CHAINDATA_MAX_BEHIND  6
+
 
 typedef struct {
     ngx_flag_t       enable;       /* chaindata_metrics */
@@ -203,7 +212,8 @@ ngx_http_chaindata_metrics_merge_loc_conf(ngx_conf_t *cf, void *parent,
     ngx_http_chaindata_metrics_loc_conf_t  *prev = parent;
     ngx_http_chaindata_metrics_loc_conf_t  *conf = child;
 
-    ngx_conf_merge_uint_value(conf->max_behind, prev->max_behind, 0);
+    ngx_conf_merge_uint_value(conf->max_behind, prev->max_behind,
+                              NGX_HTTP_CHAINDATA_MAX_BEHIND);
     ngx_conf_merge_uint_value(conf->max_lag, prev->max_lag, 0);
 
     return NGX_CONF_OK;
