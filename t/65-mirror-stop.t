@@ -6,7 +6,8 @@
 # would otherwise wait a minute or more (a backoff, a Retry-After, the
 # answers of a slow upstream), and it must exit before a 10 s bound
 # (generous: it exits within a second; the figures are printed):
-#   - a feed backing off after an error (500s, --interval 60);
+#   - a feed backing off after an error (500s, --interval 60); the
+#     edge's scrape then says chaindata_feed_why{why="signal"} 1;
 #   - a request in a Retry-After wait (429, Retry-After 3600, SIGINT);
 #   - Stacks blocks in flight (--blocks-ahead 64) from a slow upstream:
 #     the feed's position is a committed block, and the index holds the
@@ -154,6 +155,20 @@ sub stopped_ok {
        'backing off: reached');
     stopped_ok('backing off', $pid, $log, 'TERM');
     is(state_of($db, 'stacks'), 'stopped signal', 'backing off: stored stopped, by a signal');
+
+    # what the edge's scrape says of it
+    fixup_index_perms($db);
+    my $edge = ChainData::Test::Nginx->start(
+        db => $db,
+        locations => "        location = /status { chaindata_status; }\n");
+    my $r = http_get($edge->port, '/status?format=prometheus');
+    like($r->{body}, qr/^chaindata_feed_state\{source="stacks",state="stopped"\} 1$/m,
+         'the scrape: the feed stopped');
+    like($r->{body}, qr/^chaindata_feed_why\{source="stacks",why="signal"\} 1$/m,
+         'the scrape: by a signal');
+    like($r->{body}, qr/^chaindata_feed_why\{source="stacks",why="upstream_failing"\} 0$/m,
+         'the scrape: every other reason 0');
+    $edge->stop;
 }
 
 # 2. a request waiting for its Retry-After (an hour, --max-wait 600)
