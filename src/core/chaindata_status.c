@@ -757,6 +757,22 @@ chaindata_status_prom_states(chaindata_sbuf_t *b,
         }
     }
 
+    chaindata_sbuf_printf(b, "# HELP chaindata_feed_why Why the feed backs "
+                          "off or stopped, as its writer last stored it "
+                          "(1: the reason)\n"
+                          "# TYPE chaindata_feed_why gauge\n");
+
+    for (i = 0; i < st->nstates; i++) {
+        fs = &st->states[i];
+
+        for (k = 1; k < CHAINDATA_FEEDWHY_COUNT; k++) {
+            chaindata_sbuf_printf(b, "chaindata_feed_why{source=\"%s\","
+                                  "why=\"%s\"} %d\n", fs->source,
+                                  chaindata_feedwhy_names[k],
+                                  fs->state.why == k);
+        }
+    }
+
     for (t = 0; t < sizeof(metrics) / sizeof(metrics[0]); t++) {
         chaindata_sbuf_printf(b, "# HELP chaindata_%s %s\n"
                               "# TYPE chaindata_%s %s\n", metrics[t][0],
