@@ -30,12 +30,16 @@ typedef enum {
 } chaindata_route_e;
 
 
-/* why the module answered 503 (behind: chaindata_status's health check) */
+/*
+ * why the module answered 503 (behind: chaindata_status's health check;
+ * no_history: a miss whose feed does not reach the chain's first block)
+ */
 typedef enum {
     CHAINDATA_UNAVAILABLE_BODY_BUDGET = 0,
     CHAINDATA_UNAVAILABLE_READERS_FULL,
     CHAINDATA_UNAVAILABLE_INDEX_UNREADABLE,
     CHAINDATA_UNAVAILABLE_BEHIND,
+    CHAINDATA_UNAVAILABLE_NO_HISTORY,
     CHAINDATA_UNAVAILABLE_REASONS
 } chaindata_unavailable_e;
 

@@ -10,6 +10,7 @@
 #include <grp.h>
 
 #include "chaindata_data_file.h"
+#include "chaindata_history.h"
 #include "chaindata_schema.h"
 #include "chaindata_status.h"
 #include "ngx_http_chaindata_metrics.h"
@@ -69,10 +70,25 @@ typedef struct {
     unsigned                       stale:1;
 
     unsigned                       active:1;
+
+    /*
+     * the history of each chain as a miss found it, for the opening and
+     * the snapshot (the read transaction's id) it was read in; and the
+     * chains the configured routes serve, told once when the index first
+     * opens
+     */
+    chaindata_history_t            history[CHAINDATA_HISTORY_SOURCES];
+    ngx_uint_t                     history_generation;
+    size_t                         history_txn;
+    ngx_uint_t                     history_read;
+    ngx_uint_t                     routes;
+    unsigned                       told:1;
 } ngx_http_chaindata_store_t;
 
 
 static ngx_http_chaindata_store_t  ngx_http_chaindata_store;
+
+static void ngx_http_chaindata_store_tell(ngx_log_t *log);
 
 
 /*
@@ -590,6 +606,10 @@ ngx_http_chaindata_store_reopen(ngx_log_t *log)
         goto failed;
     }
 
+    if (!st->told) {
+        ngx_http_chaindata_store_tell(log);
+    }
+
     mdb_txn_reset(st->txn);
 
     return NGX_OK;
@@ -651,10 +671,11 @@ ngx_http_chaindata_store_swap(ngx_log_t *log)
 
 ngx_int_t
 ngx_http_chaindata_store_open(ngx_log_t *log, ngx_str_t *db,
-    ngx_uint_t max_readers)
+    ngx_uint_t max_readers, ngx_uint_t routes)
 {
     ngx_http_chaindata_store.path = *db;
     ngx_http_chaindata_store.max_readers = max_readers;
+    ngx_http_chaindata_store.routes = routes;
 
     /* a failure is logged and retried by the requests that need it */
     (void) ngx_http_chaindata_store_reopen(log);
@@ -950,6 +971,115 @@ ngx_http_chaindata_store_first(MDB_val *val, ngx_uint_t *generation)
     *generation = st->generation;
 
     return NGX_OK;
+}
+
+
+/*
+ * The history the index holds of a chain, in the read transaction: read
+ * at the first miss of a snapshot, then kept until the index changes (a
+ * write, another opening), so a miss costs no more than a lookup.
+ */
+
+ngx_int_t
+ngx_http_chaindata_store_history(ngx_log_t *log,
+    chaindata_history_source_e source, chaindata_history_t *h)
+{
+    int                          rc;
+    size_t                       txn;
+    ngx_http_chaindata_store_t  *st;
+
+    st = &ngx_http_chaindata_store;
+
+    txn = mdb_txn_id(st->txn);
+
+    if (st->history_generation != st->generation || st->history_txn != txn) {
+        st->history_generation = st->generation;
+        st->history_txn = txn;
+        st->history_read = 0;
+    }
+
+    if (!(st->history_read & (1 << source))) {
+        rc = chaindata_history_read(st->txn, st->dbi, source,
+                                    &st->history[source]);
+        if (rc != 0) {
+            ngx_log_error(NGX_LOG_ERR, log, 0,
+                          "chaindata: reading the history of the %s feed "
+                          "failed: %s", chaindata_history_feeds[source].source,
+                          mdb_strerror(rc));
+            return NGX_ERROR;
+        }
+
+        st->history_read |= 1 << source;
+    }
+
+    *h = st->history[source];
+
+    return NGX_OK;
+}
+
+
+/*
+ * Once, when the index first opens: a configured route without a feed
+ * behind it, or whose feed starts after the chain's first block, answers
+ * what the index does not hold from chaindata_miss_fallback, or 503.
+ */
+
+static void
+ngx_http_chaindata_store_tell(ngx_log_t *log)
+{
+    ngx_uint_t                       i;
+    chaindata_history_t              h;
+    const chaindata_history_feed_t  *feed;
+    ngx_http_chaindata_store_t      *st;
+
+    st = &ngx_http_chaindata_store;
+    st->told = 1;
+
+    for (i = 0; i < CHAINDATA_HISTORY_SOURCES; i++) {
+
+        if (!(st->routes & (1 << i))) {
+            continue;
+        }
+
+        feed = &chaindata_history_feeds[i];
+
+        if (chaindata_history_read(st->txn, st->dbi, i, &h) != 0) {
+            continue;
+        }
+
+        switch (h.kind) {
+
+        case CHAINDATA_HISTORY_NONE:
+            ngx_log_error(NGX_LOG_WARN, log, 0,
+                          "chaindata_db \"%V\": the %s routes have no "
+                          "feed behind them (no %s feed, none of its "
+                          "records): what they ask goes to "
+                          "chaindata_miss_fallback, or answers 503",
+                          &st->path, feed->routes, feed->source);
+            break;
+
+        case CHAINDATA_HISTORY_EMPTY:
+            ngx_log_error(NGX_LOG_WARN, log, 0,
+                          "chaindata_db \"%V\": the %s feed behind the %s "
+                          "routes has no block yet: what the index does not "
+                          "hold goes to chaindata_miss_fallback, or answers "
+                          "503", &st->path, feed->source, feed->routes);
+            break;
+
+        case CHAINDATA_HISTORY_PARTIAL:
+            ngx_log_error(NGX_LOG_NOTICE, log, 0,
+                          "chaindata_db \"%V\": the %s feed holds blocks "
+                          "from %uL on, not from the chain's first (%uL): "
+                          "what the index does not hold goes to "
+                          "chaindata_miss_fallback, or answers 503",
+                          &st->path, feed->source, h.first,
+                          feed->chain_first);
+            break;
+
+        default:
+            break;
+        }
+    }
 }
 
 
