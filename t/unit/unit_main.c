@@ -53,6 +53,7 @@ main(void)
     test_chunks();
     test_eta();
     test_data_file();
+    test_history();
 
     printf("1..%d\n", tests);
 

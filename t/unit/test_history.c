@@ -1,0 +1,153 @@
+
+/*
+ * The history the index holds of each chain (src/core/chaindata_history.c,
+ * lmdb-schema/feed.md "The history a feed holds"): nothing, a writer's
+ * state: record alone, records loaded without blocks, the lowest block
+ * record of the source (its own, not a source whose name starts alike)
+ * against the chain's first block.
+ */
+
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <lmdb.h>
+
+#include "chaindata_history.h"
+#include "chaindata_schema.h"
+#include "unit.h"
+
+
+static int
+put(MDB_txn *txn, MDB_dbi dbi, const void *key, size_t klen)
+{
+    MDB_val  k, v;
+
+    k.mv_data = (void *) key;
+    k.mv_size = klen;
+    v.mv_data = "x";
+    v.mv_size = 1;
+
+    return mdb_put(txn, dbi, &k, &v, 0);
+}
+
+
+static int
+put_block(MDB_txn *txn, MDB_dbi *dbi, const char *source, uint64_t height)
+{
+    size_t         len;
+    unsigned char  key[1 + 32 + 8];
+
+    len = chaindata_block_key(key, source, height);
+
+    return put(txn, dbi[CHAINDATA_DBI_BLOCK], key, len);
+}
+
+
+/* the kind and first block of a source, as "kind first" */
+
+static const char *
+history(MDB_txn *txn, MDB_dbi *dbi, chaindata_history_source_e source)
+{
+    chaindata_history_t  h;
+
+    static char          out[64];
+
+    if (chaindata_history_read(txn, dbi, source, &h) != 0) {
+        return "error";
+    }
+
+    snprintf(out, sizeof(out), "%d %llu%s", (int) h.kind,
+             (unsigned long long) h.first,
+             chaindata_history_whole(&h) ? " whole" : "");
+
+    return out;
+}
+
+
+void
+test_history(void)
+{
+    int        rc, mdb_rc;
+    char       dir[64], err[CHAINDATA_SCHEMA_ERR_LEN], path[96];
+    char       want[64];
+    MDB_env   *env;
+    MDB_txn   *txn;
+    MDB_dbi    dbi[CHAINDATA_DBI_COUNT];
+
+    unsigned char  key[8];
+
+    snprintf(dir, sizeof(dir), "/tmp/chaindata-unit-XXXXXX");
+
+    rc = mkdtemp(dir) == NULL;
+    rc = rc ? rc : mdb_env_create(&env);
+    rc = rc ? rc : mdb_env_set_maxdbs(env, CHAINDATA_MAX_DBS);
+    rc = rc ? rc : mdb_env_set_mapsize(env, 16 << 20);
+    rc = rc ? rc : mdb_env_open(env, dir, 0, 0600);
+    rc = rc ? rc : mdb_txn_begin(env, NULL, 0, &txn);
+
+    if (rc != 0 || chaindata_schema_open(txn, CHAINDATA_SCHEMA_WRITE, dbi,
+                                         &mdb_rc, err) != NULL)
+    {
+        ok(0, "history: an index to read");
+        return;
+    }
+
+    snprintf(want, sizeof(want), "%d 0", CHAINDATA_HISTORY_NONE);
+    ok(strcmp(history(txn, dbi, CHAINDATA_HISTORY_STACKS), want) == 0,
+       "history: nothing of stacks, no feed");
+    ok(strcmp(history(txn, dbi, CHAINDATA_HISTORY_RUNES), want) == 0,
+       "history: nothing of runes, no feed");
+
+    /* a rune list loaded without blocks: taken as the whole history */
+    memset(key, 1, sizeof(key));
+    put(txn, dbi[CHAINDATA_DBI_RUNE_BALANCES], key, sizeof(key));
+    snprintf(want, sizeof(want), "%d 0 whole", CHAINDATA_HISTORY_LOADED);
+    ok(strcmp(history(txn, dbi, CHAINDATA_HISTORY_RUNES), want) == 0,
+       "history: rune records without blocks: loaded, whole");
+
+    /* a mirror that follows stacks and committed nothing yet */
+    put(txn, dbi[CHAINDATA_DBI_TX], key, sizeof(key));
+    put(txn, dbi[CHAINDATA_DBI_FEED], "state:stacks", 12);
+    snprintf(want, sizeof(want), "%d 0", CHAINDATA_HISTORY_EMPTY);
+    ok(strcmp(history(txn, dbi, CHAINDATA_HISTORY_STACKS), want) == 0,
+       "history: a state: record and no block: empty");
+
+    /* sources whose names start alike are not the feed's */
+    put_block(txn, dbi, "stacksx", 1);
+    put_block(txn, dbi, "stack", 1);
+    ok(strcmp(history(txn, dbi, CHAINDATA_HISTORY_STACKS), want) == 0,
+       "history: the blocks of another source are not stacks'");
+
+    put_block(txn, dbi, "stacks", 2000);
+    put_block(txn, dbi, "stacks", 1000);
+    snprintf(want, sizeof(want), "%d 1000", CHAINDATA_HISTORY_PARTIAL);
+    ok(strcmp(history(txn, dbi, CHAINDATA_HISTORY_STACKS), want) == 0,
+       "history: stacks from 1000: partial, from its lowest block");
+
+    put_block(txn, dbi, "stacks", 1);
+    snprintf(want, sizeof(want), "%d 1 whole", CHAINDATA_HISTORY_WHOLE);
+    ok(strcmp(history(txn, dbi, CHAINDATA_HISTORY_STACKS), want) == 0,
+       "history: stacks from block 1: whole");
+
+    put_block(txn, dbi, "runes", 870000);
+    snprintf(want, sizeof(want), "%d 870000", CHAINDATA_HISTORY_PARTIAL);
+    ok(strcmp(history(txn, dbi, CHAINDATA_HISTORY_RUNES), want) == 0,
+       "history: runes from 870000: partial, its records loaded or not");
+
+    put_block(txn, dbi, "runes", 840000);
+    snprintf(want, sizeof(want), "%d 840000 whole", CHAINDATA_HISTORY_WHOLE);
+    ok(strcmp(history(txn, dbi, CHAINDATA_HISTORY_RUNES), want) == 0,
+       "history: runes from the activation, 840000: whole");
+
+    mdb_txn_abort(txn);
+    mdb_env_close(env);
+
+    snprintf(path, sizeof(path), "%s/data.mdb", dir);
+    unlink(path);
+    snprintf(path, sizeof(path), "%s/lock.mdb", dir);
+    unlink(path);
+    rmdir(dir);
+}
