@@ -46,24 +46,20 @@ put_block(MDB_txn *txn, MDB_dbi *dbi, const char *source, uint64_t height)
 }
 
 
-/* the kind and first block of a source, as "kind first" */
+/* the history of a source is of that kind, from that block */
 
-static const char *
-history(MDB_txn *txn, MDB_dbi *dbi, chaindata_history_source_e source)
+static void
+is_history(MDB_txn *txn, MDB_dbi *dbi, chaindata_history_source_e source,
+    chaindata_history_e kind, uint64_t first, const char *name)
 {
     chaindata_history_t  h;
 
-    static char          out[64];
-
-    if (chaindata_history_read(txn, dbi, source, &h) != 0) {
-        return "error";
-    }
-
-    snprintf(out, sizeof(out), "%d %llu%s", (int) h.kind,
-             (unsigned long long) h.first,
-             chaindata_history_whole(&h) ? " whole" : "");
-
-    return out;
+    ok(chaindata_history_read(txn, dbi, source, &h) == 0
+       && h.kind == kind && h.first == first
+       && chaindata_history_whole(&h)
+          == (kind == CHAINDATA_HISTORY_WHOLE
+              || kind == CHAINDATA_HISTORY_LOADED),
+       name);
 }
 
 
@@ -72,7 +68,6 @@ test_history(void)
 {
     int        rc, mdb_rc;
     char       dir[64], err[CHAINDATA_SCHEMA_ERR_LEN], path[96];
-    char       want[64];
     MDB_env   *env;
     MDB_txn   *txn;
     MDB_dbi    dbi[CHAINDATA_DBI_COUNT];
@@ -95,52 +90,45 @@ test_history(void)
         return;
     }
 
-    snprintf(want, sizeof(want), "%d 0", CHAINDATA_HISTORY_NONE);
-    ok(strcmp(history(txn, dbi, CHAINDATA_HISTORY_STACKS), want) == 0,
-       "history: nothing of stacks, no feed");
-    ok(strcmp(history(txn, dbi, CHAINDATA_HISTORY_RUNES), want) == 0,
-       "history: nothing of runes, no feed");
+    is_history(txn, dbi, CHAINDATA_HISTORY_STACKS, CHAINDATA_HISTORY_NONE,
+               0, "history: nothing of stacks, no feed");
+    is_history(txn, dbi, CHAINDATA_HISTORY_RUNES, CHAINDATA_HISTORY_NONE,
+               0, "history: nothing of runes, no feed");
 
     /* a rune list loaded without blocks: taken as the whole history */
     memset(key, 1, sizeof(key));
     put(txn, dbi[CHAINDATA_DBI_RUNE_BALANCES], key, sizeof(key));
-    snprintf(want, sizeof(want), "%d 0 whole", CHAINDATA_HISTORY_LOADED);
-    ok(strcmp(history(txn, dbi, CHAINDATA_HISTORY_RUNES), want) == 0,
-       "history: rune records without blocks: loaded, whole");
+    is_history(txn, dbi, CHAINDATA_HISTORY_RUNES, CHAINDATA_HISTORY_LOADED,
+               0, "history: rune records without blocks: loaded, whole");
 
     /* a mirror that follows stacks and committed nothing yet */
     put(txn, dbi[CHAINDATA_DBI_TX], key, sizeof(key));
     put(txn, dbi[CHAINDATA_DBI_FEED], "state:stacks", 12);
-    snprintf(want, sizeof(want), "%d 0", CHAINDATA_HISTORY_EMPTY);
-    ok(strcmp(history(txn, dbi, CHAINDATA_HISTORY_STACKS), want) == 0,
-       "history: a state: record and no block: empty");
+    is_history(txn, dbi, CHAINDATA_HISTORY_STACKS, CHAINDATA_HISTORY_EMPTY,
+               0, "history: a state: record and no block: empty");
 
     /* sources whose names start alike are not the feed's */
     put_block(txn, dbi, "stacksx", 1);
     put_block(txn, dbi, "stack", 1);
-    ok(strcmp(history(txn, dbi, CHAINDATA_HISTORY_STACKS), want) == 0,
-       "history: the blocks of another source are not stacks'");
+    is_history(txn, dbi, CHAINDATA_HISTORY_STACKS, CHAINDATA_HISTORY_EMPTY,
+               0, "history: the blocks of another source are not stacks'");
 
     put_block(txn, dbi, "stacks", 2000);
     put_block(txn, dbi, "stacks", 1000);
-    snprintf(want, sizeof(want), "%d 1000", CHAINDATA_HISTORY_PARTIAL);
-    ok(strcmp(history(txn, dbi, CHAINDATA_HISTORY_STACKS), want) == 0,
-       "history: stacks from 1000: partial, from its lowest block");
+    is_history(txn, dbi, CHAINDATA_HISTORY_STACKS, CHAINDATA_HISTORY_PARTIAL,
+               1000, "history: stacks from 1000: partial, its lowest block");
 
     put_block(txn, dbi, "stacks", 1);
-    snprintf(want, sizeof(want), "%d 1 whole", CHAINDATA_HISTORY_WHOLE);
-    ok(strcmp(history(txn, dbi, CHAINDATA_HISTORY_STACKS), want) == 0,
-       "history: stacks from block 1: whole");
+    is_history(txn, dbi, CHAINDATA_HISTORY_STACKS, CHAINDATA_HISTORY_WHOLE,
+               1, "history: stacks from block 1: whole");
 
     put_block(txn, dbi, "runes", 870000);
-    snprintf(want, sizeof(want), "%d 870000", CHAINDATA_HISTORY_PARTIAL);
-    ok(strcmp(history(txn, dbi, CHAINDATA_HISTORY_RUNES), want) == 0,
-       "history: runes from 870000: partial, its records loaded or not");
+    is_history(txn, dbi, CHAINDATA_HISTORY_RUNES, CHAINDATA_HISTORY_PARTIAL,
+               870000, "history: runes from 870000: partial, records or not");
 
     put_block(txn, dbi, "runes", 840000);
-    snprintf(want, sizeof(want), "%d 840000 whole", CHAINDATA_HISTORY_WHOLE);
-    ok(strcmp(history(txn, dbi, CHAINDATA_HISTORY_RUNES), want) == 0,
-       "history: runes from the activation, 840000: whole");
+    is_history(txn, dbi, CHAINDATA_HISTORY_RUNES, CHAINDATA_HISTORY_WHOLE,
+               840000, "history: runes from the activation, 840000: whole");
 
     mdb_txn_abort(txn);
     mdb_env_close(env);
