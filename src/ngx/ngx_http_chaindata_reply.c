@@ -460,6 +460,12 @@ ngx_http_chaindata_send_bad_target(ngx_http_request_t *r,
 }
 
 
+/*
+ * Whether a lookup's miss is upstream's answer too (the whole history of
+ * its chain), or why the index cannot tell: the 503's message, from the
+ * request's pool (lmdb-schema/feed.md, "The history a feed holds").
+ */
+
 ngx_int_t
 ngx_http_chaindata_miss_history(ngx_http_request_t *r,
     chaindata_history_source_e source, ngx_http_chaindata_reply_t *reply)
