@@ -322,6 +322,7 @@ void chaindata_feeds_init(chaindata_mirror_t *m);
 /* a 429 during a pass: the first logged, the feed's state "throttled" */
 void chaindata_feeds_throttled(chaindata_mirror_t *m, chaindata_req_t *r);
 int chaindata_feeds_run(chaindata_mirror_t *m);
+double chaindata_feeds_wait_max(chaindata_mirror_t *m);
 int chaindata_feeds_too_deep(chaindata_mirror_t *m, const char *source,
     uint64_t height, uint64_t max);
 /*
