@@ -136,7 +136,7 @@ like($h->{'Nats-Msg-Id'} // '', qr/^\Q$epoch.$n\E\.0\.[0-9a-f]{16}$/,
 # stream on the publisher's index is refused at start
 my ($c, $o, $e) = follow($S, "$root/pub-$S");
 is($c, 3, "a follower on the running publisher's index: exit 3");
-like($e, qr{another chaindata-mirror runs on \Q$root/pub-$S\E \(pid $pid; \S+/mirror\.lock is locked\): one writer of an index's feeds at a time},
+like($e, qr{another chaindata-mirror runs on \Q$root/pub-$S\E \(pid $pid; \S+/feeds\.lock is locked\): one writer at a time},
      'it says which writer holds the index');
 my $planted = put($S, 'planted', 'Nats-Msg-Id' => "$epoch.${\ ($n + 1)}.0");
 is($planted, $last + 1, 'the planted message is stored');

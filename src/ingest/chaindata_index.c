@@ -392,22 +392,22 @@ chaindata_index_commit(chaindata_index_t *ix, const chaindata_writeset_t *ws)
 
 
 /*
- * One writer of an index's feeds at a time: DIR/mirror.lock, locked while
- * a chaindata-mirror or a stream follower runs, holds the writer's name
- * and pid; a second is refused, naming the first (an empty file is an
- * older mirror's).  The descriptor, kept open (the lock goes with the
- * process), or -1 after a message.
+ * One writer at a time: DIR/name, locked while it runs, holds the
+ * writer's name and pid; a second is refused, naming the first (an empty
+ * file is an older mirror's).  The descriptor, kept open (the lock goes
+ * with the process), or -1 after a message.
  */
 
 int
-chaindata_index_writer_lock(const char *dir, const char *prog)
+chaindata_index_writer_lock(const char *dir, const char *name,
+    const char *prog)
 {
     int                      fd;
     char                     path[4096], who[128], *pid;
     ssize_t                  n;
     chaindata_index_owner_t  own;
 
-    snprintf(path, sizeof(path), "%s/mirror.lock", dir);
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
 
     if (chaindata_index_owner_begin(dir, &own) != 0) {
         fprintf(stderr, "%s: cannot take the ids of the owner of %s: %s\n",
@@ -416,8 +416,7 @@ chaindata_index_writer_lock(const char *dir, const char *prog)
     }
 
     /* never through a link, nor one of another user (doc/operations.md) */
-    fd = chaindata_index_files_open(dir, "mirror.lock", O_RDWR | O_CREAT,
-                                    0600);
+    fd = chaindata_index_files_open(dir, name, O_RDWR | O_CREAT, 0600);
     chaindata_index_owner_end(&own);
 
     if (fd == -1) {
@@ -438,7 +437,7 @@ chaindata_index_writer_lock(const char *dir, const char *prog)
         }
 
         fprintf(stderr, "%s: another %s runs on %s (%s%s%s%s is locked): "
-                "one writer of an index's feeds at a time\n", prog,
+                "one writer at a time\n", prog,
                 who[0] ? who : "chaindata-mirror", dir,
                 *pid ? "pid " : "", pid, *pid ? "; " : "", path);
         close(fd);

@@ -60,11 +60,17 @@ int chaindata_index_commit(chaindata_index_t *ix,
 const char *chaindata_index_strerror(int rc);
 
 /*
- * The lock of the one writer of an index's feeds (DIR/mirror.lock): a
- * descriptor kept open while the writer runs, or -1 after a message
- * naming the writer that holds it.
+ * The lock of the one writer of something in DIR (DIR/name): a descriptor
+ * kept open while the writer runs, or -1 after a message naming the
+ * writer that holds it.  CHAINDATA_MIRROR_LOCK: one chaindata-mirror an
+ * index; CHAINDATA_FEEDS_LOCK: one writer of the feeds a stream carries
+ * (a mirror of Stacks or Runes, or a stream follower).
  */
-int chaindata_index_writer_lock(const char *dir, const char *prog);
+int chaindata_index_writer_lock(const char *dir, const char *name,
+    const char *prog);
+
+#define CHAINDATA_MIRROR_LOCK  "mirror.lock"
+#define CHAINDATA_FEEDS_LOCK   "feeds.lock"
 
 
 #endif /* _CHAINDATA_INDEX_H_INCLUDED_ */

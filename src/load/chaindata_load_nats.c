@@ -29,8 +29,9 @@ chaindata_load_nats(chaindata_nats_t *nats, chaindata_ingest_t *in,
     nats->prog = "chaindata-load";
     nats->stop = &chaindata_load_stop;
 
-    /* one writer of the index's feeds: not beside a mirror or a follower */
-    lock = chaindata_index_writer_lock(in->ix.path, "chaindata-load --nats");
+    /* one writer of the feeds: not beside a mirror of them, nor a follower */
+    lock = chaindata_index_writer_lock(in->ix.path, CHAINDATA_FEEDS_LOCK,
+                                       "chaindata-load --nats");
     if (lock == -1) {
         chaindata_nats_close(nats);
         return CHAINDATA_EXIT_SYSTEM;

@@ -503,13 +503,31 @@ chaindata_mirror_args(chaindata_mirror_t *m, int argc, char **argv)
 }
 
 
-/* one mirror per index: a lock held while it runs, released by exit */
+/*
+ * One mirror per index, and one writer of its Stacks and Runes feeds (a
+ * mirror of either, or a stream follower; a mirror of chainhooks alone
+ * runs beside a follower): locks held while it runs, released by exit.
+ */
 
 static int
 chaindata_mirror_lock(chaindata_mirror_t *m)
 {
-    return chaindata_index_writer_lock(m->db_path, "chaindata-mirror") == -1
-           ? -1 : 0;
+    if (chaindata_index_writer_lock(m->db_path, CHAINDATA_MIRROR_LOCK,
+                                    "chaindata-mirror")
+        == -1)
+    {
+        return -1;
+    }
+
+    if ((m->stacks_api || m->runes_api)
+        && chaindata_index_writer_lock(m->db_path, CHAINDATA_FEEDS_LOCK,
+                                       "chaindata-mirror")
+           == -1)
+    {
+        return -1;
+    }
+
+    return 0;
 }
 
 

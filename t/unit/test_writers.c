@@ -107,12 +107,14 @@ test_writers(void)
        && strcmp(hash, "b1") == 0,
        "writers: the position is the second writer's block, untouched");
 
-    fd = chaindata_index_writer_lock(dir, "chaindata-unit");
+    fd = chaindata_index_writer_lock(dir, CHAINDATA_FEEDS_LOCK,
+                                     "chaindata-unit");
     ok(fd != -1, "writers: the writers' lock taken");
 
     /* a second descriptor of the file: flock() refuses it in-process too */
     fprintf(stderr, "# (a refusal follows, as expected)\n");
-    fd2 = chaindata_index_writer_lock(dir, "chaindata-unit-2");
+    fd2 = chaindata_index_writer_lock(dir, CHAINDATA_FEEDS_LOCK,
+                                      "chaindata-unit-2");
     ok(fd2 == -1, "writers: a second writer is refused the lock");
 
     if (fd != -1) {
