@@ -145,6 +145,159 @@ chaindata_txh_decode(chaindata_txh_t *h,
 }
 
 
+void
+chaindata_tx3h_encode(unsigned char *out, const chaindata_tx3h_t *h)
+{
+    unsigned  i;
+
+    memset(out, 0, CHAINDATA_TX3H_SIZE);
+    out[0] = CHAINDATA_TX3H_FORMAT;
+    out[1] = (unsigned char) h->flags;
+    out[2] = (unsigned char) h->chunk0_len;
+    out[3] = (unsigned char) (h->chunk0_len >> 8);
+    chaindata_put_u32le(out + 4, h->event_count);
+
+    for (i = 0; i < CHAINDATA_TX3H_PARTS; i++) {
+        chaindata_put_u32le(out + 8 + 8 * i, h->part_at[i]);
+        chaindata_put_u32le(out + 12 + 8 * i, h->part_len[i]);
+    }
+
+    memcpy(out + 40, h->digest, CHAINDATA_DIGEST_LEN);
+}
+
+
+/* 1 when off is where a piece of h begins, or the document's end */
+
+static int
+chaindata_tx3h_cut(const chaindata_tx3h_t *h, size_t off)
+{
+    unsigned  i;
+
+    if (off == h->doc_len) {
+        return 1;
+    }
+
+    for (i = 0; i < h->npieces; i++) {
+        if (h->at[i] == off) {
+            return 1;
+        }
+    }
+
+    return 0;
+}
+
+
+/*
+ * Decodes and checks a "tx_v3" value as chaindata_txh_decode() does a
+ * "tx" one: the pieces fill it, every part begins and ends where a piece
+ * does, so a part is whole pieces.
+ */
+
+int
+chaindata_tx3h_decode(chaindata_tx3h_t *h, const unsigned char *v,
+    size_t len)
+{
+    size_t    off, used;
+    unsigned  i;
+
+    if (len < CHAINDATA_TX3H_SIZE
+        || v[0] != CHAINDATA_TX3H_FORMAT
+        || (v[1] & ~(CHAINDATA_TX3H_EVENTS | CHAINDATA_TX3H_MEMPOOL
+                     | CHAINDATA_TX3H_GONE | CHAINDATA_TX3H_CHUNK0)))
+    {
+        return -1;
+    }
+
+    h->flags = v[1];
+    h->chunk0_len = (size_t) v[2] | (size_t) v[3] << 8;
+    h->chunk0 = NULL;
+
+    if ((h->flags & CHAINDATA_TX3H_CHUNK0) == 0) {
+        if (h->chunk0_len) {
+            return -1;
+        }
+
+    } else if (h->chunk0_len == 0
+               || h->chunk0_len > len - CHAINDATA_TX3H_SIZE
+               || (h->flags & CHAINDATA_TX3H_EVENTS) == 0)
+    {
+        return -1;
+
+    } else {
+        len -= h->chunk0_len;
+        h->chunk0 = v + len;
+    }
+
+    h->event_count = chaindata_get_u32le(v + 4);
+    memcpy(h->digest, v + 40, CHAINDATA_DIGEST_LEN);
+
+    h->doc_len = 0;
+    h->npieces = 0;
+
+    for (off = CHAINDATA_TX3H_SIZE; off < len; off += used) {
+        if (h->npieces == CHAINDATA_TX3H_PIECES_MAX
+            || chaindata_piece_decode(&h->piece[h->npieces], v + off,
+                                      len - off, &used)
+               != 0)
+        {
+            return -1;
+        }
+
+        h->at[h->npieces++] = (uint32_t) h->doc_len;
+        h->doc_len += h->piece[h->npieces - 1].plain_len;
+    }
+
+    if (h->doc_len > UINT32_MAX
+        || (h->doc_len == 0) != ((h->flags & CHAINDATA_TX3H_GONE) != 0)
+        || (h->chunk0 && h->event_count == 0))
+    {
+        return -1;
+    }
+
+    for (i = 0; i < CHAINDATA_TX3H_PARTS; i++) {
+        h->part_at[i] = chaindata_get_u32le(v + 8 + 8 * i);
+        h->part_len[i] = chaindata_get_u32le(v + 12 + 8 * i);
+
+        if (h->part_len[i] == 0) {
+            continue;
+        }
+
+        if (h->part_at[i] > h->doc_len
+            || h->part_len[i] > h->doc_len - h->part_at[i]
+            || !chaindata_tx3h_cut(h, h->part_at[i])
+            || !chaindata_tx3h_cut(h, h->part_at[i] + h->part_len[i]))
+        {
+            return -1;
+        }
+    }
+
+    return 0;
+}
+
+
+int
+chaindata_tx3h_left_out(const chaindata_tx3h_t *h, unsigned i,
+    unsigned include)
+{
+    unsigned  k;
+
+    for (k = 0; k < CHAINDATA_TX3H_PARTS; k++) {
+        if (h->part_len[k] == 0 || (include & (1u << k))) {
+            continue;
+        }
+
+        if (h->at[i] >= h->part_at[k]
+            && h->at[i] + h->piece[i].plain_len
+               <= h->part_at[k] + h->part_len[k])
+        {
+            return 1;
+        }
+    }
+
+    return 0;
+}
+
+
 /*
  * The digest under which an API key is stored and looked up: plain
  * SHA-256 of the key's bytes (lmdb-schema/chainhook.md says why).

@@ -26,6 +26,7 @@ typedef enum {
     CHAINDATA_ROUTE_CHAINHOOK,
     CHAINDATA_ROUTE_MIGRATION,
     CHAINDATA_ROUTE_STATUS,
+    CHAINDATA_ROUTE_TX_V3,
     CHAINDATA_ROUTES
 } chaindata_route_e;
 
@@ -47,7 +48,7 @@ typedef enum {
 #define CHAINDATA_METRICS_BOUNDS   12
 
 /* bumped whenever chaindata_metrics_t changes: a reload keeps the memory */
-#define CHAINDATA_METRICS_LAYOUT   1
+#define CHAINDATA_METRICS_LAYOUT   2
 
 
 typedef struct {
