@@ -93,6 +93,45 @@ like($J->decode($r->{body})->{message}, qr{^querystring/include/1 must be equal 
 
 $ng->stop;
 
+# memo.repr, decoded at ingest: the vectors of the unit tests of the codec
+# behind upstream's memoToString (stacks-encoding-native-js, memo_normalize)
+{
+    my ($base) = grep { /"tx_type":"token_transfer"/ && /"tx_status":"success"/ }
+        split /\n/, slurp("$dir/synth.v3-records.ndjson");
+    my @vectors = (
+        [unpack('H*', 'hello   world'), 'hello world'],
+        ['037e180b04956b4e68627463706f6f6c2f3266646575fabe6d6df77973b452568eb2f43593285804dad9d7ef057eada5ff9f2a1634ec43f514b1020000008e9b20aa0ebfd204924b040000000000',
+         '~ kNhbtcpool/2fdeu mm ys RV 5 (X ~ * 4 C K'],
+        ['037c180b2cfabe6d6d5e0eb001a2eaea9c5e39b7f54edd5c23eb6e684dab1995191f664658064ba7dc10000000f09f909f092f4632506f6f6c2f6500000000000000000000000000000000000000000000000000000000000000000000000500f3fa0200',
+         "| , mm^ ^9 N \\# nhM fFX K \x{1F41F} /F2Pool/e"],
+        ['f09f87b3f09f87b12068656c6c6f20776f726c64', "\x{1F1F3}\x{1F1F1} hello world"],
+        ['00000000000068656c6c6f20776f726c64', 'hello world'],
+        ['68656c6c6f20776f726c6400000000000068656c6c6f20776f726c64', 'hello world hello world'],
+        ['68656c6c6fefbfbd776f726c6420207465737420706172743120202020676f6f64627965efbfbd776f726c64202074657374207061727432202020202020',
+         'hello world test part1 goodbye world test part2'],
+        ['68656c6c6fff776f726c64c3', 'hello world'],
+    );
+    my ($recs, @ids) = ('');
+    for my $i (0 .. $#vectors) {
+        my $id = sprintf '0x%064x', 0xabc00 + $i;
+        (my $r = $base) =~ s/"tx_id":"0x[0-9a-f]{64}"/"tx_id":"$id"/g;
+        $r =~ s/("token_transfer":\{[^{}]*"memo":")0x[0-9a-f]*"/$1 . '0x' . $vectors[$i][0] . '"'/e;
+        $recs .= "$r\n";
+        push @ids, $id;
+    }
+    my $db = temp_dir() . '/memo';
+    my ($c, $o, $e) = load_index($db, { stdin => $recs });
+    is($c, 0, 'memo vectors loaded') or diag($e);
+    fixup_index_perms($db);
+    $ng = ChainData::Test::Nginx->start(db => $db, locations => v3_locations());
+    my $U = JSON::PP->new->utf8;
+    for my $i (0 .. $#vectors) {
+        my $d = $U->decode(http_get($ng->port, "/extended/v3/transactions/$ids[$i]")->{body});
+        is($d->{token_transfer}{memo}{repr}, $vectors[$i][1], "memo 0x$vectors[$i][0]: repr");
+    }
+    $ng->stop;
+}
+
 # a page deep in many events: the cursor is a position, upstream's cursors
 {
     my ($id, $doc) = log_events_tx(1000, sub { "$_[0] $_[1]" });
