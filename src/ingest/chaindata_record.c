@@ -562,3 +562,53 @@ chaindata_record_delete(chaindata_record_t *rec,
 
     return 0;
 }
+
+
+/*
+ * A document's pieces at value (room for chaindata_piece_bound() of the
+ * document and one chaindata_piece_bound(0) a cut more), cut at the ncut
+ * offsets of cut (any order; one repeated, or at 0 or the end, makes no
+ * empty piece).  Sorts cut.  Returns the end, NULL on failure.
+ */
+
+unsigned char *
+chaindata_record_pieces(chaindata_record_t *rec, unsigned char *value,
+    const unsigned char *doc, size_t doc_len, size_t *cut, unsigned ncut)
+{
+    size_t                 c, n, from, t;
+    unsigned               i, j;
+    chaindata_deflater_t  *d;
+
+    d = chaindata_record_deflater(rec);
+    if (d == NULL) {
+        return NULL;
+    }
+
+    for (i = 1; i < ncut; i++) {
+        for (j = i; j > 0 && cut[j - 1] > cut[j]; j--) {
+            t = cut[j];
+            cut[j] = cut[j - 1];
+            cut[j - 1] = t;
+        }
+    }
+
+    from = 0;
+
+    for (i = 0; i <= ncut; i++) {
+        c = i < ncut ? cut[i] : doc_len;
+
+        if (c <= from) {
+            continue;
+        }
+
+        n = chaindata_piece_make(d, doc + from, c - from, value);
+        if (n == 0) {
+            return NULL;
+        }
+
+        value += n;
+        from = c;
+    }
+
+    return value;
+}

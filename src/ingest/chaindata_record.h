@@ -215,6 +215,10 @@ extern const chaindata_kind_t  chaindata_kind_rune_balances;
 
 /* the record's deflater (made on first use), NULL when out of memory */
 chaindata_deflater_t *chaindata_record_deflater(chaindata_record_t *rec);
+/* a document as pieces cut at the offsets of cut (chaindata_record.c) */
+unsigned char *chaindata_record_pieces(chaindata_record_t *rec,
+    unsigned char *value, const unsigned char *doc, size_t doc_len,
+    size_t *cut, unsigned ncut);
 /* an item of a list stored in chunks: a JSON value and its compact size */
 typedef struct {
     const struct chaindata_jv_s  *jv;

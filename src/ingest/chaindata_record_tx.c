@@ -522,14 +522,8 @@ static unsigned char *
 chaindata_tx_pieces(chaindata_record_t *rec, unsigned char *value,
     const unsigned char *doc, size_t doc_len, const chaindata_txh_t *h)
 {
-    size_t                 cut[CHAINDATA_TXH_PIECES_MAX + 1], c, n, from, t;
-    unsigned               i, j, ncut;
-    chaindata_deflater_t  *d;
-
-    d = chaindata_record_deflater(rec);
-    if (d == NULL) {
-        return NULL;
-    }
+    size_t    cut[CHAINDATA_TXH_PIECES_MAX];
+    unsigned  ncut;
 
     ncut = 0;
 
@@ -542,36 +536,7 @@ chaindata_tx_pieces(chaindata_record_t *rec, unsigned char *value,
         cut[ncut++] = h->fargs_start + h->fargs_len;
     }
 
-    cut[ncut++] = doc_len;
-
-    /* sorted; a repeated cut makes no empty piece */
-    for (i = 1; i < ncut; i++) {
-        for (j = i; j > 0 && cut[j - 1] > cut[j]; j--) {
-            t = cut[j];
-            cut[j] = cut[j - 1];
-            cut[j - 1] = t;
-        }
-    }
-
-    from = 0;
-
-    for (i = 0; i < ncut; i++) {
-        c = cut[i];
-
-        if (c == from) {
-            continue;
-        }
-
-        n = chaindata_piece_make(d, doc + from, c - from, value);
-        if (n == 0) {
-            return NULL;
-        }
-
-        value += n;
-        from = c;
-    }
-
-    return value;
+    return chaindata_record_pieces(rec, value, doc, doc_len, cut, ncut);
 }
 
 

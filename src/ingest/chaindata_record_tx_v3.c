@@ -65,17 +65,18 @@ chaindata_v3_str(chaindata_v3b_t *b, const char *s, size_t len)
 
 
 /*
- * Adds a copy of value (its children shared; null when absent) to obj
- * under name.
+ * Appends a copy of value (its children shared; null when absent) to the
+ * object or array to, as name (NULL in an array); the copy, or NULL.
  */
 
 static chaindata_jv_t *
-chaindata_v3_add(chaindata_v3b_t *b, chaindata_jv_t *obj, const char *name,
+chaindata_v3_append(chaindata_v3b_t *b, chaindata_jv_t *to, const char *name,
     const chaindata_jv_t *value)
 {
     chaindata_jv_t  *m;
 
-    if (obj == NULL) {
+    if (to == NULL) {
+        b->failed = 1;
         return NULL;
     }
 
@@ -87,18 +88,37 @@ chaindata_v3_add(chaindata_v3b_t *b, chaindata_jv_t *obj, const char *name,
     *m = value ? *value : chaindata_v3_null;
     m->next = NULL;
     m->key = (const unsigned char *) name;
-    m->key_len = strlen(name);
+    m->key_len = name ? strlen(name) : 0;
 
-    if (obj->last) {
-        obj->last->next = m;
+    if (to->last) {
+        to->last->next = m;
     } else {
-        obj->child = m;
+        to->child = m;
     }
 
-    obj->last = m;
-    obj->n++;
+    to->last = m;
+    to->n++;
 
     return m;
+}
+
+
+#define chaindata_v3_add(b, obj, name, value)                              \
+    chaindata_v3_append(b, obj, name, value)
+
+
+/* an array's next element: a value made already (NULL: out of memory) */
+
+static void
+chaindata_v3_push(chaindata_v3b_t *b, chaindata_jv_t *arr,
+    chaindata_jv_t *v)
+{
+    if (v == NULL) {
+        b->failed = 1;
+        return;
+    }
+
+    (void) chaindata_v3_append(b, arr, NULL, v);
 }
 
 
@@ -379,38 +399,6 @@ static chaindata_jv_t *
 chaindata_v3_array(chaindata_v3b_t *b)
 {
     return chaindata_v3_node(b, CHAINDATA_JV_ARRAY);
-}
-
-
-static void
-chaindata_v3_push(chaindata_v3b_t *b, chaindata_jv_t *arr,
-    chaindata_jv_t *v)
-{
-    chaindata_jv_t  *m;
-
-    if (arr == NULL || v == NULL) {
-        b->failed = 1;
-        return;
-    }
-
-    m = chaindata_v3_node(b, CHAINDATA_JV_NULL);
-    if (m == NULL) {
-        return;
-    }
-
-    *m = *v;
-    m->next = NULL;
-    m->key = NULL;
-    m->key_len = 0;
-
-    if (arr->last) {
-        arr->last->next = m;
-    } else {
-        arr->child = m;
-    }
-
-    arr->last = m;
-    arr->n++;
 }
 
 
@@ -788,14 +776,8 @@ static unsigned char *
 chaindata_v3_pieces(chaindata_record_t *rec, unsigned char *value,
     const unsigned char *doc, size_t doc_len, const chaindata_tx3h_t *h)
 {
-    size_t                 cut[CHAINDATA_TX3H_PIECES_MAX], c, n, from, t;
-    unsigned               i, j, ncut;
-    chaindata_deflater_t  *d;
-
-    d = chaindata_record_deflater(rec);
-    if (d == NULL) {
-        return NULL;
-    }
+    size_t    cut[2 * CHAINDATA_TX3H_PARTS];
+    unsigned  i, ncut;
 
     ncut = 0;
 
@@ -806,35 +788,7 @@ chaindata_v3_pieces(chaindata_record_t *rec, unsigned char *value,
         }
     }
 
-    cut[ncut++] = doc_len;
-
-    for (i = 1; i < ncut; i++) {
-        for (j = i; j > 0 && cut[j - 1] > cut[j]; j--) {
-            t = cut[j];
-            cut[j] = cut[j - 1];
-            cut[j - 1] = t;
-        }
-    }
-
-    from = 0;
-
-    for (i = 0; i < ncut; i++) {
-        c = cut[i];
-
-        if (c == from) {
-            continue;
-        }
-
-        n = chaindata_piece_make(d, doc + from, c - from, value);
-        if (n == 0) {
-            return NULL;
-        }
-
-        value += n;
-        from = c;
-    }
-
-    return value;
+    return chaindata_record_pieces(rec, value, doc, doc_len, cut, ncut);
 }
 
 
