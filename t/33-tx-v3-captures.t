@@ -132,6 +132,28 @@ $ng->stop;
     $ng->stop;
 }
 
+# what v3 needs beside the document, refused when malformed: the line and
+# why, the batch rejected whole (the index as it was)
+{
+    my ($good, $other) = grep { /"index_block_hash"/ }
+        split /\n/, slurp("$dir/synth.v3-records.ndjson");
+    my $db = temp_dir() . '/refused';
+    my ($c, $o, $e) = load_index($db, { stdin => "$good\n" });
+    is($c, 0, 'a record with its index hashes') or diag($e);
+    my $before = join '', map { mdb_dump_of($db, $_) } qw(tx tx_v3 tx_v3_event);
+    for my $bad (['"index_block_hash":"0xABC"', qr/index_block_hash and parent_index_block_hash must be "0x" and 64 lowercase hex digits/],
+                 ['"receipt_block_height":-1', qr/receipt_block_height must be an integer/],
+                 ['"block_time":"1"', qr/block_time must be an integer/]) {
+        (my $line = $other) =~ s/\}$/,$bad->[0]}/;
+        $line =~ s/"index_block_hash":"0x[0-9a-f]{64}",// if $bad->[0] =~ /^"index/;
+        ($c, $o, $e) = load_index($db, { stdin => "$line\n" });
+        is($c, 1, "$bad->[0]: refused");
+        like($e, qr/<stdin>:1: $bad->[1]/, '… the line and why');
+        is(join('', map { mdb_dump_of($db, $_) } qw(tx tx_v3 tx_v3_event)), $before,
+           '… the index as it was');
+    }
+}
+
 # a page deep in many events: the cursor is a position, upstream's cursors
 {
     my ($id, $doc) = log_events_tx(1000, sub { "$_[0] $_[1]" });
