@@ -3,6 +3,10 @@
 # record carries its block's index_block_hash and parent_index_block_hash
 # from the block's answer it reads anyway (/extended/v2/blocks/{h}), so
 # chaindata_tx_v3 serves what it mirrored with no request more than v1's.
+# A new pending transaction's receipt_block_height comes from upstream's
+# v3 mempool listing, read only when a pass has new ones to write; without
+# that listing (an upstream before 9.0) the pending one has no v3
+# document.
 
 use strict;
 use warnings;
@@ -20,18 +24,37 @@ require_build();
 
 my $root = temp_dir();
 my @docs = grep { !/"event_count":640/ } ChainData::Upstream::confirmed_docs();
+my ($pending) = map { $_->{data_raw} }
+    grep { ($_->{tx_status} // '') eq 'pending' } tx_fixtures(fixture_path('tx.ndjson'));
+my ($pid) = $pending =~ /"tx_id":"(0x[0-9a-f]{64})"/;
 my $chain = ChainData::Upstream::make_chain(700,
     [[ChainData::Upstream::derive_doc($docs[0], 'v3a')],
      [ChainData::Upstream::derive_doc($docs[1], 'v3b'),
       ChainData::Upstream::derive_doc($docs[2], 'v3c')]]);
-ChainData::Upstream::write_chain("$root/m", $chain);
+ChainData::Upstream::write_chain("$root/m", $chain, mempool => [$pending]);
 my $up = ChainData::Test::Nginx->start(
     locations => ChainData::Upstream::nginx_locations("$root/m"));
 my $db = "$root/idx";
-my ($c, $o, $e) = run_cmd([build_path('chaindata-mirror'), '--db', $db,
+my @mirror = (build_path('chaindata-mirror'), '--db', $db,
     '--stacks-api', 'http://127.0.0.1:' . $up->port . '/up', '--once',
-    '--from-height', '700', '--no-mempool', '--retries', '0'], timeout => 120);
-is($c, 0, 'the mirror follows the chain') or diag($e);
+    '--from-height', '700', '--retries', '0');
+my ($c, $o, $e) = run_cmd([@mirror], timeout => 120);
+is($c, 0, 'the mirror follows the chain and the mempool') or diag($e);
+my $no_v3 = mdb_dump_of($db, 'tx_v3');
+(my $hex = substr($pid, 2)) =~ s/(..)/$1/g;
+unlike($no_v3, qr/^ \Q$hex\E$/m,
+       'no v3 listing upstream: the pending one has no v3 document');
+
+# upstream's v3 mempool listing (src/api/routes/v3/mempool.ts), a new
+# pending transaction in a new index
+my $v3dir = "$root/m/up/extended/v3/mempool/transactions";
+system('mkdir', '-p', $v3dir);
+spew("$v3dir/q=limit=50", qq({"limit":50,"total":1,"cursor":{"next":null,"previous":null,)
+    . qq("current":null},"results":[{"tx_id":"$pid","receipt_block_height":4321}]}));
+$db = "$root/idx2";
+$mirror[2] = $db;
+($c, $o, $e) = run_cmd([@mirror], timeout => 120);
+is($c, 0, 'again, upstream with its v3 mempool listing') or diag($e);
 $up->stop;
 fixup_index_perms($db);
 
@@ -52,6 +75,11 @@ for my $b (@$chain) {
         is($J->decode($r->{body})->{total}, $n, '… and its events');
     }
 }
+my $p = $J->decode(http_get($ng->port, "/extended/v3/transactions/$pid")->{body});
+is($p->{receipt_block_height}, 4321, 'the pending one: its receipt_block_height');
+is($p->{status}, 'pending', '… a mempool document');
+my $r = http_get($ng->port, "/extended/v3/transactions/$pid/events");
+is($r->{status}, 400, '… whose events are upstream\'s 400');
 $ng->stop;
 
 done_testing();
