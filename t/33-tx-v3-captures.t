@@ -24,6 +24,17 @@ my $J = JSON::PP->new;
 my @sets = sort glob "$dir/*.v3-answers.json";
 ok(@sets >= 6, 'the captures are here');
 
+# --bulk builds the same v3 records
+{
+    my ($a, $b) = map { temp_dir() . "/$_" } qw(normal bulk);
+    my $f = "$dir/synth.v3-records.ndjson";
+    my ($c1) = load_index($a, $f);
+    my ($c2) = load_index($b, '--bulk', $f);
+    is($c1 + $c2, 0, 'loaded normally and with --bulk');
+    is(mdb_dump_of($b, $_), mdb_dump_of($a, $_), "--bulk: $_ the same")
+        for qw(tx_v3 tx_v3_event);
+}
+
 # one index a data set: some share transactions (a test network's first
 # block), which their chains answer otherwise
 my (@answers, $ng);
@@ -87,6 +98,10 @@ $r = http_get($ng->port, "$base?include=result&include=bogus&include=result");
 is($J->decode($r->{body})->{message},
    'querystring/include must NOT have duplicate items (items ## 0 and 2 are identical)',
    'duplicates are found before a bad value, as upstream\'s validator does');
+$r = http_get($ng->port, "$base?include=" . join(',', ('result') x 1000));
+is($J->decode($r->{body})->{message},
+   'querystring/include must NOT have duplicate items (items ## 998 and 999 are identical)',
+   'a long list: the pair upstream\'s validator names first (a hand-made request)');
 $r = http_get($ng->port, "$base?include=result,bogus");
 like($J->decode($r->{body})->{message}, qr{^querystring/include/1 must be equal to constant},
      'the first bad value named');
