@@ -28,7 +28,7 @@
 #endif
 
 
-/* {"total":…,"limit":…,"cursor":{"next":"…","previous":"…","current":"…"} */
+/* the head of an events page: total, limit, the cursors, "results":[ */
 #define NGX_HTTP_CHAINDATA_TX3_HEAD_LEN                                      \
     (sizeof("{\"total\":,\"limit\":,\"cursor\":{\"next\":\"\","               \
             "\"previous\":\"\",\"current\":\"\"},\"results\":[")           \
