@@ -25,6 +25,7 @@ void test_hex_table(void);
 void test_digest(void);
 void test_txh(void);
 void test_listh(void);
+void test_tx3h(void);
 
 /* test_jsnum.c */
 void test_js_number(void);
