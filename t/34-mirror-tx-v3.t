@@ -80,6 +80,13 @@ is($p->{receipt_block_height}, 4321, 'the pending one: its receipt_block_height'
 is($p->{status}, 'pending', '… a mempool document');
 my $r = http_get($ng->port, "/extended/v3/transactions/$pid/events");
 is($r->{status}, 400, '… whose events are upstream\'s 400');
+
+# mirrored from block 700: the index cannot say "not there" (as v1's)
+my $none = '0x' . ('cd' x 32);
+is(http_get($ng->port, "/extended/v3/transactions/$none")->{status}, 503,
+   'an unknown id, the history partial, no fallback: 503');
+is(http_get($ng->port, "/extended/v3/transactions/$none/events")->{status}, 503,
+   '… its events too');
 $ng->stop;
 
 done_testing();

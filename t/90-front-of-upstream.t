@@ -6,7 +6,9 @@
 # other request, the routes under the same prefixes included, reaches
 # upstream unchanged, and so does a transaction the index does not hold
 # (chaindata_miss_fallback); the upstream's log holds exactly the requests
-# chaindata did not serve.
+# chaindata did not serve, and the misses it answered are counted.  On an
+# index of the README's path (Stacks mirrored from upstream's tip, no runes
+# feed) the rune routes are upstream's answers, never an empty page.
 
 use strict;
 use warnings;
@@ -191,6 +193,44 @@ ok(eventually(5, sub { upstream_log() >= @expected }),
 is_deeply([upstream_log()], \@expected,
           'upstream received exactly the requests chaindata does not serve, unchanged');
 
+# the misses upstream answered are counted, by route and its class
+my $st = json_decode(http_get($port, '/chaindata/status')->{body});
+is_deeply($st->{traffic}{routes}{tx}{fallback},
+          { '1xx' => 0, '2xx' => 1, '3xx' => 0, '4xx' => 3, '5xx' => 0 },
+          'the misses upstream answered: counted as the tx route\'s fallback');
+like(http_get($port, '/chaindata/status?format=prometheus')->{body},
+     qr/^chaindata_http_fallback_total\{route="tx",class="4xx"\} 3$/m,
+     'and in the Prometheus text');
+
+$edge->stop;
+
+# ---------------------------------------------------------------- no runes feed
+
+# the README's path: a mirror of Stacks alone, started at upstream's tip
+# (block 100 here), no --runes-api.  The rune routes have no feed behind
+# them: each rune request is upstream's answer, never an empty page of
+# chaindata's, and the worker says so at start
+my ($block_tx) = grep { !$_->{mempool} } tx_fixtures(fixture_path('tx.ndjson'));
+my $stacks_only = temp_dir() . '/index';
+my ($lc, $lo, $le) = load_index($stacks_only, '-', { stdin =>
+    qq({"kind":"block","source":"stacks","height":100,"hash":"a100","parent":"a99","time":1100}\n)
+  . qq({"kind":"tx","data":$block_tx->{data_raw}}\n)
+  . qq({"kind":"block_end","source":"stacks","height":100}\n) });
+is($lc, 0, 'an index of one Stacks block') or diag($le);
+fixup_index_perms($stacks_only);
+$edge = ChainData::Test::Nginx->start(db => $stacks_only, http => $conf,
+                                      locations => $server);
+$port = $edge->port;
+chaindata('GET', "/extended/v1/tx/$ID", 200, 'no runes feed: a transaction it holds');
+$r = upstream('GET', "/runes/v1/transactions/$RTX/activity", 404,
+              'no runes feed: rune activity');
+is($r->{body}, '{"error":"not recorded"}', 'no runes feed: upstream\'s answer, not an empty page');
+$r = upstream('GET', "/runes/v1/addresses/$ADDR/balances?limit=2", 404,
+              'no runes feed: rune balances');
+$r = upstream('GET', '/extended/v1/tx/0x' . ('cd' x 32), 404,
+              'a transaction older than the feed: upstream\'s');
+like($edge->error_log, qr/\[warn\].*the rune routes have no feed behind them/,
+     'no runes feed: the worker says so at start');
 $edge->stop;
 $up->stop;
 

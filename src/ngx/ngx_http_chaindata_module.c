@@ -316,6 +316,7 @@ ngx_http_chaindata_create_main_conf(ngx_conf_t *cf)
      *     mcf->db = { 0, NULL };
      *     mcf->handlers = 0;
      *     mcf->chainhook = 0;
+     *     mcf->chains = 0;
      */
 
     if (ngx_array_init(&mcf->error_logs, cf->pool, 4, sizeof(ngx_log_t *))
@@ -502,6 +503,14 @@ ngx_http_chaindata_handler_slot(ngx_conf_t *cf, ngx_command_t *cmd,
 
     if (clcf->handler == ngx_http_chaindata_chainhook_handler) {
         mcf->chainhook++;
+
+    } else if (clcf->handler == ngx_http_chaindata_tx_handler) {
+        mcf->chains |= 1 << CHAINDATA_HISTORY_STACKS;
+
+    } else if (clcf->handler == ngx_http_chaindata_rune_activity_handler
+               || clcf->handler == ngx_http_chaindata_rune_balances_handler)
+    {
+        mcf->chains |= 1 << CHAINDATA_HISTORY_RUNES;
     }
 
     return NGX_CONF_OK;
@@ -680,7 +689,7 @@ ngx_http_chaindata_init_process(ngx_cycle_t *cycle)
     }
 
     return ngx_http_chaindata_store_open(cycle->log, &mcf->db,
-                                         mcf->max_readers);
+                                         mcf->max_readers, mcf->chains);
 }
 
 

@@ -20,6 +20,8 @@ typedef struct {
     ngx_int_t    thread_nice;     /* chaindata_threads nice= */
     ngx_uint_t   handlers;        /* locations that read the index */
     ngx_uint_t   chainhook;       /* of them, chainhook status locations */
+    ngx_uint_t   chains;          /* the chains the routes serve, 1 << each
+                                     chaindata_history_source_e */
     ngx_array_t  error_logs;      /* ngx_log_t *: the servers' and locations' */
     ngx_array_t  fallbacks;       /* ngx_http_chaindata_fallback_t */
     ngx_shm_zone_t  *budget_zone; /* chaindata_body_budget's counts */

@@ -179,7 +179,8 @@ ngx_http_chaindata_tx_lookup(ngx_http_request_t *r, void *ctx,
 
     if (rc == NGX_DECLINED) {
         reply->status = NGX_HTTP_NOT_FOUND;
-        return NGX_OK;
+        return ngx_http_chaindata_miss_history(r, CHAINDATA_HISTORY_STACKS,
+                                               reply);
     }
 
     if (rc != NGX_OK) {

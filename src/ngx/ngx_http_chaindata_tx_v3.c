@@ -133,8 +133,10 @@ ngx_http_chaindata_tx3_etag(ngx_http_request_t *r,
 
 
 /*
- * Nothing stored: to chaindata_miss_fallback when there is one; else a
- * 404, or for the events upstream's 400 "Transaction not found".
+ * Nothing stored: as chaindata_tx's miss, to chaindata_miss_fallback when
+ * there is one, a 503 when the index cannot tell (its history is not the
+ * chain's whole), else a 404, or for the events upstream's 400
+ * "Transaction not found".
  */
 
 static ngx_int_t
@@ -147,7 +149,14 @@ ngx_http_chaindata_tx3_missing(ngx_http_request_t *r,
 
     reply->status = NGX_HTTP_NOT_FOUND;
 
-    if (tx->q.events && lcf->miss_fallback.len == 0) {
+    if (ngx_http_chaindata_miss_history(r, CHAINDATA_HISTORY_STACKS, reply)
+        != NGX_OK)
+    {
+        return NGX_ERROR;
+    }
+
+    if (tx->q.events && lcf->miss_fallback.len == 0 && reply->untold == NULL)
+    {
         reply->status = NGX_HTTP_BAD_REQUEST;
         reply->body = ngx_http_chaindata_tx3_no_events;
         reply->cache_control = NGX_HTTP_CHAINDATA_CACHE_NONE;

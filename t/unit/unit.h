@@ -14,6 +14,12 @@
 void ok(int cond, const char *name);
 
 
+/* test_data_file.c */
+void test_data_file(void);
+
+/* test_history.c */
+void test_history(void);
+
 /* test_eta.c */
 void test_eta(void);
 

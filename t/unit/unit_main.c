@@ -53,6 +53,8 @@ main(void)
     test_piece_ends();
     test_chunks();
     test_eta();
+    test_data_file();
+    test_history();
 
     printf("1..%d\n", tests);
 
