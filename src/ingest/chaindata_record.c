@@ -612,3 +612,45 @@ chaindata_record_pieces(chaindata_record_t *rec, unsigned char *value,
 
     return value;
 }
+
+
+/*
+ * A record's list after its header, the last write so far (its value
+ * trimmed): the n items in chunks of per, keyed (key, chunk number), in
+ * db, each added to digest; the digest's first bytes into sum; chunk 0
+ * moved into the header's value when the two fit a leaf node
+ * (lmdb-schema/pieces.md), its length in *chunk0_len.  Returns the
+ * header's value, to encode the header into, or NULL with the reason in
+ * rec.
+ */
+
+unsigned char *
+chaindata_record_list(chaindata_record_t *rec, chaindata_writeset_t *ws,
+    chaindata_dbi_e db, const unsigned char *key, size_t key_len,
+    const chaindata_item_t *items, size_t n, unsigned per,
+    unsigned char *scratch, chaindata_digest_t *digest, unsigned char *sum,
+    size_t *chunk0_len)
+{
+    size_t         nchunks, head;
+    unsigned char  sha256[CHAINDATA_SHA256_LEN];
+
+    if (chaindata_writeset_chunks(rec, ws, db, key, key_len, items, n, per,
+                                  scratch, digest)
+        != 0)
+    {
+        return NULL;
+    }
+
+    nchunks = chaindata_chunk_count(n, per);
+    chaindata_digest_final(digest, sha256);
+    memcpy(sum, sha256, CHAINDATA_DIGEST_LEN);
+
+    /* the header write is the one before the chunks: find it again */
+    head = ws->nwrites - nchunks - 1;
+
+    *chunk0_len = nchunks ? chaindata_writeset_join(ws, head,
+                                                    CHAINDATA_NODE_MAX)
+                          : 0;
+
+    return ws->buf + ws->writes[head].val_off;
+}

@@ -237,6 +237,12 @@ int chaindata_writeset_chunks(chaindata_record_t *rec,
     chaindata_writeset_t *ws, chaindata_dbi_e db, const unsigned char *list,
     size_t list_len, const chaindata_item_t *items, size_t n, unsigned per,
     unsigned char *scratch, chaindata_digest_t *digest);
+/* a record's list after its header (chaindata_record.c) */
+unsigned char *chaindata_record_list(chaindata_record_t *rec,
+    chaindata_writeset_t *ws, chaindata_dbi_e db, const unsigned char *key,
+    size_t key_len, const chaindata_item_t *items, size_t n, unsigned per,
+    unsigned char *scratch, chaindata_digest_t *digest, unsigned char *sum,
+    size_t *chunk0_len);
 int chaindata_record_delete(chaindata_record_t *rec,
     chaindata_writeset_t *ws, chaindata_write_e action, chaindata_dbi_e db,
     const unsigned char *key, size_t key_len);

@@ -623,11 +623,10 @@ chaindata_tx_put(chaindata_record_t *rec,
     const chaindata_jv_t *envelope, chaindata_writeset_t *ws)
 {
     int                    is_call, rc;
-    size_t                 doc_size, n, scratch_len, nchunks, head;
+    size_t                 doc_size, n, scratch_len;
     unsigned               shape;
     unsigned char         *value, *end, *scratch;
     unsigned char          txid[CHAINDATA_TXID_LEN];
-    unsigned char          sha256[CHAINDATA_SHA256_LEN];
     const chaindata_jv_t  *data, *tx_id, *events;
     chaindata_txh_t        h;
     chaindata_v3_extra_t   x;
@@ -737,30 +736,17 @@ chaindata_tx_put(chaindata_record_t *rec,
     /* the header's value stays valid until the first event is added */
     value = NULL;
 
-    rc = chaindata_writeset_chunks(rec, ws, CHAINDATA_DBI_TX_EVENT, txid,
-                                   sizeof(txid), items, n,
-                                   CHAINDATA_EVENT_CHUNK, scratch, &digest);
-
+    value = chaindata_record_list(rec, ws, CHAINDATA_DBI_TX_EVENT, txid,
+                                  sizeof(txid), items, n,
+                                  CHAINDATA_EVENT_CHUNK, scratch, &digest,
+                                  h.digest, &h.chunk0_len);
     free(scratch);
 
-    if (rc != 0) {
+    if (value == NULL) {
         return -1;
     }
 
-    nchunks = chaindata_chunk_count(n, CHAINDATA_EVENT_CHUNK);
-    chaindata_digest_final(&digest, sha256);
-    memcpy(h.digest, sha256, CHAINDATA_DIGEST_LEN);
-
-    /* the header write is the second of this record: find it again */
-    head = ws->nwrites - nchunks - 1;
-
-    /* the first chunk inside the value when it fits a leaf node */
-    if (nchunks) {
-        h.chunk0_len = chaindata_writeset_join(ws, head, CHAINDATA_NODE_MAX);
-        h.flags |= h.chunk0_len ? CHAINDATA_TXH_CHUNK0 : 0;
-    }
-
-    value = ws->buf + ws->writes[head].val_off;
+    h.flags |= h.chunk0_len ? CHAINDATA_TXH_CHUNK0 : 0;
     chaindata_txh_encode(value, &h);
 
     /* v3: built of the v1 document, or none when it cannot be */

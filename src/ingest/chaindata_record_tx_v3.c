@@ -820,10 +820,8 @@ chaindata_tx_v3_put(chaindata_record_t *rec, const chaindata_jv_t *v1,
     const chaindata_v3_extra_t *x, const unsigned char *txid,
     const chaindata_item_t *events, size_t n, chaindata_writeset_t *ws)
 {
-    int                    rc;
-    size_t                 i, doc_len, scratch_len, nchunks, head;
+    size_t                 i, doc_len, scratch_len;
     unsigned char         *scratch, *value, *end;
-    unsigned char          sha256[CHAINDATA_SHA256_LEN];
     chaindata_jv_t        *doc, *heavy[CHAINDATA_TX3H_PARTS];
     chaindata_item_t      *items;
     chaindata_v3b_t        b;
@@ -944,27 +942,18 @@ chaindata_tx_v3_put(chaindata_record_t *rec, const chaindata_jv_t *v1,
     chaindata_writeset_trim(ws, end - value);
     value = NULL;
 
-    rc = chaindata_writeset_chunks(rec, ws, CHAINDATA_DBI_TX_V3_EVENT, txid,
-                                   CHAINDATA_TXID_LEN, items, n,
-                                   CHAINDATA_EVENT_CHUNK, scratch, &digest);
+    value = chaindata_record_list(rec, ws, CHAINDATA_DBI_TX_V3_EVENT, txid,
+                                  CHAINDATA_TXID_LEN, items, n,
+                                  CHAINDATA_EVENT_CHUNK, scratch, &digest,
+                                  h.digest, &h.chunk0_len);
     free(scratch);
 
-    if (rc != 0) {
+    if (value == NULL) {
         return -1;
     }
 
-    nchunks = chaindata_chunk_count(n, CHAINDATA_EVENT_CHUNK);
-    chaindata_digest_final(&digest, sha256);
-    memcpy(h.digest, sha256, CHAINDATA_DIGEST_LEN);
-
-    head = ws->nwrites - nchunks - 1;
-
-    if (nchunks) {
-        h.chunk0_len = chaindata_writeset_join(ws, head, CHAINDATA_NODE_MAX);
-        h.flags |= h.chunk0_len ? CHAINDATA_TX3H_CHUNK0 : 0;
-    }
-
-    chaindata_tx3h_encode(ws->buf + ws->writes[head].val_off, &h);
+    h.flags |= h.chunk0_len ? CHAINDATA_TX3H_CHUNK0 : 0;
+    chaindata_tx3h_encode(value, &h);
 
     return 0;
 }

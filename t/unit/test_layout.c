@@ -38,18 +38,15 @@ test_digest(void)
 }
 
 
-/* a tx value of pieces of "0123456789" cut at the offsets given */
+/* pieces of "0123456789" cut at the offsets given, at buf + n: the end */
 
 static size_t
-make_txh(unsigned char *buf, chaindata_txh_t *h, const size_t *cuts,
-    size_t ncuts)
+make_pieces(unsigned char *buf, size_t n, const size_t *cuts, size_t ncuts)
 {
-    size_t                 i, from, n;
+    size_t                 i, from;
     chaindata_deflater_t  *d;
 
     d = chaindata_deflater_create(1);
-    chaindata_txh_encode(buf, h);
-    n = CHAINDATA_TXH_SIZE;
     from = 0;
 
     for (i = 0; i < ncuts; i++) {
@@ -61,6 +58,18 @@ make_txh(unsigned char *buf, chaindata_txh_t *h, const size_t *cuts,
     chaindata_deflater_destroy(d);
 
     return n;
+}
+
+
+/* a tx value of pieces of "0123456789" cut at the offsets given */
+
+static size_t
+make_txh(unsigned char *buf, chaindata_txh_t *h, const size_t *cuts,
+    size_t ncuts)
+{
+    chaindata_txh_encode(buf, h);
+
+    return make_pieces(buf, CHAINDATA_TXH_SIZE, cuts, ncuts);
 }
 
 
@@ -222,23 +231,9 @@ static size_t
 make_tx3h(unsigned char *buf, chaindata_tx3h_t *h, const size_t *cuts,
     size_t ncuts)
 {
-    size_t                 i, from, n;
-    chaindata_deflater_t  *d;
-
-    d = chaindata_deflater_create(1);
     chaindata_tx3h_encode(buf, h);
-    n = CHAINDATA_TX3H_SIZE;
-    from = 0;
 
-    for (i = 0; i < ncuts; i++) {
-        n += chaindata_piece_make(d, (const unsigned char *) "0123456789"
-                                     + from, cuts[i] - from, buf + n);
-        from = cuts[i];
-    }
-
-    chaindata_deflater_destroy(d);
-
-    return n;
+    return make_pieces(buf, CHAINDATA_TX3H_SIZE, cuts, ncuts);
 }
 
 
