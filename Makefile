@@ -49,7 +49,7 @@ PROGRAMS    := $(patsubst src/%/,chaindata-%,$(dir $(wildcard \
 
 .PHONY: all deps deps-test deps-fuzz module loader mirror unit test \
         check-layout run bench bench-mirror bench-runes-catchup bench-gzip \
-        bench-gzip-runes bench-fanout bench-bulk bench-metrics bench-cold \
+        bench-gzip-runes bench-tx-v3 bench-fanout bench-bulk bench-metrics bench-cold \
         clean
 
 all: module loader mirror
@@ -192,6 +192,11 @@ bench-gzip: all
 bench-gzip-runes: all
 	@sh tools/deps.sh bench
 	bench/gzip-runes
+
+# the v3 transaction routes against v1: worker CPU per answer, index size
+bench-tx-v3: all
+	@sh tools/deps.sh bench
+	bench/tx-v3
 
 # the traffic counters' cost: chaindata_metrics on against off, one run
 bench-metrics: all

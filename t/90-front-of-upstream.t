@@ -79,7 +79,13 @@ $server =~ s/^server\s*\{//;
 $server =~ s/\}\s*\z//;
 $server =~ s/^\s*(?:listen|server_name)\s[^;]*;\n//mg;
 
-my $index = new_index(fixture_path('tx.ndjson'), fixture_path('runes.ndjson'));
+# one transaction with what v3 needs (lmdb-schema/README.md, "tx")
+my ($v3tx) = grep { !$_->{mempool} } tx_fixtures(fixture_path('tx.ndjson'));
+my $v3file = temp_dir() . '/v3.ndjson';
+spew($v3file, qq({"kind":"tx","data":$v3tx->{data_raw},"index_block_hash":"0x)
+    . ('1' x 64) . qq(","parent_index_block_hash":"0x) . ('2' x 64) . qq("}\n));
+my $index = new_index(fixture_path('tx.ndjson'), fixture_path('runes.ndjson'),
+                      $v3file);
 my $edge = ChainData::Test::Nginx->start(db => $index, http => $conf,
                                          locations => $server);
 my $port = $edge->port;
@@ -123,6 +129,13 @@ chaindata('GET', "/extended/v1/tx/$ID?event_limit=101", 400, 'a bad query');
 chaindata('GET', "/runes/v1/transactions/$RTX/activity", 200, 'rune activity');
 chaindata('GET', "/runes/v1/addresses/$ADDR/balances?limit=2", 200, 'rune balances');
 chaindata('GET', '/chaindata/status', 200, 'the status');
+$r = chaindata('GET', "/extended/v3/transactions/$ID", 200, 'v3: a transaction');
+like($r->{body}, qr/"index_hash":"0x1{64}"/, 'chaindata: v3 from the index');
+chaindata('GET', "/extended/v3/transactions/$ID?include=result,post_conditions",
+          200, 'v3: heavy fields');
+chaindata('GET', "/extended/v3/transactions/$ID/events?limit=1", 200, 'v3: events');
+chaindata('GET', "/extended/v3/transactions/$BARE/events", 302, 'v3: without 0x');
+chaindata('GET', "/extended/v3/transactions/$ID?include=bogus", 400, 'v3: a bad include');
 
 # ---------------------------------------------------------------- upstream's
 
@@ -162,6 +175,13 @@ is(scalar(grep { lc $_->[0] eq 'cache-control' } @{ $r->{header_list} }), 1,
 is($r->{headers}{'cache-control'}, 'no-store', 'upstream: no-store, upstream\'s');
 ok(!defined $r->{headers}{'access-control-allow-origin'},
    'upstream: no CORS header of chaindata\'s');
+
+# v3: the list and the other routes are upstream's, and so is a miss
+upstream('GET', '/extended/v3/transactions?limit=1', 404, 'the v3 list');
+upstream('GET', '/extended/v3/mempool/transactions', 404, 'another v3 route');
+upstream('GET', "/extended/v3/transactions/$PENDING", 404, 'a v3 miss');
+upstream('GET', "/extended/v3/transactions/$PENDING/events?limit=2", 404,
+         'a v3 miss\'s events');
 
 # the 302 of a miss without 0x is chaindata's (as upstream's own route
 # redirects first), the target then upstream's

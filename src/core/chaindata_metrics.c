@@ -12,7 +12,7 @@
 
 const char  *chaindata_route_names[CHAINDATA_ROUTES] = {
     "tx", "rune_activity", "rune_balances", "chainhook", "migration",
-    "status"
+    "status", "tx_v3"
 };
 
 

@@ -317,6 +317,10 @@ ngx_http_chaindata_metrics_route(ngx_http_handler_pt handler)
         return CHAINDATA_ROUTE_TX;
     }
 
+    if (handler == ngx_http_chaindata_tx_v3_handler) {
+        return CHAINDATA_ROUTE_TX_V3;
+    }
+
     if (handler == ngx_http_chaindata_rune_activity_handler) {
         return CHAINDATA_ROUTE_RUNE_ACTIVITY;
     }

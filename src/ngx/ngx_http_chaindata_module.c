@@ -72,6 +72,13 @@ static ngx_command_t  ngx_http_chaindata_commands[] = {
       0,
       ngx_http_chaindata_tx_handler },
 
+    { ngx_string("chaindata_tx_v3"),
+      NGX_HTTP_LOC_CONF|NGX_CONF_NOARGS,
+      ngx_http_chaindata_handler_slot,
+      NGX_HTTP_LOC_CONF_OFFSET,
+      0,
+      ngx_http_chaindata_tx_v3_handler },
+
     { ngx_string("chaindata_status"),
       NGX_HTTP_LOC_CONF|NGX_CONF_NOARGS,
       ngx_http_chaindata_handler_slot,
@@ -472,8 +479,11 @@ ngx_http_chaindata_handler_slot(ngx_conf_t *cf, ngx_command_t *cmd,
     clcf->handler = (ngx_http_handler_pt) cmd->post;
 
     /* the Stacks API exposes its version header (ngx_http_chaindata_cors.c) */
-    if (clcf->handler == ngx_http_chaindata_tx_handler) {
+    if (clcf->handler == ngx_http_chaindata_tx_handler
+        || clcf->handler == ngx_http_chaindata_tx_v3_handler)
+    {
         lcf->cors_route = NGX_HTTP_CHAINDATA_CORS_STACKS;
+        lcf->deprecated_v1 = (clcf->handler == ngx_http_chaindata_tx_handler);
 
     } else if (clcf->handler != ngx_http_chaindata_status_handler) {
         lcf->cors_route = NGX_HTTP_CHAINDATA_CORS_ROUTE;

@@ -411,7 +411,7 @@ ngx_http_chaindata_send_not_allowed(ngx_http_request_t *r)
  * "no-store", stacks-blockchain-api src/api/init.ts:159-167).
  */
 
-static ngx_int_t
+ngx_int_t
 ngx_http_chaindata_send_invalid(ngx_http_request_t *r,
     const ngx_http_chaindata_route_t *route, const char *message)
 {
@@ -714,6 +714,15 @@ ngx_http_chaindata_read_and_reply(ngx_http_request_t *r,
         {
             return NGX_HTTP_INTERNAL_SERVER_ERROR;
         }
+    }
+
+    if (rc == NGX_OK && reply.fixed) {
+        /* an answer the record itself makes (a v3 mempool transaction) */
+        return ngx_http_chaindata_send_json(r, reply.status, &reply.body,
+                                            &reply.etag,
+                                            reply.cache_control
+                                            ? reply.cache_control
+                                            : route->cache_control);
     }
 
     if (rc == NGX_OK) {

@@ -131,6 +131,9 @@ typedef struct {
     ngx_http_chaindata_match_e   match;
     const char                  *untold;    /* a miss: why it is not a 404 */
     unsigned                     gzip:1;    /* of a route with pieces */
+    unsigned                     fixed:1;   /* status and body: lookup's */
+    const char                  *cache_control;  /* of a fixed one, or
+                                                    the route's */
 } ngx_http_chaindata_reply_t;
 
 /*
@@ -200,6 +203,9 @@ typedef struct {
     ngx_http_chaindata_warm_pt    warm;           /* or NULL: never pooled */
 } ngx_http_chaindata_route_t;
 
+/* the route's 400 of a refused parameter, with upstream's message */
+ngx_int_t ngx_http_chaindata_send_invalid(ngx_http_request_t *r,
+    const ngx_http_chaindata_route_t *route, const char *message);
 ngx_int_t ngx_http_chaindata_send_bad_target(ngx_http_request_t *r,
     const ngx_http_chaindata_route_t *route, chaindata_target_e target,
     chaindata_query_t *query);

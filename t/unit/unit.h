@@ -31,6 +31,7 @@ void test_hex_table(void);
 void test_digest(void);
 void test_txh(void);
 void test_listh(void);
+void test_tx3h(void);
 void test_streamseq(void);
 
 /* test_writers.c */

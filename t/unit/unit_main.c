@@ -40,6 +40,7 @@ main(void)
     test_js_integer_text();
     test_json_escape();
     test_txh();
+    test_tx3h();
     test_jdoc();
     test_record_tx();
     test_record_rune_chunks();
