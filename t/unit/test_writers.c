@@ -71,6 +71,8 @@ test_writers(void)
     chaindata_ingest_t    in;
     chaindata_writeset_t  first;
 
+    memset(&in, 0, sizeof(in));
+
     if (mkdtemp(dir) == NULL || chaindata_ingest_init(&in) != 0) {
         ok(0, "writers: a temporary index");
         return;
