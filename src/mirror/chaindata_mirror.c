@@ -61,7 +61,7 @@ chaindata_mirror_usage(FILE *out)
         "  --once              catch up, then exit\n"
         "  --follow            catch up, then poll (the default)\n"
         "  --interval S        seconds between polls (default 5)\n"
-        "  --parallel N        concurrent requests (default 4), across\n"
+        "  --parallel N        concurrent requests (default 16), across\n"
         "                      the blocks in flight\n"
         "  --blocks-ahead N    Stacks blocks in flight: fetched while the\n"
         "                      ones below commit (default 64; 1: one at\n"
@@ -545,7 +545,7 @@ main(int argc, char **argv)
     m.runes_max_reorg = chaindata_feed_reorg_default("runes");
     m.runes_fill_window = CHAINDATA_FILL_BLOCKS;
     m.http.m = &m;
-    m.http.parallel = 4;
+    m.http.parallel = CHAINDATA_PARALLEL;
     m.ahead = 64;
     m.http.retries = 8;
     m.http.timeout_ms = 30000;
