@@ -82,9 +82,14 @@ my $env = { STACKS_PEER_DIR => $W, API_PORT_PEER => $API_PORT,
 
 sub api_stop { run_cmd(["$U/stacks-upstream/api-stop"], env => $env) }
 
+# what it started is stopped, however the test ends
+my $started;
+END { api_stop() if $started }
+
 sub api_start {
     my ($schema, $cid) = @_;
     api_stop();
+    $started = 1;
     my ($c, $o, $e) = run_cmd(["$U/stacks-upstream/api-start", $schema, $cid],
                               env => $env, timeout => 180);
     return $c == 0 ? undef : "api-start $schema: $o$e";
@@ -105,12 +110,29 @@ sub schema_ids {
         . "select '0x'||encode(tx_id,'hex') from mempool_txs");
 }
 
+# upstream's answer, waited for (a Node API on a busy machine), tried
+# twice: undef when it gave none
+sub upstream_get {
+    my ($path) = @_;
+    local $ChainData::Test::HTTP_TIMEOUT = 60;
+    for my $try (1 .. 2) {
+        my $r = eval { http_get($API_PORT, $path) };
+        return $r if $r;
+        sleep 1;
+    }
+    return undef;
+}
+
 # the edge against upstream for the ids: (asked, dropped, [unexpected])
 sub compare {
     my ($edge, @ids) = @_;
     my ($n, $dropped, @bad) = (0, 0);
     for my $id (@ids) {
-        my $up = http_get($API_PORT, "/extended/v1/tx/$id");
+        my $up = upstream_get("/extended/v1/tx/$id");
+        if (!$up) {
+            push @bad, "/extended/v1/tx/$id: upstream did not answer";
+            next;
+        }
         my @paths = ("/extended/v1/tx/$id");
         if ($up->{status} == 200) {
             my $count = json_decode($up->{body})->{event_count} || 0;
@@ -119,7 +141,11 @@ sub compare {
             }
         }
         for my $path (@paths) {
-            my $u = $path eq $paths[0] ? $up : http_get($API_PORT, $path);
+            my $u = $path eq $paths[0] ? $up : upstream_get($path);
+            if (!$u) {
+                push @bad, "$path: upstream did not answer";
+                next;
+            }
             my $e = http_get($edge, $path);
             $n++;
             next if $u->{status} == $e->{status}
@@ -242,13 +268,12 @@ for my $name (@GROWTH) {
     report("$name (growth, $steps steps)", $n, $dropped, \@bad);
     my ($c, $o) = load_index($db, '--stats');
     my ($f) = grep { $_->{source} eq 'stacks' } @{ json_decode($o)->{feeds} || [] };
-    my $tip = json_decode(http_get($API_PORT, '/extended/v2/blocks?limit=1')->{body})
-        ->{results}[0]{height};
+    my $t = upstream_get('/extended/v2/blocks?limit=1');
+    my $tip = $t && json_decode($t->{body})->{results}[0]{height};
     is($f && $f->{height}, $tip, "$name: the feed at upstream's tip, $tip");
     $ng->stop;
     api_stop();
     psql("drop schema if exists $schema cascade");
 }
 
-api_stop();
 done_testing();
