@@ -319,8 +319,8 @@ chaindata_mempool_pages(chaindata_mirror_t *m, chaindata_req_t ***out,
         reqs = p;
 
         for (i = 0; i < more; i++) {
-            reqs[npages + i] = chaindata_mempool_req(m, (npages + i)
-                                                        * CHAINDATA_MEMPOOL_PAGE);
+            reqs[npages + i] = chaindata_mempool_req(m,
+                                   (npages + i) * CHAINDATA_MEMPOOL_PAGE);
         }
 
         rc = chaindata_mirror_fetch(m, reqs + npages, more);

@@ -12,8 +12,12 @@ package ChainData::Upstream;
 #   GET /extended/v2/blocks/{h}/transactions {limit,offset,total,results}
 #       with at most 50 a page (src/api/pagination.ts, ResourceType.Tx);
 #       "total" is the block's tx_count column, here its rows (the real
-#       API's genesis blocks list more rows than that: t/65 and t/69
-#       replay them, t/captures/stacks-api-9.0.2/); past the last row,
+#       API's genesis blocks list more rows than that: t/64 and t/69
+#       replay them, t/captures/stacks-api-9.0.2/); a row is the
+#       transaction without its events (as captured, but for
+#       contract_call's function_signature and argument names, which the
+#       real listing leaves empty and the mirror does not read); past the
+#       last row,
 #       and at offset 0 for a block without transactions, a 404 "Block
 #       not found" (captured: mb_reorg1's block 1): no file here, the
 #       test nginx's 404
