@@ -150,11 +150,15 @@ sub write_chain {
         _put($root, '/extended/v1/tx/' . _tx_id($doc),
             'event_limit=100&event_offset=0', $doc);
     }
+    # the tip as captured (t/captures/stacks-api-9.0.2/): "total" the
+    # canonical blocks (the tip's height), no next_cursor, the cursor the
+    # tip's index_block_hash, prev_cursor its parent's
     my $tip = $chain->[-1];
     _put($root, '/extended/v2/blocks', 'limit=1',
-        sprintf('{"limit":1,"offset":0,"total":%d,"next_cursor":"%s",'
-            . '"prev_cursor":null,"cursor":"%s","results":[%s]}',
-            $tip->{height} + 1, $tip->{parent}, $tip->{hash}, _block_json($tip)));
+        sprintf('{"limit":1,"offset":0,"total":%d,"next_cursor":null,'
+            . '"prev_cursor":"%s","cursor":"%s","results":[%s]}',
+            $tip->{height}, '0x' . sha256_hex("index/$tip->{parent}"),
+            '0x' . sha256_hex("index/$tip->{hash}"), _block_json($tip)));
     for my $b (@$chain) {
         _put($root, "/extended/v2/blocks/$b->{height}", '', _block_json($b));
         my @txs = @{ $b->{txs} };
