@@ -28,7 +28,7 @@ use lib "$FindBin::Bin/lib";
 use Test::More;
 use File::Path qw(make_path);
 use ChainData::Test qw(:all);
-use ChainData::Upstream qw(nginx_locations);
+use ChainData::Upstream qw(make_chain nginx_locations tx_page write_chain);
 
 require_build();
 my $MIRROR = build_path('chaindata-mirror');
@@ -63,6 +63,92 @@ sub tx_paths {
     my ($by) = @_;
     return sort grep { $by->{$_}{note} =~ /^(?:v1 pair|events page)$/ }
         keys %$by;
+}
+
+# the answers t/lib/ChainData/Upstream.pm writes for the tests that need
+# a chain to grow, fork or fail (tx_page: a page of events cut from the
+# whole document; the v1 route's default page of 20), checked against
+# the captured pages of every transaction: byte for byte
+sub whole_doc {
+    my ($by, $id) = @_;
+    my ($doc, @events);
+    for (my $off = 0; my $a = $by->{"/extended/v1/tx/$id?event_limit=100&event_offset=$off"};
+         $off += 100)
+    {
+        my ($ev) = grep { $_->{key} eq 'events' } json_members($a->{body}, 0);
+        push @events, map { substr($a->{body}, $_->[0], $_->[1] - $_->[0]) }
+            json_array_elements($a->{body}, $ev->{vstart});
+        $doc //= $a->{body};
+    }
+    my ($ev) = grep { $_->{key} eq 'events' } json_members($doc, 0);
+    substr($doc, $ev->{vstart}, $ev->{vend} - $ev->{vstart}) = '[' . join(',', @events) . ']';
+    return $doc;
+}
+
+for my $name (@sets) {
+    my $by = captured($name);
+    my ($pages, @differ) = (0);
+    for my $id (map { m{^/extended/v1/tx/(0x[0-9a-f]{64})\?event_limit=100&event_offset=0$} ? $1 : () }
+                keys %$by)
+    {
+        my $doc = whole_doc($by, $id);
+        for (my $off = 0; my $a = $by->{"/extended/v1/tx/$id?event_limit=100&event_offset=$off"};
+             $off += 100)
+        {
+            $pages++;
+            push @differ, "$id offset $off" unless tx_page($doc, $off) eq $a->{body};
+        }
+        $pages++;
+        push @differ, "$id (v1, 20 events)"
+            unless splice_events($doc, 0, 20) eq $by->{"/extended/v1/tx/$id"}{body};
+    }
+    is(scalar @differ, 0, "$name: ChainData::Upstream's pages of events are "
+       . "upstream's, $pages of them") or diag(join "\n", @differ[0 .. ($#differ < 9 ? $#differ : 9)]);
+}
+
+# and the shapes of the rest, the members in upstream's order and the
+# kinds of their values: the tip,
+# a block, a page of its listing and a row of it, the mempool's page,
+# written by write_chain for a chain of mainnet_block0's transactions
+{
+    my $by = captured('mainnet_block0');
+    my @ids = map { $_->{tx_id} } @{ json_decode(
+        $by->{'/extended/v2/blocks/1/transactions?limit=50&offset=0'}{body})->{results} };
+    my @docs = map { whole_doc($by, $_) } @ids;
+    my $root = temp_dir();
+    write_chain($root, make_chain(1, [\@docs, [$docs[0]]]), mempool => [$docs[1]]);
+    # each member's name and the kind of its value (null, string, ...)
+    my %kind = ('n' => 'null', '"' => 'string', '[' => 'array',
+                '{' => 'object', 't' => 'bool', 'f' => 'bool');
+    my $names = sub {
+        my ($text, $at) = @_;
+        return join ',', map {
+            "$_->{key}:" . ($kind{ substr($text, $_->{vstart}, 1) } // 'number')
+        } json_members($text, $at // 0);
+    };
+    my $row = sub {
+        my ($text) = @_;
+        my ($r) = grep { $_->{key} eq 'results' } json_members($text, 0);
+        my ($first) = json_array_elements($text, $r->{vstart});
+        return $names->($text, $first->[0]);
+    };
+    my %pairs = (
+        'the tip' => ['/extended/v2/blocks?limit=1', '/extended/v2/blocks/q=limit=1'],
+        'a block' => ['/extended/v2/blocks/1', '/extended/v2/blocks/1/q='],
+        'a listing page' => ['/extended/v2/blocks/1/transactions?limit=50&offset=0',
+                             '/extended/v2/blocks/1/transactions/q=limit=50&offset=0'],
+        'a mempool page' => ['/extended/v1/tx/mempool?limit=50&offset=0',
+                             '/extended/v1/tx/mempool/q=limit=50&offset=0'],
+    );
+    for my $what (sort keys %pairs) {
+        my ($path, $file) = @{ $pairs{$what} };
+        my $up = $by->{$path}{body};
+        my $ours = slurp("$root/up$file");
+        is($names->($ours), $names->($up), "ChainData::Upstream writes $what with upstream's members, in its order");
+    }
+    is($row->(slurp("$root/up/extended/v2/blocks/1/transactions/q=limit=50&offset=0")),
+       $row->($by->{'/extended/v2/blocks/1/transactions?limit=50&offset=0'}{body}),
+       'and a row of a listing');
 }
 
 for my $name (@sets) {
