@@ -14,6 +14,11 @@
 # 404, since no upstream list names dropped transactions
 # (doc/module.md, chaindata_miss_fallback): counted apart, by name.
 #
+# First, the answers t/lib/ChainData/Upstream.pm writes by hand for the
+# tests whose chain must grow, fork or fail (what no static capture can
+# do) are checked against these: its event pages byte for byte, the
+# other routes member for member.
+#
 # What these captures hold that no hand-written answer had: the genesis
 # block's listing says "total": 1 over 9 rows (mainnet_block0; synth's
 # block 1: 5 over 12), a block without transactions answers its listing
