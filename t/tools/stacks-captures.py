@@ -15,7 +15,10 @@ stacks-upstream/api-start ds_NAME CHAIN_ID): the pages of events the mirror
 asks for (/extended/v1/tx/{id}?event_limit=100&event_offset=N, every page
 of every mined transaction) are captured from it, noted "events page",
 with the first listing page past each block's last row when its rows are
-a multiple of 50 (a 404 upstream), noted "listing end".  An events page
+a multiple of 50 (a 404 upstream), noted "listing end", and, when the
+mempool is not empty, the first page of the v3 mempool listing the mirror
+reads pending transactions' receipt_block_height from, noted "v3 mempool
+listing".  An events page
 the same as the v1 pair's answer (a transaction of at most 20 events, the
 v1 route's default event_limit) is kept as "same_as", naming that path."""
 
@@ -67,6 +70,10 @@ def main():
                     count = json.loads(e['body'])['event_count']
                     extra.append(dict(e, note='events page'))
                     off += 100
+        mempool = next(a for a in feed if a['note'] == 'mempool listing')
+        if json.loads(mempool['body'])['results']:
+            extra.append(dict(get(api, '/extended/v3/mempool/transactions'
+                                  '?limit=50'), note='v3 mempool listing'))
     for a in extra:
         a['dataset'] = name
         pair = next((p for p in pairs
