@@ -48,8 +48,9 @@ PROGRAMS    := $(patsubst src/%/,chaindata-%,$(dir $(wildcard \
                    $(d:/=)).c))))
 
 .PHONY: all deps deps-test deps-fuzz module loader mirror unit test \
-        check-layout run bench bench-mirror bench-runes-catchup bench-gzip \
-        bench-gzip-runes bench-tx-v3 bench-fanout bench-bulk bench-metrics bench-cold \
+        test-upstream check-layout run bench bench-mirror bench-runes-catchup \
+        bench-gzip bench-gzip-runes bench-tx-v3 bench-fanout bench-bulk \
+        bench-metrics bench-cold \
         clean
 
 all: module loader mirror
@@ -137,9 +138,18 @@ check-layout:
 # (t/lib/ChainData/Harness.pm)
 PROVE_T      = PERL5LIB=t/lib$(if $(PERL5LIB),:$(PERL5LIB)) $(PROVE) \
                -I t/lib --harness ChainData::Harness
+# the suite: t/*.t (t/upstream/ needs the real upstreams: test-upstream)
+TESTS        = t/*.t
 
 test: deps-test check-layout all unit
-	$(PROVE_T) -r t/
+	$(PROVE_T) $(TESTS)
+
+# the mirror against the real Runes and Stacks APIs that ../shared/upstream
+# runs on loopback, the edge compared with upstream answer for answer over
+# growth and reorgs; not in `make test` nor CI: each file says what it
+# needs and skips, saying why, without it (doc/developer.md)
+test-upstream: all
+	$(PROVE_T) t/upstream/
 
 # the demo: an index built from the fixtures, served with
 # nginx.conf.example (paths pointed into build/demo) on 127.0.0.1:PORT
@@ -241,7 +251,7 @@ asan: $(ASAN)/ngx_http_chaindata_module.so $(ASAN)/chaindata-load \
 
 test-asan: deps-test asan fuzzers
 	CHAINDATA_BUILD=$(ASAN) CHAINDATA_PRELOAD="$(SAN_PRELOAD)" \
-	    $(PROVE_T) -r t/
+	    $(PROVE_T) $(TESTS)
 	t/fuzz/run --seconds $(FUZZ_SMOKE)
 
 # The loader and the unit tests under valgrind (memcheck, leaks included):

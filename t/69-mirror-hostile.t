@@ -12,10 +12,13 @@
 #   - an upstream on another chain (no recorded block agrees, or the
 #     disagreement is deeper than --max-reorg-depth) stops the feed with
 #     "is it the same chain?", nothing rolled back;
-#   - counts are claims: a block's transactions are the listing's, its
-#     tx_count only compared; a total or an event_count beyond the caps
-#     (or near 2^64) is refused with the claim named, nothing allocated
-#     for it or written.
+#   - counts are claims: a block's transactions are its listing's rows
+#     (the genesis block's, captured from the real API: total 1 over 9
+#     rows), paged to the listing's end; its tx_count and the listing's
+#     total only compared (the first difference logged) and bounded, near
+#     2^64 too; a listing or a mempool that never ends fails at its cap,
+#     loudly; an event_count beyond the cap is refused with the claim
+#     named, nothing allocated for it or written.
 
 use strict;
 use warnings;
@@ -46,13 +49,28 @@ my ($code, $out, $err) = load_index($db);
 is($code, 0, 'empty index created') or diag($err);
 fixup_index_perms($db);
 
-# /throttle/ answers every request 429 with a Retry-After of 31 years
+# /throttle/ answers every request 429 with a Retry-After of 31 years;
+# /endless/ is /up/ but for block 1010's listing and the mempool, full
+# pages at every offset (hostile: upstream's lists end)
+my $rows = join ',', map { sprintf '{"tx_id":"0x%064x"}', $_ } 1 .. 50;
+my $endless = qq('{"limit":50,"offset":\$arg_offset,"total":1,"results":[$rows]}');
 my $ng = ChainData::Test::Nginx->start(
     db => $db,
-    locations => nginx_locations($root) . <<'EOF',
+    locations => nginx_locations($root) . <<"EOF",
         location /throttle/ {
             add_header Retry-After 999999999 always;
             return 429;
+        }
+        location /endless/ {
+            rewrite ^/endless/(.*)\$ /up/\$1 last;
+        }
+        location = /endless/extended/v2/blocks/1010/transactions {
+            default_type application/json;
+            return 200 $endless;
+        }
+        location = /endless/extended/v1/tx/mempool {
+            default_type application/json;
+            return 200 $endless;
         }
 EOF
 );
@@ -219,8 +237,38 @@ is($code, 0, 'a reorg of 2 blocks under a depth of 3: exit 0') or diag($err);
 like($err, qr/reorg: stacks blocks above 1003/, 'a reorg of 2 blocks: rolled back');
 is(feed(), "1006 $fork->[-1]{hash}", 'a reorg of 2 blocks: at 1006');
 
-# 7. counts are claims: the listing's own pages say how many
-# transactions a block has; tx_count is only compared
+# 7. counts are claims: a block's transactions are its listing's rows,
+# paged to the listing's end; tx_count and the listing's total are only
+# compared (the first difference of a run logged) and bounded.  First what
+# the real API serves for the mainnet genesis block (a capture,
+# t/captures/stacks-api-9.0.2/mainnet_block0.json): a listing whose total
+# (the block's tx_count column) is 1 over its 9 rows
+{
+    my $cap = json_decode(slurp("$FindBin::Bin/captures/stacks-api-9.0.2/mainnet_block0.json"));
+    my %by = map { $_->{path} => $_ } grep { !$_->{same_as} } @$cap;
+    my $groot = "$root/up/genesis";
+    for my $a (@$cap) {
+        my $src = $a->{same_as} ? $by{ $a->{same_as} } : $a;
+        next unless $src->{status} == 200 && $a->{path} =~ m{^/extended/(?:v2/|v1/tx/0x)};
+        my ($uri, $args) = split /\?/, $a->{path}, 2;
+        system('mkdir', '-p', "$groot$uri") == 0 or die;
+        spew("$groot$uri/q=" . ($args // ''), $src->{body});
+    }
+    my ($c, $o, $e) = load_index("$root/genesis-index");
+    ($c, $o, $e) = run_cmd([$MIRROR, '--db', "$root/genesis-index", '--stacks-api',
+        "http://127.0.0.1:$port/up/genesis", '--once', '--no-mempool',
+        '--from-height', '1', '--retries', '1'], timeout => 60);
+    is($c, 0, 'the genesis block (captured): --from-height 1 --once exits 0') or diag($e);
+    like($e, qr/block 1: tx_count 1, listing total 1, but 9 transactions listed; the listing is mirrored/,
+         'the genesis block: its claims compared with its 9 rows, logged');
+    ($c, $o) = load_index("$root/genesis-index", '--stats');
+    my ($f) = grep { $_->{source} eq 'stacks' } @{ json_decode($o)->{feeds} };
+    is($f && $f->{height}, 2, 'the genesis block: mirrored, and block 2 above it');
+}
+
+# claims upstream cannot be made to serve (hostile, written by hand): a
+# block's tx_count of 300,000 over 2 rows, then a tx_count of 1 over 2
+# rows: mirrored as listed, the first difference logged, not the second
 my @more = (@{ blocks('a', 7) }, [derive_doc($docs[0], 'two/0'), derive_doc($docs[1], 'two/1')],
             [derive_doc($docs[2], 'boot/0'), derive_doc($docs[3], 'boot/1')]);
 my $counted = make_chain(1000, \@more, fork => { 1004 => 'c' });
@@ -233,35 +281,18 @@ for ([1007, 300000], [1008, 1]) {
 $before = upstream_requests();
 ($code, $out, $err) = mirror();
 is($code, 0, 'tx_count claims: exit 0') or diag($err);
-like($err, qr/block 1007: tx_count 300000, but 2 transactions listed; the listing is mirrored/,
+like($err, qr/block 1007: tx_count 300000, listing total 2, but 2 transactions listed; the listing is mirrored/,
      'a block claiming 300,000 transactions: mirrored as listed, logged');
-like($err, qr/block 1008: tx_count 1, but 2 transactions listed/,
-     'a block listing more than its tx_count (the boot block): mirrored, logged');
+unlike($err, qr/block 1008: tx_count/, 'a second block\'s claims differing: not logged again');
 $asked = upstream_requests() - $before;
 ok($asked < 30, "tx_count claims: $asked upstream requests for two blocks");
 is(feed(), "1008 $counted->[-1]{hash}", 'tx_count claims: at 1008');
 
-# a listing's total, an event_count, a mempool's total beyond any block's
-# (or near 2^64): refused with the claim named, nothing written
+# an event_count beyond any transaction's: refused with the claim named,
+# nothing written
 my @huge = (@more, [derive_doc($docs[4], 'huge/0')]);
 my $hchain = make_chain(1000, \@huge, fork => { 1004 => 'c' });
 write_chain($root, $hchain);
-my $txs = "$root/up/extended/v2/blocks/1009/transactions/q=limit=50&offset=0";
-my $page = slurp($txs);
-for my $claim ('1000000000000', '18446744073709551615') {
-    spew($txs, $page =~ s/"total":\d+/"total":$claim/r);
-    ($code, $out, $err) = mirror('--retries', '1');
-    is($code, 1, "a listing total of $claim: exit 1");
-    like($err, qr/a block of $claim transactions claimed, more than the 100000 a block may have/,
-         "a listing total of $claim: the claim is named");
-    is(feed(), "1008 $counted->[-1]{hash}", "a listing total of $claim: nothing written");
-}
-{
-    my ($c, $o) = load_index($db, '--stats');
-    my ($st) = grep { $_->{source} eq 'stacks' } @{ json_decode($o)->{feed_states} || [] };
-    is($st && $st->{refused}, 2, 'the refused answers of the last run counted (a try and its retry)');
-}
-spew($txs, $page);
 my ($id9) = $huge[-1][0] =~ /"tx_id":"(0x[0-9a-f]{64})"/;
 my $ev = "$root/up/extended/v1/tx/$id9/q=event_limit=100&event_offset=0";
 my $evdoc = slurp($ev);
@@ -271,15 +302,60 @@ is($code, 1, 'an event_count of 1e8: exit 1');
 like($err, qr/an event_count of 100000000 claimed, more than the 1000000 a transaction may have/,
      'an event_count of 1e8: the claim is named');
 is(feed(), "1008 $counted->[-1]{hash}", 'an event_count of 1e8: nothing written');
+{
+    my ($c, $o) = load_index($db, '--stats');
+    my ($st) = grep { $_->{source} eq 'stacks' } @{ json_decode($o)->{feed_states} || [] };
+    is($st && $st->{refused}, 2, 'the refused answers of the last run counted (a try and its retry)');
+}
 spew($ev, $evdoc);
+
+# a listing's total near 2^64 over its one row (hostile): a claim, the
+# row mirrored, nothing asked for the rest of the claim
+my $txs = "$root/up/extended/v2/blocks/1009/transactions/q=limit=50&offset=0";
+spew($txs, slurp($txs) =~ s/"total":\d+/"total":18446744073709551615/r);
+$before = upstream_requests();
+($code, $out, $err) = mirror();
+is($code, 0, 'a listing total of 2^64 - 1: exit 0') or diag($err);
+like($err, qr/block 1009: tx_count 1, listing total 18446744073709551615, but 1 transactions listed; the listing is mirrored/,
+     'a listing total of 2^64 - 1: compared, logged');
+$asked = upstream_requests() - $before;
+ok($asked < 10, "a listing total of 2^64 - 1: $asked upstream requests");
+is(feed(), "1009 $hchain->[-1]{hash}", 'a listing total of 2^64 - 1: its row mirrored');
+
+# a mempool claiming 1e9 transactions on an empty page: a claim, the
+# mempool empty, the feed goes on
 spew("$root/up/extended/v1/tx/mempool/q=limit=50&offset=0",
      '{"limit":50,"offset":0,"total":1000000000,"results":[]}');
 ($code, $out, $err) = run_cmd([$MIRROR, '--db', $db, '--stacks-api', $api,
     '--once', '--retries', '1'], timeout => 60);
-is($code, 1, 'a mempool of 1e9: exit 1');
-like($err, qr/a mempool of 1000000000 transactions claimed, more than the 1000000 it may have/,
-     'a mempool of 1e9: the claim is named');
-is(feed(), "1009 $hchain->[-1]{hash}", 'a mempool of 1e9: the blocks are mirrored all the same');
+is($code, 0, 'a mempool claiming 1e9 on an empty page: exit 0') or diag($err);
+is(feed(), "1009 $hchain->[-1]{hash}", 'a mempool claiming 1e9: the blocks as they were');
+
+# a listing and a mempool that never end (hostile: every page full,
+# whatever its offset): paged up to the 100,000 transactions a block may
+# have, the 1,000,000 the mempool may have, then each fails, loudly,
+# nothing of it written
+{
+    my @g = (@huge, [derive_doc($docs[5], 'endless/0')]);
+    write_chain($root, make_chain(1000, \@g, fork => { 1004 => 'c' }));
+    ($code, $out, $err) = run_cmd([$MIRROR, '--db', $db, '--stacks-api',
+        "http://127.0.0.1:$port/endless", '--once', '--retries', '1',
+        '--parallel', '16'], timeout => 300);
+    is($code, 1, 'a listing that never ends: exit 1');
+    like($err, qr{GET \S+/extended/v2/blocks/1010/transactions\?limit=50&offset=\d+: the listing goes on past 100000 transactions, more than a block may have: refused},
+         'a listing that never ends: refused at the cap, the block named');
+    is(feed(), "1009 $hchain->[-1]{hash}", 'a listing that never ends: nothing of it written');
+
+    # the blocks caught up, the mempool's turn
+    write_chain($root, $hchain);
+    ($code, $out, $err) = run_cmd([$MIRROR, '--db', $db, '--stacks-api',
+        "http://127.0.0.1:$port/endless", '--once', '--retries', '1',
+        '--parallel', '16'], timeout => 300);
+    is($code, 1, 'a mempool that never ends: exit 1');
+    like($err, qr/mempool: the listing goes on past 1000000 transactions, more than it may have: refused/,
+         'a mempool that never ends: refused at the cap');
+    is(feed(), "1009 $hchain->[-1]{hash}", 'a mempool that never ends: the blocks as they were');
+}
 
 # 8. upstream grows its schema: a transaction of a tx_type the index
 # does not know is stored as served, said and counted; the feed goes on
@@ -291,6 +367,41 @@ is($code, 0, 'a tx_type upstream added: exit 0') or diag($err);
 like($err, qr/block 1010 of stacks: a document stored as upstream served it, with what the schema does not know yet: data\.tx_type "new_kind"/,
      'a tx_type upstream added: said with its block');
 is(feed(), "1010 $gchain->[-1]{hash}", 'a tx_type upstream added: at 1010');
+
+# claims short of the rows, past a page: block 1011's 60 transactions
+# under a tx_count and a listing total of 5 (as the genesis block's
+# claims, but no captured block has more than a page of rows so: written
+# by hand), and a mempool that grew while it was paged (its first page
+# says 50, its second holds 20 more): every row mirrored, the lists
+# paged to their end
+sub stored_txs {
+    my ($c, $o) = load_index($db, '--stats');
+    return json_decode($o)->{databases}{tx};
+}
+{
+    my ($pending) = map { $_->{data_raw} }
+        grep { ($_->{tx_status} // '') eq 'pending' }
+        tx_fixtures(fixture_path('tx.ndjson'));
+    my @pool = map { derive_doc($pending, "grew/$_") } 0 .. 69;
+    my @sixty = map { derive_doc($docs[$_ % @docs], "sixty/$_") } 0 .. 59;
+    my $c60 = make_chain(1000, [@grown, \@sixty], fork => { 1004 => 'c' });
+    write_chain($root, $c60, mempool => \@pool);
+    my $b = "$root/up/extended/v2/blocks/1011";
+    spew("$b/q=", slurp("$b/q=") =~ s/"tx_count":\d+/"tx_count":5/r);
+    for my $off (0, 50) {
+        my $f = "$b/transactions/q=limit=50&offset=$off";
+        spew($f, slurp($f) =~ s/"total":\d+/"total":5/r);
+    }
+    my $m = "$root/up/extended/v1/tx/mempool/q=limit=50&offset=0";
+    spew($m, slurp($m) =~ s/"total":\d+/"total":50/r);
+    my $before_txs = stored_txs();
+    ($code, $out, $err) = run_cmd([$MIRROR, '--db', $db, '--stacks-api',
+        $api, '--once', '--parallel', '4'], timeout => 60);
+    is($code, 0, 'claims short of the rows: exit 0') or diag($err);
+    is(feed(), "1011 $c60->[-1]{hash}", 'claims short of the rows: at 1011');
+    is(stored_txs() - $before_txs, 60 + 70,
+       'all 60 transactions of a block claiming 5, and all 70 pending of a mempool claiming 50, written');
+}
 
 # 9. --rate: 0 is any pace; an upstream on this host is not held to a
 # public API's pace, nor told about it

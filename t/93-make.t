@@ -24,7 +24,12 @@ my $root = repo_root();
 # one skipped whole, one that skips two checks
 my ($code, $out, $err) = run_cmd(['make', '-n', '-C', $root, 'test']);
 my ($prove) = grep { /--harness/ } split /\n/, $out;
-ok($prove && $prove =~ s{\s-r t/\s*$}{}, 'make test runs prove with a harness')
+ok($prove && $prove =~ s{\st/\*\.t\s*$}{}, 'make test runs prove with a harness')
+    or diag($out);
+# t/upstream/ needs the real upstreams: `make test-upstream` alone
+($code, $out, $err) = run_cmd(['make', '-n', '-C', $root, 'test-upstream']);
+ok((grep { /--harness .* t\/upstream\/\s*$/ } split /\n/, $out),
+   'make test-upstream runs prove on t/upstream/, which make test leaves out')
     or diag($out);
 my $dir = temp_dir();
 spew("$dir/a.t", "use Test::More skip_all => 'needs root: the packaging tools';\n");

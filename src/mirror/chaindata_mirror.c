@@ -61,7 +61,7 @@ chaindata_mirror_usage(FILE *out)
         "  --once              catch up, then exit\n"
         "  --follow            catch up, then poll (the default)\n"
         "  --interval S        seconds between polls (default 5)\n"
-        "  --parallel N        concurrent requests (default 4), across\n"
+        "  --parallel N        concurrent requests (default 16), across\n"
         "                      the blocks in flight\n"
         "  --max-body-bytes SIZE   the answers being received, all\n"
         "                      together, decoded, at most (default 128M;\n"
@@ -548,7 +548,7 @@ main(int argc, char **argv)
     m.runes_max_reorg = chaindata_feed_reorg_default("runes");
     m.runes_fill_window = CHAINDATA_FILL_BLOCKS;
     m.http.m = &m;
-    m.http.parallel = 4;
+    m.http.parallel = CHAINDATA_PARALLEL;
     m.http.max_body = CHAINDATA_BODY_BUDGET;
     m.ahead = 64;
     m.http.retries = 8;

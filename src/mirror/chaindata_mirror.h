@@ -62,6 +62,14 @@ typedef enum {
 /* the most blocks a fill window holds (--catch-up-window's default) */
 #define CHAINDATA_FILL_BLOCKS      2048
 
+/*
+ * --parallel's default: enough requests in flight to hide a link's round
+ * trip to an upstream on another host (doc/first-fill.md: over 50 ms, 8
+ * gave 1.8-2.5x one block at a time, 64 gave 4.5-7.1x, bound by upstream),
+ * few enough for a shared upstream and the mirror's bodies in memory
+ */
+#define CHAINDATA_PARALLEL         16
+
 /* --rate's default for an upstream elsewhere: 45 a minute (doc/mirror.md) */
 #define CHAINDATA_PUBLIC_RATE      0.75
 
@@ -72,7 +80,10 @@ typedef enum {
  * What an upstream may claim (doc/mirror.md "Counts are claims"): the
  * largest Stacks transaction known has about 330,000 events, a block some
  * thousands of transactions, the mempool tens of thousands; each cap
- * leaves headroom, a claim beyond is refused, never allocated for.
+ * leaves headroom.  An event_count beyond is refused, never allocated
+ * for; a block's listing and the mempool are paged to their end whatever
+ * their "total" says (a claim, a hint bounded by the cap), and one going
+ * on past its cap fails loudly.
  */
 #define CHAINDATA_TX_EVENTS_MAX     1000000
 #define CHAINDATA_BLOCK_TXS_MAX     100000
@@ -270,6 +281,7 @@ struct chaindata_mirror_s {
     double               hooks_next;
     uint64_t             hooks_skipped;  /* statuses failed and skipped */
     uint64_t             unknown_stored; /* documents with what is new */
+    int                  stacks_claims_logged;  /* a block's counts differ */
 
     /* the pending transactions the index holds (32-byte ids, sorted) */
     unsigned char       *pending;
@@ -357,7 +369,7 @@ chaindata_req_t *chaindata_req_new(int (*check)(chaindata_req_t *r),
 void chaindata_req_free(chaindata_req_t *r);
 int chaindata_req_json(chaindata_req_t *r);
 const chaindata_jv_t *chaindata_req_txs_page(chaindata_req_t *r,
-    const char *list, const char *holder, uint64_t max, uint64_t *total);
+    const char *list, uint64_t *total);
 /* r's why said (printf's arguments), and -1 */
 #define chaindata_req_fail(r, ...)                                           \
     (snprintf((r)->why, sizeof((r)->why), __VA_ARGS__), -1)

@@ -37,6 +37,8 @@
 
 
 #define CHAINDATA_MEMPOOL_PAGE   50
+/* pages asked at once, as the first page's total suggests */
+#define CHAINDATA_MEMPOOL_ROUND  16
 
 /* the most pages of the v3 listing a pass reads */
 #define CHAINDATA_MEMPOOL_V3_PAGES  20
@@ -190,9 +192,7 @@ chaindata_mempool_check(chaindata_req_t *r)
     chaindata_jv_t        *res;
     const chaindata_jv_t  *tx;
 
-    res = (chaindata_jv_t *) chaindata_req_txs_page(r, "mempool", "it",
-                                                    CHAINDATA_MEMPOOL_MAX,
-                                                    &total);
+    res = (chaindata_jv_t *) chaindata_req_txs_page(r, "mempool", &total);
     if (res == NULL) {
         return -1;
     }
@@ -258,40 +258,89 @@ chaindata_reqs_free(chaindata_req_t **reqs, size_t n)
 }
 
 
-/* every page of upstream's mempool, as it is while they are fetched */
+/*
+ * Every page of upstream's mempool, as it is while they are fetched: up
+ * to its first page short of a full one, whatever the first page's total
+ * claimed (it only says how many to ask at once: the mempool grows while
+ * it is paged); past CHAINDATA_MEMPOOL_MAX transactions, a failure.
+ */
 
 static int
 chaindata_mempool_pages(chaindata_mirror_t *m, chaindata_req_t ***out,
     size_t *n)
 {
     int                rc;
-    size_t             i, npages;
-    chaindata_req_t   *first, **reqs;
+    size_t             i, npages, more, rows;
+    uint64_t           claim;
+    chaindata_req_t  **reqs, **p;
 
-    first = chaindata_mempool_req(m, 0);
+    reqs = NULL;
+    npages = 0;
+    claim = 0;
+    rc = CHAINDATA_EXIT_OK;
 
-    rc = chaindata_mirror_fetch(m, &first, 1);
-    if (rc != CHAINDATA_EXIT_OK) {
-        chaindata_req_free(first);
-        return rc;
+    for ( ;; ) {
+        if (npages == 0) {
+            more = 1;
+
+        } else {
+            rows = reqs[npages - 1]->list->n;
+
+            if (rows < CHAINDATA_MEMPOOL_PAGE) {
+                break;
+            }
+
+            if (npages * CHAINDATA_MEMPOOL_PAGE >= CHAINDATA_MEMPOOL_MAX) {
+                chaindata_mirror_log(m, "error", "mempool: the listing goes "
+                                     "on past %llu transactions, more than "
+                                     "it may have: refused",
+                                     (unsigned long long)
+                                     CHAINDATA_MEMPOOL_MAX);
+                rc = CHAINDATA_EXIT_INPUT;
+                break;
+            }
+
+            claim = reqs[0]->arg < CHAINDATA_MEMPOOL_MAX
+                    ? reqs[0]->arg : CHAINDATA_MEMPOOL_MAX;
+            more = claim > npages * CHAINDATA_MEMPOOL_PAGE
+                   ? (claim - npages * CHAINDATA_MEMPOOL_PAGE
+                      + CHAINDATA_MEMPOOL_PAGE - 1) / CHAINDATA_MEMPOOL_PAGE
+                   : 1;
+            more = more > CHAINDATA_MEMPOOL_ROUND ? CHAINDATA_MEMPOOL_ROUND
+                                                  : more;
+        }
+
+        p = realloc(reqs, (npages + more) * sizeof(chaindata_req_t *));
+        if (p == NULL) {
+            rc = CHAINDATA_EXIT_SYSTEM;
+            break;
+        }
+
+        reqs = p;
+
+        for (i = 0; i < more; i++) {
+            reqs[npages + i] = chaindata_mempool_req(m,
+                                   (npages + i) * CHAINDATA_MEMPOOL_PAGE);
+        }
+
+        rc = chaindata_mirror_fetch(m, reqs + npages, more);
+        npages += more;
+
+        if (rc != CHAINDATA_EXIT_OK) {
+            break;
+        }
+
+        /* a short page ends it: those asked after it are dropped */
+        for (i = npages - more; i < npages - 1; i++) {
+            if (reqs[i]->list->n < CHAINDATA_MEMPOOL_PAGE) {
+                while (npages > i + 1) {
+                    chaindata_req_free(reqs[--npages]);
+                }
+
+                break;
+            }
+        }
     }
-
-    npages = first->arg ? (first->arg + CHAINDATA_MEMPOOL_PAGE - 1)
-                          / CHAINDATA_MEMPOOL_PAGE : 1;
-
-    reqs = calloc(npages, sizeof(chaindata_req_t *));
-    if (reqs == NULL) {
-        chaindata_req_free(first);
-        return CHAINDATA_EXIT_SYSTEM;
-    }
-
-    reqs[0] = first;
-
-    for (i = 1; i < npages; i++) {
-        reqs[i] = chaindata_mempool_req(m, i * CHAINDATA_MEMPOOL_PAGE);
-    }
-
-    rc = chaindata_mirror_fetch(m, reqs + 1, npages - 1);
 
     if (rc != CHAINDATA_EXIT_OK) {
         chaindata_reqs_free(reqs, npages);

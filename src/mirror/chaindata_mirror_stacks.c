@@ -7,7 +7,10 @@
  *   GET /extended/v2/blocks?limit=1                 the tip
  *   GET /extended/v2/blocks/{height}                a block: hash, parent
  *   GET /extended/v2/blocks/{height}/transactions   its transactions,
- *       ?limit=50&offset=N                          50 a page (the most)
+ *       ?limit=50&offset=N                          50 a page (the most);
+ *       404 past its last row (src/datastore/pg-store-v2.ts,
+ *       getBlockTransactions: "Block not found" when no row is left, so a
+ *       block without transactions answers 404 at offset 0 too)
  *   GET /extended/v1/tx/{tx_id}                     a transaction with a
  *       ?event_limit=100&event_offset=N             page of its events
  *
@@ -33,6 +36,8 @@
 #define CHAINDATA_STACKS            "stacks"
 #define CHAINDATA_TXS_PAGE          50
 #define CHAINDATA_EVENTS_PAGE       100
+/* pages of a block's listing asked at once, as its claims suggest */
+#define CHAINDATA_TXS_PAGES_ROUND   16
 
 
 typedef struct {
@@ -55,7 +60,10 @@ typedef struct {
     uint64_t           height;
     uint64_t           time;
     uint64_t           tx_count;     /* claimed by the block */
+    uint64_t           total;        /* claimed by its listing's first page */
     uint64_t           ntxs;         /* listed, what is mirrored */
+    size_t             txs_cap;      /* places in txs */
+    int                listed;       /* its listing ended */
     unsigned char      hash[CHAINDATA_FEED_HASH_MAX];
     size_t             hash_len;
     unsigned char      parent[CHAINDATA_FEED_HASH_MAX];
@@ -170,44 +178,39 @@ chaindata_stacks_check_block(chaindata_req_t *r)
 
 
 /*
- * A page of a block's transactions: as many as the listing's total leaves
- * from the page's offset, each tx_id taken into the block's list.  The
- * first page's total sizes the list (capped), never the block's tx_count.
+ * A page of a block's transactions: the offset and limit asked, at most
+ * a page of rows, each with a tx_id; a 404 (gone_ok) is a page past the
+ * listing's last row.  Its "total" is a claim (the block's tx_count
+ * column upstream, not its rows): read by chaindata_sblock_listed() as a
+ * hint of how many pages to ask at once, never as a size.
  */
 
 static int
 chaindata_stacks_check_txs(chaindata_req_t *r)
 {
-    uint64_t               total, want, k;
-    chaindata_sblock_t    *b;
+    uint64_t               total, limit, offset;
     const chaindata_jv_t  *res, *tx, *id;
 
-    b = r->ctx;
-    res = chaindata_req_txs_page(r, "block", "a block",
-                                 CHAINDATA_BLOCK_TXS_MAX, &total);
+    res = chaindata_req_txs_page(r, "block", &total);
     if (res == NULL) {
         return -1;
     }
 
-    if (r->arg == 0) {
-        b->ntxs = total;
-
-    } else if (total != b->ntxs) {
-        return chaindata_req_fail(r, "the block's transactions changed "
-                                  "between pages (total %llu, then %llu)",
-                                  (unsigned long long) b->ntxs,
-                                  (unsigned long long) total);
+    if (chaindata_jv_u64(r->root, "limit", &limit) != 0
+        || chaindata_jv_u64(r->root, "offset", &offset) != 0
+        || limit != CHAINDATA_TXS_PAGE || offset != r->arg)
+    {
+        return chaindata_req_fail(r, "not the page asked for (limit %d, "
+                                  "offset %llu)", CHAINDATA_TXS_PAGE,
+                                  (unsigned long long) r->arg);
     }
 
-    want = total > r->arg ? total - r->arg : 0;
-    want = want > CHAINDATA_TXS_PAGE ? CHAINDATA_TXS_PAGE : want;
-
-    if (res->n != want) {
-        return chaindata_req_fail(r, "%zu transactions on a page that has "
-                                  "%llu", res->n, (unsigned long long) want);
+    if (res->n > CHAINDATA_TXS_PAGE) {
+        return chaindata_req_fail(r, "%zu transactions on a page of %d",
+                                  res->n, CHAINDATA_TXS_PAGE);
     }
 
-    for (tx = res->child, k = r->arg; tx; tx = tx->next, k++) {
+    for (tx = res->child; tx; tx = tx->next) {
         id = tx->type == CHAINDATA_JV_OBJECT
              ? chaindata_jv_get(tx, "tx_id") : NULL;
 
@@ -215,11 +218,9 @@ chaindata_stacks_check_txs(chaindata_req_t *r)
             return chaindata_req_fail(r, "a transaction without a tx_id "
                                       "(0x and 64 hex digits)");
         }
-
-        if (b->txs) {
-            memcpy(b->txs[k].tx_id, id->str, 66);
-        }
     }
+
+    r->list = (chaindata_jv_t *) res;
 
     return 0;
 }
@@ -332,14 +333,19 @@ static chaindata_req_t *
 chaindata_stacks_txs_req(chaindata_mirror_t *m, chaindata_sblock_t *b,
     size_t offset)
 {
-    char  url[CHAINDATA_URL_MAX];
+    char              url[CHAINDATA_URL_MAX];
+    chaindata_req_t  *r;
 
     snprintf(url, sizeof(url), "%s/extended/v2/blocks/%llu/transactions"
              "?limit=%d&offset=%zu", m->stacks_api,
              (unsigned long long) b->height, CHAINDATA_TXS_PAGE, offset);
 
-    return chaindata_stacks_req(b, chaindata_stacks_check_txs, b, offset,
-                                url);
+    r = chaindata_stacks_req(b, chaindata_stacks_check_txs, b, offset, url);
+    if (r) {
+        r->gone_ok = 1;                 /* past the last row */
+    }
+
+    return r;
 }
 
 
@@ -437,7 +443,7 @@ chaindata_stacks_record(chaindata_mirror_t *m, chaindata_sblock_t *b,
 typedef enum {
     CHAINDATA_SB_BLOCK = 0,     /* the block */
     CHAINDATA_SB_LIST,          /* the first page of its transactions */
-    CHAINDATA_SB_PAGES,         /* the listing's further pages */
+    CHAINDATA_SB_PAGES,         /* the listing's further pages, in rounds */
     CHAINDATA_SB_TXS,           /* each transaction, with its first events */
     CHAINDATA_SB_EVENTS,        /* the transactions' further events */
     CHAINDATA_SB_READY          /* fetched, to commit in its turn */
@@ -531,40 +537,154 @@ chaindata_sblock_add(chaindata_mirror_t *m, chaindata_sblock_t *b,
 }
 
 
+/* the rows of a page of the listing taken: their ids in the block's list */
+
+static int
+chaindata_sblock_take(chaindata_mirror_t *m, chaindata_sblock_t *b,
+    const chaindata_jv_t *rows)
+{
+    size_t                 cap;
+    chaindata_stx_t       *txs;
+    const chaindata_jv_t  *tx, *id;
+
+    if (b->ntxs + rows->n > b->txs_cap) {
+        cap = b->txs_cap ? 2 * b->txs_cap : CHAINDATA_TXS_PAGE;
+
+        while (cap < b->ntxs + rows->n) {
+            cap *= 2;
+        }
+
+        txs = realloc(b->txs, (cap + 1) * sizeof(chaindata_stx_t));
+        if (txs == NULL) {
+            chaindata_mirror_log(m, "error", "block %llu: out of memory for "
+                                 "%llu transactions",
+                                 (unsigned long long) b->height,
+                                 (unsigned long long) cap);
+            return -1;
+        }
+
+        memset(txs + b->txs_cap, 0,
+               (cap + 1 - b->txs_cap) * sizeof(chaindata_stx_t));
+        b->txs = txs;
+        b->txs_cap = cap;
+    }
+
+    for (tx = rows->child; tx; tx = tx->next) {
+        id = chaindata_jv_get(tx, "tx_id");
+        memcpy(b->txs[b->ntxs++].tx_id, id->str, 66);
+    }
+
+    return 0;
+}
+
+
 /*
- * The listing's first page said how many (an honest block's tx_count can
- * be wrong: the boot block lists more; a claim is only compared, and
- * logged when it differs): a place for each id, the further pages asked.
+ * Upstream's claims of how many transactions the block has, its tx_count
+ * and its listing's total (upstream's SQL takes the one from the other),
+ * compared with the rows listed, which are what is mirrored: the first
+ * block of a run where they differ is logged (the genesis block lists 9
+ * rows under a tx_count of 1).
+ */
+
+static void
+chaindata_sblock_claims(chaindata_mirror_t *m, chaindata_sblock_t *b)
+{
+    if ((b->ntxs == b->tx_count && b->ntxs == b->total)
+        || m->stacks_claims_logged)
+    {
+        return;
+    }
+
+    m->stacks_claims_logged = 1;
+
+    chaindata_mirror_log(m, "warn", "block %llu: tx_count %llu, listing "
+                         "total %llu, but %llu transactions listed; the "
+                         "listing is mirrored (counts are claims: further "
+                         "differences this run are not logged)",
+                         (unsigned long long) b->height,
+                         (unsigned long long) b->tx_count,
+                         (unsigned long long) b->total,
+                         (unsigned long long) b->ntxs);
+}
+
+
+/*
+ * The pages of the listing asked so far answered, in offset order: their
+ * rows taken.  The listing ends at its first page short of a full one (a
+ * 404 holds none); a page after it that holds rows means the listing
+ * changed under its pages (the block failed, to be fetched again).
+ * Until it ends, the next pages are asked: as many as the claims leave
+ * (CHAINDATA_TXS_PAGES_ROUND at most), one at least, so that a claim
+ * short of the rows never ends the list; past CHAINDATA_BLOCK_TXS_MAX
+ * rows the block fails, loudly.
  */
 
 static int
 chaindata_sblock_listed(chaindata_mirror_t *m, chaindata_sblock_t *b)
 {
     int               rc;
-    size_t            i, npages;
-    chaindata_req_t  *first;
+    size_t            i, n, rows;
+    uint64_t          claim, offset;
+    chaindata_req_t  *r;
 
-    b->txs = calloc(b->ntxs + 1, sizeof(chaindata_stx_t));
-    if (b->txs == NULL) {
-        chaindata_mirror_log(m, "error", "block %llu: out of memory for %llu "
-                             "transactions", (unsigned long long) b->height,
-                             (unsigned long long) b->ntxs);
+    for (i = 0; i < b->nreqs; i++) {
+        r = b->reqs[i];
+        rows = r->root ? r->list->n : 0;
+
+        if (r->arg == 0 && r->root) {
+            (void) chaindata_jv_u64(r->root, "total", &b->total);
+        }
+
+        if (b->listed) {
+            if (rows) {
+                b->failed = r;
+                (void) chaindata_req_fail(r, "%zu transactions after the "
+                                          "end of the listing at %llu: it "
+                                          "changed between pages", rows,
+                                          (unsigned long long) b->ntxs);
+                return 0;
+            }
+
+            continue;
+        }
+
+        if (b->ntxs + rows > CHAINDATA_BLOCK_TXS_MAX) {
+            b->failed = r;
+            (void) chaindata_req_fail(r, "the listing goes on past %llu "
+                                      "transactions, more than a block may "
+                                      "have: refused",
+                                      (unsigned long long)
+                                      CHAINDATA_BLOCK_TXS_MAX);
+            return 0;
+        }
+
+        if (rows && chaindata_sblock_take(m, b, r->list) != 0) {
+            return -1;
+        }
+
+        b->listed = rows < CHAINDATA_TXS_PAGE;
+    }
+
+    if (b->listed) {
+        chaindata_sblock_claims(m, b);
+        return 0;
+    }
+
+    offset = b->ntxs;
+    claim = b->total > b->tx_count ? b->total : b->tx_count;
+    claim = claim > CHAINDATA_BLOCK_TXS_MAX ? CHAINDATA_BLOCK_TXS_MAX : claim;
+    n = claim > offset ? (claim - offset + CHAINDATA_TXS_PAGE - 1)
+                         / CHAINDATA_TXS_PAGE : 1;
+    n = n > CHAINDATA_TXS_PAGES_ROUND ? CHAINDATA_TXS_PAGES_ROUND : n;
+    n = n ? n : 1;
+
+    if (chaindata_sblock_stage(m, b, CHAINDATA_SB_PAGES, n) != 0) {
         return -1;
     }
 
-    /* the first page again, now that its ids have a place */
-    first = b->reqs[0];
-    (void) chaindata_stacks_check_txs(first);
-
-    npages = (b->ntxs + CHAINDATA_TXS_PAGE - 1) / CHAINDATA_TXS_PAGE;
-
-    if (chaindata_sblock_stage(m, b, CHAINDATA_SB_PAGES, npages) != 0) {
-        return -1;
-    }
-
-    for (i = 1, rc = 0; rc == 0 && i < npages; i++) {
+    for (i = 0, rc = 0; rc == 0 && i < n; i++) {
         rc = chaindata_sblock_add(m, b, chaindata_stacks_txs_req(m, b,
-                                      i * CHAINDATA_TXS_PAGE));
+                                      offset + i * CHAINDATA_TXS_PAGE));
     }
 
     return rc;
@@ -578,14 +698,6 @@ chaindata_sblock_txs(chaindata_mirror_t *m, chaindata_sblock_t *b)
 {
     size_t            i;
     chaindata_stx_t  *t;
-
-    if (b->ntxs != b->tx_count) {
-        chaindata_mirror_log(m, "warn", "block %llu: tx_count %llu, but %llu "
-                             "transactions listed; the listing is mirrored",
-                             (unsigned long long) b->height,
-                             (unsigned long long) b->tx_count,
-                             (unsigned long long) b->ntxs);
-    }
 
     if (chaindata_sblock_stage(m, b, CHAINDATA_SB_TXS, b->ntxs) != 0) {
         return -1;
@@ -677,7 +789,9 @@ chaindata_sblock_next(chaindata_mirror_t *m, chaindata_sblock_t *b)
 {
     size_t  i;
 
-    while (b->pending == 0 && b->stage != CHAINDATA_SB_READY) {
+    while (b->pending == 0 && b->stage != CHAINDATA_SB_READY
+           && b->failed == NULL)
+    {
         switch (b->stage) {
 
         case CHAINDATA_SB_BLOCK:
@@ -691,13 +805,13 @@ chaindata_sblock_next(chaindata_mirror_t *m, chaindata_sblock_t *b)
             break;
 
         case CHAINDATA_SB_LIST:
-            if (chaindata_sblock_listed(m, b) != 0) {
-                return -1;
-            }
-            break;
-
         case CHAINDATA_SB_PAGES:
-            if (chaindata_sblock_txs(m, b) != 0) {
+            if (b->listed) {
+                if (chaindata_sblock_txs(m, b) != 0) {
+                    return -1;
+                }
+
+            } else if (chaindata_sblock_listed(m, b) != 0) {
                 return -1;
             }
             break;
