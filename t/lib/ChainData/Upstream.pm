@@ -35,7 +35,7 @@ our @EXPORT_OK = qw(
     confirmed_docs derive_doc grow_events make_chain write_chain tx_page
     block_hash nginx_locations write_runes runes_page btc_hash rune_chain
     runes_history runes_tip RUNES_LIMITS write_capture capture_path
-    index_dump
+    index_dump json_canonical
 );
 
 # the confirmed fixture documents (raw "data" text), in fixture order
@@ -320,6 +320,16 @@ sub write_capture {
     return $n;
 }
 
+# a decoded JSON value as text, members in name order: the same entries
+# compare equal whatever order upstream wrote their members in
+sub json_canonical {
+    my ($v) = @_;
+    return ref $v eq 'HASH'
+        ? '{' . join(',', map { "$_:" . json_canonical($v->{$_}) } sort keys %$v) . '}'
+        : ref $v eq 'ARRAY' ? '[' . join(',', map { json_canonical($_) } @$v) . ']'
+        : defined $v ? "\"$v\"" : 'null';
+}
+
 # every database of an index by mdb_dump, but what two runs over the
 # same upstream write differently (lmdb-schema/feed.md): in the feed
 # database the position's commit time (bytes 24..31 of the value), and
@@ -356,7 +366,7 @@ sub nginx_locations {
     my ($root, %f) = @_;
     # a capture answers what it holds: anything else is a 404, not an
     # empty page
-    my $runes_missing = $f{captured} ? '=404' : '\@runes_empty';
+    my $runes_missing = $f{captured} ? '=404' : '@runes_empty';
     my $faults = '';
     $faults .= "            limit_req zone=up burst=$f{burst} nodelay;\n"
              . "            limit_req_status 429;\n"
