@@ -195,14 +195,18 @@ typedef struct {
 /*
  * Balance lists upstream served while its tip was another block than the
  * one they were written with (chaindata_mirror_runes_tip.c): that tip's
- * hash (the answers' ETag) and the addresses, until the index holds that
- * block or the lists are fetched again.
+ * hash (the answers' ETag) and the lists, until the index holds that
+ * block or the lists are fetched again.  The lists of blocks are named by
+ * the blocks (their undo names them), the others one by one.
  */
 typedef struct {
     unsigned char        tip[CHAINDATA_FEED_HASH_MAX];
     size_t               tip_len;
     unsigned             seen:1;       /* in the write being made */
-    chaindata_names_t    addresses;
+    unsigned             blocks:1;     /* lo..hi hold some of them */
+    uint64_t             lo;
+    uint64_t             hi;
+    chaindata_names_t    addresses;    /* written outside blocks */
 } chaindata_above_t;
 
 typedef struct {
@@ -266,6 +270,8 @@ struct chaindata_mirror_s {
        with, and the tip's as the status route's ETag last said */
     unsigned char        runes_at[CHAINDATA_FEED_HASH_MAX];
     size_t               runes_at_len;
+    uint64_t             runes_at_lo;    /* the blocks written, if any */
+    uint64_t             runes_at_hi;
     unsigned char        runes_tip_tag[CHAINDATA_FEED_HASH_MAX];
     size_t               runes_tip_tag_len;
     chaindata_above_t   *runes_above;
@@ -449,11 +455,14 @@ chaindata_plist_t *chaindata_runes_block_list(chaindata_mirror_t *m,
     uint64_t height);
 void chaindata_runes_block_fetched(chaindata_plist_t *l);
 int chaindata_runes_names(chaindata_plist_t *blk, chaindata_rnames_t *names);
+/* the addresses whose balance lists the blocks above height wrote */
+int chaindata_runes_undone(chaindata_mirror_t *m, uint64_t height,
+    uint64_t top, chaindata_names_t *addresses);
 void chaindata_runes_names_free(chaindata_rnames_t *names);
 
 /* balance lists at the height written (chaindata_mirror_runes_tip.c) */
 void chaindata_runes_at(chaindata_mirror_t *m, const unsigned char *hash,
-    size_t len);
+    size_t len, uint64_t lo, uint64_t hi);
 int chaindata_runes_fetched_at(chaindata_mirror_t *m, const char *address,
     const chaindata_req_t *r);
 void chaindata_runes_above_begin(chaindata_mirror_t *m);

@@ -470,7 +470,8 @@ chaindata_runes_mirror(chaindata_mirror_t *m, chaindata_plist_t *blk,
 
     chaindata_runes_above_begin(m);
     chaindata_runes_above_seen(m, blk->hash, blk->hash_len);
-    chaindata_runes_at(m, blk->hash, blk->hash_len);
+    chaindata_runes_at(m, blk->hash, blk->hash_len, blk->height,
+                       blk->height);
 
     ntxs = 0;
     rc = chaindata_runes_records(m, blk, &ntxs);
@@ -498,7 +499,7 @@ chaindata_runes_mirror(chaindata_mirror_t *m, chaindata_plist_t *blk,
 
 /* the addresses whose balance lists the blocks above height wrote */
 
-static int
+int
 chaindata_runes_undone(chaindata_mirror_t *m, uint64_t height,
     uint64_t top, chaindata_names_t *addresses)
 {
@@ -565,7 +566,7 @@ chaindata_runes_rollback(chaindata_mirror_t *m, uint64_t height,
     /* the lists are written with the block rolled back to */
     rc = chaindata_feed_block_hash(&m->in.ix, CHAINDATA_RUNES, height, hash,
                                    &len);
-    chaindata_runes_at(m, hash, rc == 0 ? len : 0);
+    chaindata_runes_at(m, hash, rc == 0 ? len : 0, 1, 0);
 
     if (rc < 0 || chaindata_runes_undone(m, height, top, &addresses) != 0
         || chaindata_block_undo(m, CHAINDATA_RUNES, height) != 0)

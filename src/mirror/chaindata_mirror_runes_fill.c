@@ -450,7 +450,7 @@ chaindata_fill_window(chaindata_mirror_t *m, chaindata_window_t *w,
     }
 
     /* the lists are written with the window's last block */
-    chaindata_runes_at(m, w->posh, w->pos->hash_len);
+    chaindata_runes_at(m, w->posh, w->pos->hash_len, from, w->height);
 
     rc = chaindata_fill_lists(m, w);
 

@@ -12,7 +12,7 @@
  * rollback: the block it goes back to).  When the answer's ETag is that
  * block's hash, the list is the one at the height written.  When it is
  * another block's (upstream had grown above it, or stood on another
- * branch), the address is kept, by that tip, until:
+ * branch), the list is kept, by that tip, until:
  *
  *   - the index commits a block of that hash (the blocks between are then
  *     upstream's chain as the list saw it; a later reorg of them is a
@@ -24,9 +24,14 @@
  *     lists are fetched again, in a write of their own, as a rollback
  *     writes those it fetches again.
  *
- * An answer without an ETag of a block hash (64 hex digits) is taken as
- * before: at the height written.  What is kept lives as long as the
- * process (a mirror restarted in between does not check those lists).
+ * A list is kept as the blocks it was written with (their undo names
+ * their addresses: chaindata_runes_undone()), the heights lo..hi of the
+ * blocks written with lists kept by one tip, so that a fill keeps a
+ * window's hundreds of thousands of lists as two numbers; a list written
+ * outside blocks (a rollback's) by its address.  An answer without an
+ * ETag of a block hash (64 hex digits) is taken as before: at the height
+ * written.  What is kept lives as long as the process (a mirror restarted
+ * in between does not check those lists).
  */
 
 
@@ -48,11 +53,15 @@ chaindata_runes_is_hash(const unsigned char *p, size_t len)
 }
 
 
-/* the block the lists fetched next are written with */
+/*
+ * The block the lists fetched next are written with, and the blocks
+ * lo..hi whose undo names them (none when lo > hi: a write outside
+ * blocks, its addresses kept one by one)
+ */
 
 void
 chaindata_runes_at(chaindata_mirror_t *m, const unsigned char *hash,
-    size_t len)
+    size_t len, uint64_t lo, uint64_t hi)
 {
     if (len > sizeof(m->runes_at)) {
         len = 0;
@@ -60,6 +69,8 @@ chaindata_runes_at(chaindata_mirror_t *m, const unsigned char *hash,
 
     memcpy(m->runes_at, hash, len);
     m->runes_at_len = len;
+    m->runes_at_lo = lo;
+    m->runes_at_hi = hi;
 }
 
 
@@ -103,8 +114,23 @@ chaindata_runes_fetched_at(chaindata_mirror_t *m, const char *address,
         a->tip_len = r->etag_len;
     }
 
-    return chaindata_names_add(&a->addresses, (const unsigned char *) address,
-                               strlen(address));
+    if (m->runes_at_lo > m->runes_at_hi) {
+        return chaindata_names_add(&a->addresses,
+                                   (const unsigned char *) address,
+                                   strlen(address));
+    }
+
+    if (!a->blocks || m->runes_at_lo < a->lo) {
+        a->lo = m->runes_at_lo;
+    }
+
+    if (!a->blocks || m->runes_at_hi > a->hi) {
+        a->hi = m->runes_at_hi;
+    }
+
+    a->blocks = 1;
+
+    return 0;
 }
 
 
@@ -172,7 +198,7 @@ chaindata_runes_above_settle(chaindata_mirror_t *m,
     int                 rc;
     size_t              i, j, nold;
     chaindata_names_t   all;
-    chaindata_above_t  *old;
+    chaindata_above_t  *a, *old;
 
     if (m->runes_nabove == 0
         || !chaindata_runes_is_hash(m->runes_tip_tag, m->runes_tip_tag_len)
@@ -185,6 +211,16 @@ chaindata_runes_above_settle(chaindata_mirror_t *m,
     memset(&all, 0, sizeof(all));
 
     for (i = 0; i < m->runes_nabove; i++) {
+        a = &m->runes_above[i];
+
+        if (a->blocks
+            && chaindata_runes_undone(m, a->lo ? a->lo - 1 : 0, a->hi, &all)
+               != 0)
+        {
+            chaindata_names_free(&all);
+            return CHAINDATA_EXIT_SYSTEM;
+        }
+
         for (j = 0; j < m->runes_above[i].addresses.n; j++) {
             if (chaindata_names_add(&all, (const unsigned char *)
                                     m->runes_above[i].addresses.items[j],
@@ -212,7 +248,7 @@ chaindata_runes_above_settle(chaindata_mirror_t *m,
     m->runes_nabove = 0;
 
     chaindata_block_reset(m);
-    chaindata_runes_at(m, posh, posh_len);
+    chaindata_runes_at(m, posh, posh_len, 1, 0);
 
     rc = chaindata_balances_records(m, all.items, all.n);
     chaindata_names_free(&all);
