@@ -49,7 +49,7 @@ PROGRAMS    := $(patsubst src/%/,chaindata-%,$(dir $(wildcard \
 
 .PHONY: all deps deps-test deps-fuzz module loader mirror unit test \
         check-layout run bench bench-mirror bench-runes-catchup bench-gzip \
-        bench-gzip-runes bench-fanout bench-bulk bench-metrics bench-cold \
+        bench-gzip-runes bench-tx-v3 bench-fanout bench-bulk bench-metrics bench-cold \
         clean
 
 all: module loader mirror
@@ -145,7 +145,12 @@ test: deps-test check-layout all unit
 # nginx.conf.example (paths pointed into build/demo) on 127.0.0.1:PORT
 PORT        ?= 8080
 
-run: all
+run:
+	@perl -MIO::Socket::INET -e 'exit !!IO::Socket::INET->new(shift)' \
+	    127.0.0.1:$(PORT) && exit 0; echo "chaindata: something listens" \
+	    "on 127.0.0.1:$(PORT); make run PORT=N serves on another port"; \
+	    exit 1
+	$(MAKE) all
 	rm -rf $(BUILD)/demo
 	mkdir -p $(BUILD)/demo/logs
 	$(LOADER) --db $(BUILD)/demo/index t/fixtures/*.ndjson
@@ -187,6 +192,11 @@ bench-gzip: all
 bench-gzip-runes: all
 	@sh tools/deps.sh bench
 	bench/gzip-runes
+
+# the v3 transaction routes against v1: worker CPU per answer, index size
+bench-tx-v3: all
+	@sh tools/deps.sh bench
+	bench/tx-v3
 
 # the traffic counters' cost: chaindata_metrics on against off, one run
 bench-metrics: all
@@ -315,17 +325,19 @@ NGX_SNIPPET    := mod-http-chaindata.conf
 MODULE_DOCS    := README.md doc/module.md doc/api.md doc/operations.md \
                   nginx.conf.example
 TOOLS_DOCS     := doc/loader.md doc/mirror.md doc/first-fill.md \
-                  doc/operations.md
+                  doc/operations.md nats-server-chaindata.conf
 
 # the man pages, each from its doc page (tools/md2man): chaindata(8) from
 # doc/module.md, chaindata-NAME(1) from doc/NAME.md (MAN_PAGE_NAME says
 # otherwise); a link of a page becomes the man page it names or the file
 # its package installs
 MANPAGES       := $(patsubst %,$(BUILD)/man/%.1,$(PROGRAMS)) \
-                  $(BUILD)/man/chaindata.8
+                  $(BUILD)/man/chaindata.8 \
+                  $(BUILD)/man/chaindata-operations.7
 MAN_PAGE_load  := doc/loader.md
 man_page        = $(or $(MAN_PAGE_$(1)),doc/$(1).md)
 MAN_LINKS       = --man doc/module.md=chaindata.8 \
+                  --man doc/operations.md=chaindata-operations.7 \
                   $(foreach p,$(PROGRAMS:chaindata-%=%), \
                       --man $(call man_page,$(p))=chaindata-$(p).1)
 MAN_DOCS_MODULE = $(foreach f,$(MODULE_DOCS), \
@@ -374,12 +386,24 @@ $(BUILD)/man/chaindata.8: doc/module.md tools/md2man debian/changelog \
 	    $(MAN_LINKS) $(MAN_DOCS_MODULE) $< > $@.tmp
 	mv $@.tmp $@
 
+# the operator's overview (metrics, alerts, health checks): in the
+# module's package, with the files it cites
+$(BUILD)/man/chaindata-operations.7: doc/operations.md tools/md2man \
+                                     debian/changelog $(BUILD)/man/docdirs
+	@mkdir -p $(@D)
+	tools/md2man --name chaindata-operations --section 7 \
+	    --version $(VERSION) $(MAN_LINKS) $(MAN_DOCS_MODULE) \
+	    --doc nats-server-chaindata.conf=$(TOOLS_DOCDIR)/nats-server-chaindata.conf \
+	    $< > $@.tmp
+	mv $@.tmp $@
+
 install: all man
 	@test -n "$(NGX_MODDIR)" || { echo "chaindata: no --modules-path" \
 	    "in $(NGX_SRC)/conf_flags"; exit 1; }
 	install -d $(DESTDIR)$(NGX_MODDIR) $(DESTDIR)$(NGX_AVAILABLE) \
 	    $(DESTDIR)$(NGX_ENABLED) $(DESTDIR)$(BINDIR) \
-	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8 \
+	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7 \
+	    $(DESTDIR)$(MANDIR)/man8 \
 	    $(addprefix $(DESTDIR)$(MODULE_DOCDIR)/,lmdb-schema examples \
 	        monitoring) \
 	    $(addprefix $(DESTDIR)$(TOOLS_DOCDIR)/,lmdb-schema examples) \
@@ -392,6 +416,7 @@ install: all man
 	    $(DESTDIR)$(NGX_ENABLED)/50-$(NGX_SNIPPET)
 	install -m 755 $(addprefix $(BUILD)/,$(PROGRAMS)) $(DESTDIR)$(BINDIR)/
 	install -m 644 $(filter %.1,$(MANPAGES)) $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 $(filter %.7,$(MANPAGES)) $(DESTDIR)$(MANDIR)/man7/
 	install -m 644 $(filter %.8,$(MANPAGES)) $(DESTDIR)$(MANDIR)/man8/
 	install -m 644 $(MODULE_DOCS) $(DESTDIR)$(MODULE_DOCDIR)/
 	install -m 644 $(TOOLS_DOCS) $(DESTDIR)$(TOOLS_DOCDIR)/

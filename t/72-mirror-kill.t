@@ -2,8 +2,10 @@
 # chaindata-mirror (Stacks and Runes feeds) killed with SIGKILL at random
 # points and restarted converges to the index of an uninterrupted run:
 # every database's
-# mdb_dump is the same, except the feed's commit time (the wall clock of
-# each commit; compared through chaindata-load --stats without it).
+# mdb_dump is the same, except in the feed database what two runs write
+# differently (lmdb-schema/feed.md): the positions' commit time and the
+# tips' poll time (the wall clock), and the feeds' state: records (the
+# run's own counters and times).
 
 use strict;
 use warnings;
@@ -75,6 +77,24 @@ sub feeds {
     return join ' ', map { "$_->{source} $_->{height} $_->{hash} $_->{block_time}" } @{ $st->{feeds} };
 }
 is(feeds($db), feeds($ref), 'feed: same position (commit times aside)');
+
+# the feed database but for its state: records and the wall clock
+sub feed_dump {
+    my @l = split /\n/, mdb_dump_of($_[0], 'feed');
+    my @keep;
+    push @keep, shift @l while @l && ($keep[-1] // '') ne 'HEADER=END';
+    while (my ($k, $v) = splice @l, 0, 2) {
+        if (!defined $v) { push @keep, $k; last }
+        next if $k =~ /^ 73746174653a/;                 # state:
+        substr($v, 1 + 48, 16) = 'x' x 16 if length $v > 64;  # bytes 24..31
+        push @keep, $k, $v;
+    }
+    return join "\n", @keep;
+}
+my ($fd, $fr) = (feed_dump($db), feed_dump($ref));
+ok($fd eq $fr && $fd =~ /^ 7469703a/m,
+   'feed: the same records, the state: records and the times aside')
+    or diag("$fd\n---\n$fr");
 like(feeds($db), qr/^runes 840511 .* stacks 524 /, 'feeds: at the tips');
 ok(mdb_dump_of($db, 'rune_balances') =~ /^ /m && mdb_dump_of($db, 'rune_activity') =~ /^ /m,
    'the rune lists were written');

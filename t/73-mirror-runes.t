@@ -133,8 +133,19 @@ sub edge_equals_upstream {
             }
         }
     }
-    $lists{$_} = [] for keys %gone;
+    # an orphaned transaction's activity is gone from the index, whose
+    # runes feed starts at 840300: the edge cannot say upstream holds
+    # none (lmdb-schema/feed.md, "The history a feed holds"), so not the
+    # empty page but a 503 (or, in front of upstream, upstream's answer)
+    for my $path (sort keys %gone) {
+        my $r = http_get($port, "$path?offset=0&limit=60");
+        $n++;
+        next if $r->{status} == 503 && $r->{body} =~ /runes feed holds blocks from 840300 on/;
+        $bad++;
+        diag("$name: $path (gone): $r->{status}") if $bad < 5;
+    }
     for my $path (sort keys %lists) {
+        next if $gone{$path};
         my $texts = $lists{$path};
         for (my $off = 0; $off == 0 || $off < @$texts; $off += 60) {
             my $r = http_get($port, "$path?offset=$off&limit=60");

@@ -109,6 +109,26 @@ is(http_get($port, status_path($served[1]))->{status}, 404,
 no_key($out . $err, 'a broken status');
 spew($other, $other_doc);
 
+# 3b. a status that is JSON but not a status (its type a number): the
+# record's checks refuse it, skipped, and counted in the chainhooks feed's
+# "refused" as the answers the HTTP checks refuse are (the counters are
+# the run's own: lmdb-schema/feed.md, "The feed's state")
+sub hooks_state {
+    my ($c, $o) = load_index($db, '--stats');
+    my ($st) = grep { $_->{source} eq 'chainhooks' }
+               @{ json_decode($o)->{feed_states} || [] };
+    return $st || {};
+}
+spew($cut, $served[0]{data_raw} =~ s/"type":"[a-z_]+"/"type":7/r);
+($code, $out, $err) = mirror('--retries', '1');
+is($code, 1, 'a status the checks refuse: exit 1');
+like($err, qr/chainhook \Q$served[0]{doc}{uuid}\E: the status upstream serves is refused: .*type/,
+     'a status the checks refuse: says why');
+is(hooks_state()->{refused}, 1,
+   'a status the checks refuse: counted in refused');
+no_key($out . $err, 'a status the checks refuse');
+spew($cut, $served[0]{data_raw});
+
 # 4. a malformed line is refused without being printed
 spew($file, "$served[0]{doc}{uuid}\n");
 chmod 0600, $file;

@@ -79,6 +79,7 @@ my $tdoc = '/usr/share/doc/chaindata-tools';
 for my $f ('/usr/lib/nginx/modules/ngx_http_chaindata_module.so',
            '/usr/share/nginx/modules-available/mod-http-chaindata.conf',
            '/usr/share/man/man8/chaindata.8.gz',
+           '/usr/share/man/man7/chaindata-operations.7.gz',
            (map { "$mdoc/$_" } qw(README.md module.md api.md operations.md
                lmdb-schema/README.md lmdb-schema/feed.md nginx.conf.example
                examples/chaindata.conf examples/front-of-upstream.conf
@@ -94,7 +95,7 @@ for my $f ((map { ("/usr/bin/$_", "/usr/share/man/man1/$_.1.gz") }
            '/usr/lib/tmpfiles.d/chaindata.conf',
            '/usr/lib/sysusers.d/chaindata.conf',
            (map { "$tdoc/$_" } qw(first-fill.md loader.md mirror.md operations.md
-               lmdb-schema/README.md lmdb-schema/feed.md
+               nats-server-chaindata.conf lmdb-schema/README.md lmdb-schema/feed.md
                examples/mirror.conf.example examples/follow.conf.example)),
            '/var/lib/chaindata', '/etc/chaindata')
 {

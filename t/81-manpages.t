@@ -1,7 +1,9 @@
 #!/usr/bin/perl
 # The man pages cannot drift: `make man` makes each from its doc page
 # (tools/md2man): chaindata(8) from doc/module.md, each program's from its
-# page (doc/loader.md, doc/mirror.md).  What is checked here is that the
+# page (doc/loader.md, doc/mirror.md), chaindata-operations(7), the
+# operator's (metrics, alerts, health checks), from doc/operations.md.
+# What is checked here is that the
 # sources agree and that the pages stand alone: every directive and
 # variable the module registers is in chaindata(8), every option of a
 # program's --help is in its man page and its doc page; each page has the
@@ -72,14 +74,32 @@ for my $p (@programs) {
     }
 }
 
-# man pages that stand alone
+# the operator's overview: its page, and the topics on-call looks up
+my $ops = slurp("$root/build/man/chaindata-operations.7");
+$pages{'chaindata-operations.7'} = $ops;
+is(source_of($ops), 'doc/operations.md',
+   'chaindata-operations(7) is doc/operations.md');
+like($ops, qr/^\.TH "?CHAINDATA-OPERATIONS"? "?7"?/m, 'a section 7 page');
+for my $topic ('MONITORING', 'Health checks') {
+    like($ops, qr/^\.S[HS] "?\Q$topic\E"?$/m, "chaindata-operations(7): $topic");
+}
+for my $metric ('chaindata_index_up', 'chaindata_http_fallback_total',
+                'chaindata_feed_poll_timestamp_seconds') {
+    like($ops, qr/\Q$metric\E/, "chaindata-operations(7) names $metric");
+}
+like($page, qr/chaindata-operations\\fR\(7\)/,
+     'chaindata(8) points to chaindata-operations(7)');
+
+# man pages that stand alone (an overview of section 7: NAME, DESCRIPTION
+# and SEE ALSO, its topics between)
 my @sections = ('NAME', 'SYNOPSIS', 'DESCRIPTION', 'DIRECTIVES|OPTIONS',
                 'FILES', 'ENVIRONMENT', 'EXIT STATUS', 'EXAMPLES',
                 'SEE ALSO');
 for my $name (sort keys %pages) {
     my $man = $pages{$name};
     my @sh = $man =~ /^\.SH "?([^"\n]*)"?$/mg;
-    my @want = @sections;
+    my @want = $name =~ /\.7$/ ? ('NAME', 'DESCRIPTION', 'SEE ALSO')
+                               : @sections;
     my @seen = grep { my $s = $_; grep { $s =~ /^(?:$_)$/ } @want } @sh;
     is(scalar(@seen), scalar(@want), "$name has the sections of a man page")
         or diag("it has: @sh");

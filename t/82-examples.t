@@ -79,6 +79,11 @@ unlike("$out$err", qr/\[(warn|emerg|alert|crit|error)\]/,
 my $port = ChainData::Test::Nginx::_free_port();
 (my $served = $site) =~ s/^(\s*listen\s+)80;/${1}127.0.0.1:$port;/m
     or die "the site does not listen on port 80\n";
+# and its upstream on a port nothing listens on: 3999, the example's, may
+# be a real upstream on this machine
+my $none = ChainData::Test::Nginx::_free_port();
+$served =~ s/^(\s*server\s+)127\.0\.0\.1:3999;/${1}127.0.0.1:$none;/m
+    or die "the site's upstream is not 127.0.0.1:3999\n";
 spew("$prefix/sites-available/chaindata", $served);
 ($code, $out, $err) = run_cmd([nginx_binary(), '-p', "$prefix/",
     '-c', "$prefix/nginx.conf"], env => $env);

@@ -6,7 +6,9 @@
 # other request, the routes under the same prefixes included, reaches
 # upstream unchanged, and so does a transaction the index does not hold
 # (chaindata_miss_fallback); the upstream's log holds exactly the requests
-# chaindata did not serve.
+# chaindata did not serve, and the misses it answered are counted.  On an
+# index of the README's path (Stacks mirrored from upstream's tip, no runes
+# feed) the rune routes are upstream's answers, never an empty page.
 
 use strict;
 use warnings;
@@ -77,7 +79,13 @@ $server =~ s/^server\s*\{//;
 $server =~ s/\}\s*\z//;
 $server =~ s/^\s*(?:listen|server_name)\s[^;]*;\n//mg;
 
-my $index = new_index(fixture_path('tx.ndjson'), fixture_path('runes.ndjson'));
+# one transaction with what v3 needs (lmdb-schema/README.md, "tx")
+my ($v3tx) = grep { !$_->{mempool} } tx_fixtures(fixture_path('tx.ndjson'));
+my $v3file = temp_dir() . '/v3.ndjson';
+spew($v3file, qq({"kind":"tx","data":$v3tx->{data_raw},"index_block_hash":"0x)
+    . ('1' x 64) . qq(","parent_index_block_hash":"0x) . ('2' x 64) . qq("}\n));
+my $index = new_index(fixture_path('tx.ndjson'), fixture_path('runes.ndjson'),
+                      $v3file);
 my $edge = ChainData::Test::Nginx->start(db => $index, http => $conf,
                                          locations => $server);
 my $port = $edge->port;
@@ -121,6 +129,13 @@ chaindata('GET', "/extended/v1/tx/$ID?event_limit=101", 400, 'a bad query');
 chaindata('GET', "/runes/v1/transactions/$RTX/activity", 200, 'rune activity');
 chaindata('GET', "/runes/v1/addresses/$ADDR/balances?limit=2", 200, 'rune balances');
 chaindata('GET', '/chaindata/status', 200, 'the status');
+$r = chaindata('GET', "/extended/v3/transactions/$ID", 200, 'v3: a transaction');
+like($r->{body}, qr/"index_hash":"0x1{64}"/, 'chaindata: v3 from the index');
+chaindata('GET', "/extended/v3/transactions/$ID?include=result,post_conditions",
+          200, 'v3: heavy fields');
+chaindata('GET', "/extended/v3/transactions/$ID/events?limit=1", 200, 'v3: events');
+chaindata('GET', "/extended/v3/transactions/$BARE/events", 302, 'v3: without 0x');
+chaindata('GET', "/extended/v3/transactions/$ID?include=bogus", 400, 'v3: a bad include');
 
 # ---------------------------------------------------------------- upstream's
 
@@ -161,6 +176,13 @@ is($r->{headers}{'cache-control'}, 'no-store', 'upstream: no-store, upstream\'s'
 ok(!defined $r->{headers}{'access-control-allow-origin'},
    'upstream: no CORS header of chaindata\'s');
 
+# v3: the list and the other routes are upstream's, and so is a miss
+upstream('GET', '/extended/v3/transactions?limit=1', 404, 'the v3 list');
+upstream('GET', '/extended/v3/mempool/transactions', 404, 'another v3 route');
+upstream('GET', "/extended/v3/transactions/$PENDING", 404, 'a v3 miss');
+upstream('GET', "/extended/v3/transactions/$PENDING/events?limit=2", 404,
+         'a v3 miss\'s events');
+
 # the 302 of a miss without 0x is chaindata's (as upstream's own route
 # redirects first), the target then upstream's
 chaindata('GET', '/extended/v1/tx/' . ('ef' x 32), 302, 'a miss without 0x');
@@ -171,6 +193,44 @@ ok(eventually(5, sub { upstream_log() >= @expected }),
 is_deeply([upstream_log()], \@expected,
           'upstream received exactly the requests chaindata does not serve, unchanged');
 
+# the misses upstream answered are counted, by route and its class
+my $st = json_decode(http_get($port, '/chaindata/status')->{body});
+is_deeply($st->{traffic}{routes}{tx}{fallback},
+          { '1xx' => 0, '2xx' => 1, '3xx' => 0, '4xx' => 3, '5xx' => 0 },
+          'the misses upstream answered: counted as the tx route\'s fallback');
+like(http_get($port, '/chaindata/status?format=prometheus')->{body},
+     qr/^chaindata_http_fallback_total\{route="tx",class="4xx"\} 3$/m,
+     'and in the Prometheus text');
+
+$edge->stop;
+
+# ---------------------------------------------------------------- no runes feed
+
+# the README's path: a mirror of Stacks alone, started at upstream's tip
+# (block 100 here), no --runes-api.  The rune routes have no feed behind
+# them: each rune request is upstream's answer, never an empty page of
+# chaindata's, and the worker says so at start
+my ($block_tx) = grep { !$_->{mempool} } tx_fixtures(fixture_path('tx.ndjson'));
+my $stacks_only = temp_dir() . '/index';
+my ($lc, $lo, $le) = load_index($stacks_only, '-', { stdin =>
+    qq({"kind":"block","source":"stacks","height":100,"hash":"a100","parent":"a99","time":1100}\n)
+  . qq({"kind":"tx","data":$block_tx->{data_raw}}\n)
+  . qq({"kind":"block_end","source":"stacks","height":100}\n) });
+is($lc, 0, 'an index of one Stacks block') or diag($le);
+fixup_index_perms($stacks_only);
+$edge = ChainData::Test::Nginx->start(db => $stacks_only, http => $conf,
+                                      locations => $server);
+$port = $edge->port;
+chaindata('GET', "/extended/v1/tx/$ID", 200, 'no runes feed: a transaction it holds');
+$r = upstream('GET', "/runes/v1/transactions/$RTX/activity", 404,
+              'no runes feed: rune activity');
+is($r->{body}, '{"error":"not recorded"}', 'no runes feed: upstream\'s answer, not an empty page');
+$r = upstream('GET', "/runes/v1/addresses/$ADDR/balances?limit=2", 404,
+              'no runes feed: rune balances');
+$r = upstream('GET', '/extended/v1/tx/0x' . ('cd' x 32), 404,
+              'a transaction older than the feed: upstream\'s');
+like($edge->error_log, qr/\[warn\].*the rune routes have no feed behind them/,
+     'no runes feed: the worker says so at start');
 $edge->stop;
 $up->stop;
 

@@ -1,7 +1,8 @@
 #!/usr/bin/perl
 # A usage error of chaindata-load or chaindata-mirror: exit 2, the error
 # named on one line and where to read more on the next, not the whole
-# --help text (which --help alone prints, to standard output).
+# --help text (which --help alone prints, to standard output).  An input
+# file that cannot be read creates no index.
 
 use strict;
 use warnings;
@@ -43,6 +44,17 @@ for my $prog ('chaindata-load', 'chaindata-mirror') {
     is($code, 0, "$prog --help: exit 0");
     like($out, qr/^usage: \Q$prog\E /, "$prog --help: the usage on standard output");
     is($err, '', "$prog --help: nothing on standard error");
+}
+
+# an input that cannot be read: said, and no index created for it
+{
+    my $db = temp_dir() . '/index';
+    my ($code, $out, $err) = run_cmd([build_path('chaindata-load'), '--db',
+                                      $db, temp_dir() . '/missing.ndjson']);
+    is($code, 3, 'chaindata-load of a missing file: exit 3 (a system error)');
+    like($err, qr{^chaindata-load: cannot open \S+/missing\.ndjson: No such file},
+         'the file named');
+    ok(!-e $db, 'and no empty index created first');
 }
 
 done_testing();

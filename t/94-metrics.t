@@ -89,10 +89,11 @@ sub check {
         is_deeply($got->{requests}, \%w, "$when: $route requests by class");
         my $n = 0;
         $n += $_ for values %w;
-        is($got->{duration}{le_ms}{'+Inf'}, $n,
+        is($got->{duration}{le_us}{'+Inf'}, $n,
            "$when: $route histogram counts every request");
-        my @le = map { $got->{duration}{le_ms}{$_} }
-                 qw(1 5 10 25 50 100 250 500 1000 2500 5000 10000 +Inf);
+        my @le = map { $got->{duration}{le_us}{$_} }
+                 qw(50 100 250 500 1000 2500 5000 10000 25000 50000 100000
+                    250000 500000 1000000 2500000 5000000 10000000 +Inf);
         is_deeply([sort { $a <=> $b } @le], \@le,
                   "$when: $route buckets cumulative");
         next if $route eq 'status';
@@ -104,7 +105,7 @@ sub check {
     is($t->{routes}{tx}{not_modified}, $not_modified, "$when: 304s");
     is_deeply($t->{unavailable},
               { body_budget => 0, readers_full => 0, index_unreadable => 0,
-                behind => 0 }, "$when: no 503");
+                behind => 0, no_history => 0 }, "$when: no 503");
 }
 
 script();
@@ -151,11 +152,11 @@ my $n = 0;
 $n += $_ for values %{ $want{tx} };
 like($body, qr/^chaindata_http_request_duration_seconds_count\{route="tx"\} $n$/m,
      'prometheus: the histogram count');
-like($body, qr/^chaindata_http_request_duration_seconds_bucket\{route="tx",le="0\.250"\} \d+$/m,
+like($body, qr/^chaindata_http_request_duration_seconds_bucket\{route="tx",le="0\.000050"\} \d+$/m,
      'prometheus: buckets in seconds');
 like($body, qr/^# TYPE chaindata_http_requests_total counter$/m,
      'prometheus: counters typed');
-like($body, qr/^chaindata_build_info\{version="[^"]+",schema="3"\} 1$/m,
+like($body, qr/^chaindata_build_info\{version="[^"]+",schema="4"\} 1$/m,
      'prometheus: chaindata_build_info');
 $r = http_get($port, '/chaindata/status', 'Accept' => 'application/json');
 like($r->{headers}{'content-type'}, qr{^application/json}, 'Accept JSON: JSON');

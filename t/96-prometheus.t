@@ -3,8 +3,10 @@
 # "Monitoring") with Debian's Prometheus: `promtool check rules` takes the
 # rules; a `prometheus` scrapes a test nginx's chaindata_status (asking by
 # its own Accept header, no ?format) and evaluates the rules against it,
+# the rules' cases in t/promtool/ pass `promtool test rules`,
 # their "for" durations made 0s: ChaindataUnhealthy fires (a feed an hour
-# behind a 10m chaindata_status_max_lag), ChaindataHigh5xxRate does not.
+# behind a 10m chaindata_status_max_lag), ChaindataHigh5xxRate does not;
+# then a bad swap: the scrape goes on and says chaindata_index_up 0.
 
 use strict;
 use warnings;
@@ -30,6 +32,23 @@ my ($code, $out, $err) = run_cmd(['promtool', 'check', 'rules', $RULES]);
 is($code, 0, 'promtool check rules: the shipped rules') or diag($out . $err);
 like($out, qr/SUCCESS: \d+ rules found/, 'promtool: rules found');
 
+# the rules' cases (t/promtool/): what on-call must see while it lasts.
+# promtool compares the annotations too: the cases are about when the
+# alerts fire, so they run on a copy of the rules without them.
+{
+    my $tmp = temp_dir();
+    (my $bare = slurp($RULES)) =~ s/^ {8}annotations:\n(?: {10,}.*\n)*//mg;
+    spew("$tmp/rules.yml", $bare);
+    (my $cases = slurp("$FindBin::Bin/promtool/chaindata.rules.test.yml"))
+        =~ s{\Q../../doc/monitoring/chaindata.rules.yml\E}{$tmp/rules.yml}
+        or die 'the cases name no rule file';
+    spew("$tmp/cases.yml", $cases);
+    my ($c, $o, $e) = run_cmd(['promtool', 'test', 'rules', "$tmp/cases.yml"]);
+    is($c, 0, 'promtool test rules: a killed or stopped mirror, an '
+              . 'unreadable index, health checks and client 5xx')
+        or diag($o . $e);
+}
+
 my $dash = json_decode(slurp($DASHBOARD));
 my @exprs = map { $_->{expr} } map { @{ $_->{targets} } } @{ $dash->{panels} };
 ok(@exprs > 10, 'the dashboard: panels with queries');
@@ -46,6 +65,7 @@ my $t = time - 3600;
 is($code, 0, 'a block an hour old') or diag($err);
 
 my $ng = ChainData::Test::Nginx->start(db => $db, locations => <<'EOF');
+        location /extended/v1/tx/ { chaindata_tx; }
         location = /chaindata/status {
             chaindata_status;
             chaindata_status_max_lag 10m;
@@ -124,6 +144,31 @@ is($state{ChaindataFeedBlockOld}, 'inactive',
    'ChaindataFeedBlockOld (2 h) does not, for a block an hour old');
 my $q = api('/api/v1/query?query=chaindata_feed_height');
 is($q && $q->{data}{result}[0]{value}[1], '7', 'prometheus stored the feed height');
+
+# a bad swap: a data.mdb cut short (its meta pages kept) renamed over the
+# one served.  The edge answers from the index open; the scrape goes on,
+# and says chaindata_index_up 0; ChaindataIndexDown fires, the series stay.
+$ng->expect_log(qr/\[alert\].*cannot open the index: data\.mdb is \d+ bytes/);
+my $tx = (tx_fixtures(fixture_path('tx.ndjson')))[0]{tx_id};
+spew("$dir/cut.mdb", substr(slurp("$db/data.mdb"), 0, 5 * 4096));
+chmod 0644, "$dir/cut.mdb";
+rename "$dir/cut.mdb", "$db/data.mdb" or die "rename: $!";
+my $index_up;
+$deadline = time + 60;
+while (time < $deadline) {
+    my $r = api('/api/v1/query?query=chaindata_index_up');
+    $index_up = $r && $r->{data}{result}[0] && $r->{data}{result}[0]{value}[1];
+    last if defined $index_up && $index_up eq '0';
+    sleep 0.5;
+}
+is($index_up, '0', 'a bad swap: prometheus sees chaindata_index_up 0');
+is(http_get($nport, "/extended/v1/tx/$tx")->{status}, 200,
+   'while the edge answers from the index it had open');
+$q = api('/api/v1/query?query=chaindata_feed_height');
+is($q && $q->{data}{result}[0]{value}[1], '7', 'the series stay');
+$targets = api('/api/v1/targets');
+($up) = map { $_->{health} } @{ $targets->{data}{activeTargets} || [] };
+is($up, 'up', 'and the scrape is a success');
 
 kill 'TERM', $pid;
 waitpid $pid, 0;

@@ -69,6 +69,20 @@ if [ ! -e "$policy" ]; then
     chmod 755 "$policy"
     trap 'rm -f "$policy"' EXIT
 fi
-apt-get update -qq
+# another apt-get (a fresh machine's unattended-upgrades at first boot)
+# may hold dpkg's or the lists' lock: wait for it, up to 10 minutes
+wait_lock="-o DPkg::Lock::Timeout=600"
+tries=0
 # shellcheck disable=SC2086
-apt-get install -y -qq --no-install-recommends $missing >/dev/null
+until apt-get $wait_lock update -qq; do
+    tries=$((tries + 1))
+    if [ "$tries" -ge 20 ]; then
+        echo "chaindata: apt-get update keeps failing" >&2
+        exit 1
+    fi
+    echo "chaindata: apt-get update failed (another apt holds its lock?);" \
+         "trying again in 30 s" >&2
+    sleep 30
+done
+# shellcheck disable=SC2086
+apt-get $wait_lock install -y -qq --no-install-recommends $missing >/dev/null

@@ -33,7 +33,9 @@
 #define CHAINDATA_FEED_WHYS(X)                                             \
     X(CHAINDATA_FEEDWHY_NONE, "")                                          \
     X(CHAINDATA_FEEDWHY_UPSTREAM, "upstream_failing")                      \
-    X(CHAINDATA_FEEDWHY_ANOTHER_CHAIN, "another_chain")
+    X(CHAINDATA_FEEDWHY_ANOTHER_CHAIN, "another_chain")                    \
+    X(CHAINDATA_FEEDWHY_SIGNAL, "signal")                                  \
+    X(CHAINDATA_FEEDWHY_ERROR, "error")
 
 #define CHAINDATA_FEED_ID(id, name)  id,
 

@@ -28,22 +28,87 @@ chaindata_txh_encode(unsigned char *out,
 }
 
 
-/* 1 when off is where a piece of h begins, or the document's end */
+/* 1 when off is where one of the n pieces begins, or the end, doc_len */
 
 static int
-chaindata_txh_cut(const chaindata_txh_t *h, size_t off)
+chaindata_pieces_cut(const uint32_t *at, unsigned n, size_t doc_len,
+    size_t off)
 {
     unsigned  i;
 
-    if (off == h->doc_len) {
+    if (off == doc_len) {
         return 1;
     }
 
-    for (i = 0; i < h->npieces; i++) {
-        if (h->at[i] == off) {
+    for (i = 0; i < n; i++) {
+        if (at[i] == off) {
             return 1;
         }
     }
+
+    return 0;
+}
+
+#define chaindata_txh_cut(h, off)                                          \
+    chaindata_pieces_cut((h)->at, (h)->npieces, (h)->doc_len, off)
+#define chaindata_tx3h_cut(h, off)                                         \
+    chaindata_pieces_cut((h)->at, (h)->npieces, (h)->doc_len, off)
+
+
+/*
+ * The pieces of a document that fill v[0, len) exactly, at most max:
+ * each and where it begins in the plain document; 0, or -1.
+ */
+
+static int
+chaindata_pieces_decode(const unsigned char *v, size_t len,
+    chaindata_piece_t *piece, uint32_t *at, unsigned max, unsigned *n,
+    size_t *doc_len)
+{
+    size_t  off, used;
+
+    *doc_len = 0;
+    *n = 0;
+
+    for (off = 0; off < len; off += used) {
+        if (*n == max
+            || chaindata_piece_decode(&piece[*n], v + off, len - off, &used)
+               != 0)
+        {
+            return -1;
+        }
+
+        at[*n] = (uint32_t) *doc_len;
+        *doc_len += piece[(*n)++].plain_len;
+    }
+
+    return *doc_len > UINT32_MAX ? -1 : 0;
+}
+
+
+/*
+ * A list's first chunk inside a value (flag: inline), its last chunk0_len
+ * bytes after a header of head bytes, only with a list (has_list): *len
+ * less them, *chunk0 at them; 0, or -1.
+ */
+
+static int
+chaindata_chunk0_split(const unsigned char *v, size_t *len, size_t head,
+    unsigned inline_flag, unsigned has_list, size_t chunk0_len,
+    const unsigned char **chunk0)
+{
+    *chunk0 = NULL;
+
+    if (!inline_flag) {
+        return chunk0_len ? -1 : 0;
+    }
+
+    if (chunk0_len == 0 || chunk0_len > *len - head || !has_list) {
+        return -1;
+    }
+
+    *len -= chunk0_len;
+    *chunk0 = v + *len;
 
     return 0;
 }
@@ -59,8 +124,6 @@ int
 chaindata_txh_decode(chaindata_txh_t *h,
     const unsigned char *v, size_t len)
 {
-    size_t  off, used;
-
     if (len < CHAINDATA_TXH_SIZE
         || v[0] != CHAINDATA_TXH_FORMAT
         || (v[1] & ~(CHAINDATA_TXH_EVENTS | CHAINDATA_TXH_FARGS
@@ -71,23 +134,15 @@ chaindata_txh_decode(chaindata_txh_t *h,
 
     h->flags = v[1];
     h->chunk0_len = (size_t) v[2] | (size_t) v[3] << 8;
-    h->chunk0 = NULL;
 
     /* the first chunk of events inline: the value's last chunk0_len bytes */
-    if ((h->flags & CHAINDATA_TXH_CHUNK0) == 0) {
-        if (h->chunk0_len) {
-            return -1;
-        }
-
-    } else if (h->chunk0_len == 0
-               || h->chunk0_len > len - CHAINDATA_TXH_SIZE
-               || (h->flags & CHAINDATA_TXH_EVENTS) == 0)
+    if (chaindata_chunk0_split(v, &len, CHAINDATA_TXH_SIZE,
+                               h->flags & CHAINDATA_TXH_CHUNK0,
+                               h->flags & CHAINDATA_TXH_EVENTS,
+                               h->chunk0_len, &h->chunk0)
+        != 0)
     {
         return -1;
-
-    } else {
-        len -= h->chunk0_len;
-        h->chunk0 = v + len;
     }
 
     h->event_count = chaindata_get_u32le(v + 4);
@@ -96,23 +151,13 @@ chaindata_txh_decode(chaindata_txh_t *h,
     h->fargs_len = chaindata_get_u32le(v + 16);
     memcpy(h->digest, v + 20, CHAINDATA_DIGEST_LEN);
 
-    h->doc_len = 0;
-    h->npieces = 0;
-
-    for (off = CHAINDATA_TXH_SIZE; off < len; off += used) {
-        if (h->npieces == CHAINDATA_TXH_PIECES_MAX
-            || chaindata_piece_decode(&h->piece[h->npieces], v + off,
-                                      len - off, &used)
-               != 0)
-        {
-            return -1;
-        }
-
-        h->at[h->npieces++] = (uint32_t) h->doc_len;
-        h->doc_len += h->piece[h->npieces - 1].plain_len;
-    }
-
-    if (h->doc_len > UINT32_MAX || h->events_at > h->doc_len) {
+    if (chaindata_pieces_decode(v + CHAINDATA_TXH_SIZE,
+                                len - CHAINDATA_TXH_SIZE, h->piece, h->at,
+                                CHAINDATA_TXH_PIECES_MAX, &h->npieces,
+                                &h->doc_len)
+        != 0
+        || h->events_at > h->doc_len)
+    {
         return -1;
     }
 
@@ -139,6 +184,117 @@ chaindata_txh_decode(chaindata_txh_t *h,
                 && h->events_at < h->fargs_start + h->fargs_len)))
     {
         return -1;
+    }
+
+    return 0;
+}
+
+
+void
+chaindata_tx3h_encode(unsigned char *out, const chaindata_tx3h_t *h)
+{
+    unsigned  i;
+
+    memset(out, 0, CHAINDATA_TX3H_SIZE);
+    out[0] = CHAINDATA_TX3H_FORMAT;
+    out[1] = (unsigned char) h->flags;
+    out[2] = (unsigned char) h->chunk0_len;
+    out[3] = (unsigned char) (h->chunk0_len >> 8);
+    chaindata_put_u32le(out + 4, h->event_count);
+
+    for (i = 0; i < CHAINDATA_TX3H_PARTS; i++) {
+        chaindata_put_u32le(out + 8 + 8 * i, h->part_at[i]);
+        chaindata_put_u32le(out + 12 + 8 * i, h->part_len[i]);
+    }
+
+    memcpy(out + 40, h->digest, CHAINDATA_DIGEST_LEN);
+}
+
+
+/*
+ * Decodes and checks a "tx_v3" value as chaindata_txh_decode() does a
+ * "tx" one: the pieces fill it, every part begins and ends where a piece
+ * does, so a part is whole pieces.
+ */
+
+int
+chaindata_tx3h_decode(chaindata_tx3h_t *h, const unsigned char *v,
+    size_t len)
+{
+    unsigned  i;
+
+    if (len < CHAINDATA_TX3H_SIZE
+        || v[0] != CHAINDATA_TX3H_FORMAT
+        || (v[1] & ~(CHAINDATA_TX3H_EVENTS | CHAINDATA_TX3H_MEMPOOL
+                     | CHAINDATA_TX3H_GONE | CHAINDATA_TX3H_CHUNK0)))
+    {
+        return -1;
+    }
+
+    h->flags = v[1];
+    h->chunk0_len = (size_t) v[2] | (size_t) v[3] << 8;
+
+    if (chaindata_chunk0_split(v, &len, CHAINDATA_TX3H_SIZE,
+                               h->flags & CHAINDATA_TX3H_CHUNK0,
+                               h->flags & CHAINDATA_TX3H_EVENTS,
+                               h->chunk0_len, &h->chunk0)
+        != 0)
+    {
+        return -1;
+    }
+
+    h->event_count = chaindata_get_u32le(v + 4);
+    memcpy(h->digest, v + 40, CHAINDATA_DIGEST_LEN);
+
+    if (chaindata_pieces_decode(v + CHAINDATA_TX3H_SIZE,
+                                len - CHAINDATA_TX3H_SIZE, h->piece, h->at,
+                                CHAINDATA_TX3H_PIECES_MAX, &h->npieces,
+                                &h->doc_len)
+        != 0
+        || (h->doc_len == 0) != ((h->flags & CHAINDATA_TX3H_GONE) != 0)
+        || (h->chunk0 && h->event_count == 0))
+    {
+        return -1;
+    }
+
+    for (i = 0; i < CHAINDATA_TX3H_PARTS; i++) {
+        h->part_at[i] = chaindata_get_u32le(v + 8 + 8 * i);
+        h->part_len[i] = chaindata_get_u32le(v + 12 + 8 * i);
+
+        if (h->part_len[i] == 0) {
+            continue;
+        }
+
+        if (h->part_at[i] > h->doc_len
+            || h->part_len[i] > h->doc_len - h->part_at[i]
+            || !chaindata_tx3h_cut(h, h->part_at[i])
+            || !chaindata_tx3h_cut(h, h->part_at[i] + h->part_len[i]))
+        {
+            return -1;
+        }
+    }
+
+    return 0;
+}
+
+
+int
+chaindata_tx3h_left_out(const chaindata_tx3h_t *h, unsigned i,
+    unsigned include)
+{
+    unsigned  k;
+
+    for (k = 0; k < CHAINDATA_TX3H_PARTS; k++) {
+        if (h->part_len[k] == 0 || (include & (1u << k))) {
+            continue;
+        }
+
+        if (h->at[i] >= h->part_at[k]
+            && h->at[i] + h->piece[i].plain_len
+               <= h->part_at[k] + h->part_len[k])
+        {
+            return 1;
+        }
     }
 
     return 0;

@@ -48,6 +48,27 @@
 #define CHAINDATA_TXH_PIECES_MAX      4
 
 /*
+ * The value of a "tx_v3" record (lmdb-schema/README.md): a fixed header,
+ * then the v3 document as pieces cut where each of its heavy fields (the
+ * parts a request names in "include") begins and ends, so that any
+ * subset of them is whole pieces; with 0x08, chunk 0 of its v3 events.
+ */
+#define CHAINDATA_TX3H_FORMAT         1
+#define CHAINDATA_TX3H_SIZE           64
+#define CHAINDATA_TX3H_EVENTS         0x01   /* the events route serves */
+#define CHAINDATA_TX3H_MEMPOOL        0x02   /* its events: 400 */
+#define CHAINDATA_TX3H_GONE           0x04   /* no document: 404 */
+#define CHAINDATA_TX3H_CHUNK0         0x08
+#define CHAINDATA_TX3H_PARTS          4
+#define CHAINDATA_TX3H_PIECES_MAX     (2 * CHAINDATA_TX3H_PARTS + 1)
+
+/* the heavy fields, in the order of the header's spans and the bits */
+#define CHAINDATA_TX3_FUNCTION_ARGS   0
+#define CHAINDATA_TX3_SOURCE_CODE     1
+#define CHAINDATA_TX3_POST_CONDITIONS 2
+#define CHAINDATA_TX3_RESULT          3
+
+/*
  * The most key and value bytes LMDB keeps in a leaf node on 4 KiB pages
  * (its node limit, 2,038 bytes, less the node's own 8): a value over it
  * goes to overflow pages, whole pages each.  A list's first chunk goes
@@ -144,6 +165,21 @@ typedef struct {
 
 
 typedef struct {
+    unsigned        flags;
+    uint32_t        event_count;
+    uint32_t        part_at[CHAINDATA_TX3H_PARTS];   /* 0, 0: absent */
+    uint32_t        part_len[CHAINDATA_TX3H_PARTS];
+    unsigned char   digest[CHAINDATA_DIGEST_LEN];
+    size_t          doc_len;
+    unsigned        npieces;
+    chaindata_piece_t     piece[CHAINDATA_TX3H_PIECES_MAX];
+    uint32_t        at[CHAINDATA_TX3H_PIECES_MAX];
+    const unsigned char  *chunk0;
+    size_t          chunk0_len;
+} chaindata_tx3h_t;
+
+
+typedef struct {
     const unsigned char  *key_digest;   /* KEY_DIGEST_LEN bytes */
     const unsigned char  *doc;
     size_t                doc_len;
@@ -166,6 +202,13 @@ typedef struct {
 void chaindata_txh_encode(unsigned char *out, const chaindata_txh_t *h);
 int chaindata_txh_decode(chaindata_txh_t *h,
     const unsigned char *v, size_t len);
+
+void chaindata_tx3h_encode(unsigned char *out, const chaindata_tx3h_t *h);
+int chaindata_tx3h_decode(chaindata_tx3h_t *h,
+    const unsigned char *v, size_t len);
+/* 1 when piece i of h lies inside a part the request leaves out */
+int chaindata_tx3h_left_out(const chaindata_tx3h_t *h, unsigned i,
+    unsigned include);
 
 void chaindata_listh_encode(unsigned char *out, const chaindata_listh_t *h);
 int chaindata_listh_decode(chaindata_listh_t *h,

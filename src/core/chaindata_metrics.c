@@ -12,27 +12,29 @@
 
 const char  *chaindata_route_names[CHAINDATA_ROUTES] = {
     "tx", "rune_activity", "rune_balances", "chainhook", "migration",
-    "status"
+    "status", "tx_v3"
 };
 
 
 const char  *chaindata_unavailable_names[CHAINDATA_UNAVAILABLE_REASONS] = {
-    "body_budget", "readers_full", "index_unreadable", "behind"
+    "body_budget", "readers_full", "index_unreadable", "behind",
+    "no_history"
 };
 
 
-const uint32_t  chaindata_metrics_bounds_ms[CHAINDATA_METRICS_BOUNDS] = {
-    1, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000
+const uint32_t  chaindata_metrics_bounds_us[CHAINDATA_METRICS_BOUNDS] = {
+    50, 100, 250, 500, 1000, 2500, 5000, 10000, 25000, 50000, 100000,
+    250000, 500000, 1000000, 2500000, 5000000, 10000000
 };
 
 
 unsigned
-chaindata_metrics_bucket(uint64_t ms)
+chaindata_metrics_bucket(uint64_t us)
 {
     unsigned  i;
 
     for (i = 0; i < CHAINDATA_METRICS_BOUNDS; i++) {
-        if (ms <= chaindata_metrics_bounds_ms[i]) {
+        if (us <= chaindata_metrics_bounds_us[i]) {
             break;
         }
     }
@@ -55,13 +57,20 @@ chaindata_metrics_json_route(chaindata_sbuf_t *b,
                               (unsigned long long) rt->requests[i]);
     }
 
+    chaindata_sbuf_printf(b, "},\"fallback\":{");
+
+    for (i = 0; i < CHAINDATA_METRICS_CLASSES; i++) {
+        chaindata_sbuf_printf(b, "%s\"%uxx\":%llu", i ? "," : "", i + 1,
+                              (unsigned long long) rt->fallback[i]);
+    }
+
     chaindata_sbuf_printf(b, "},\"not_modified\":%llu,\"bytes\":{"
                           "\"plain\":%llu,\"gzip\":%llu},"
-                          "\"duration\":{\"sum_ms\":%llu,\"le_ms\":{",
+                          "\"duration\":{\"sum_us\":%llu,\"le_us\":{",
                           (unsigned long long) rt->not_modified,
                           (unsigned long long) rt->bytes_plain,
                           (unsigned long long) rt->bytes_gzip,
-                          (unsigned long long) rt->duration_ms);
+                          (unsigned long long) rt->duration_us);
 
     /* cumulative, as Prometheus' buckets */
     n = 0;
@@ -69,7 +78,7 @@ chaindata_metrics_json_route(chaindata_sbuf_t *b,
     for (i = 0; i < CHAINDATA_METRICS_BOUNDS; i++) {
         n += rt->duration[i];
         chaindata_sbuf_printf(b, "%s\"%u\":%llu", i ? "," : "",
-                              chaindata_metrics_bounds_ms[i],
+                              chaindata_metrics_bounds_us[i],
                               (unsigned long long) n);
     }
 
@@ -100,7 +109,8 @@ chaindata_metrics_json(chaindata_sbuf_t *b, const chaindata_metrics_t *m)
                               (unsigned long long) m->unavailable[i]);
     }
 
-    chaindata_sbuf_printf(b, "}}");
+    chaindata_sbuf_printf(b, "},\"swaps_refused\":%llu}",
+                          (unsigned long long) m->swaps_refused);
 }
 
 
@@ -133,10 +143,10 @@ chaindata_metrics_prom_histogram(chaindata_sbuf_t *b,
         for (j = 0; j < CHAINDATA_METRICS_BOUNDS; j++) {
             n += rt->duration[j];
             chaindata_sbuf_printf(b, "chaindata_http_request_duration_seconds"
-                                  "_bucket{route=\"%s\",le=\"%u.%03u\"} "
+                                  "_bucket{route=\"%s\",le=\"%u.%06u\"} "
                                   "%llu\n", route,
-                                  chaindata_metrics_bounds_ms[j] / 1000,
-                                  chaindata_metrics_bounds_ms[j] % 1000,
+                                  chaindata_metrics_bounds_us[j] / 1000000,
+                                  chaindata_metrics_bounds_us[j] % 1000000,
                                   (unsigned long long) n);
         }
 
@@ -144,12 +154,12 @@ chaindata_metrics_prom_histogram(chaindata_sbuf_t *b,
         chaindata_sbuf_printf(b, "chaindata_http_request_duration_seconds"
                               "_bucket{route=\"%s\",le=\"+Inf\"} %llu\n"
                               "chaindata_http_request_duration_seconds_sum"
-                              "{route=\"%s\"} %llu.%03u\n"
+                              "{route=\"%s\"} %llu.%06u\n"
                               "chaindata_http_request_duration_seconds_count"
                               "{route=\"%s\"} %llu\n",
                               route, (unsigned long long) n, route,
-                              (unsigned long long) (rt->duration_ms / 1000),
-                              (unsigned) (rt->duration_ms % 1000), route,
+                              (unsigned long long) (rt->duration_us / 1000000),
+                              (unsigned) (rt->duration_us % 1000000), route,
                               (unsigned long long) n);
     }
 }
@@ -173,6 +183,21 @@ chaindata_metrics_prom_counters(chaindata_sbuf_t *b,
                                   chaindata_route_names[i], j + 1,
                                   (unsigned long long)
                                       m->route[i].requests[j]);
+        }
+    }
+
+    chaindata_metrics_head(b, "http_fallback_total", "counter",
+                           "Requests the index could not answer, answered "
+                           "by upstream through chaindata_miss_fallback, by "
+                           "route and upstream's status class");
+
+    for (i = 0; i < CHAINDATA_ROUTES; i++) {
+        for (j = 0; j < CHAINDATA_METRICS_CLASSES; j++) {
+            chaindata_sbuf_printf(b, "chaindata_http_fallback_total{route="
+                                  "\"%s\",class=\"%uxx\"} %llu\n",
+                                  chaindata_route_names[i], j + 1,
+                                  (unsigned long long)
+                                      m->route[i].fallback[j]);
         }
     }
 
@@ -208,6 +233,12 @@ chaindata_metrics_prom_counters(chaindata_sbuf_t *b,
                               chaindata_unavailable_names[i],
                               (unsigned long long) m->unavailable[i]);
     }
+
+    chaindata_metrics_head(b, "index_swaps_refused_total", "counter",
+                           "Indexes renamed over the one open that could "
+                           "not be opened (the one open served on)");
+    chaindata_sbuf_printf(b, "chaindata_index_swaps_refused_total %llu\n",
+                          (unsigned long long) m->swaps_refused);
 }
 
 

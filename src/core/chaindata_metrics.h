@@ -26,16 +26,21 @@ typedef enum {
     CHAINDATA_ROUTE_CHAINHOOK,
     CHAINDATA_ROUTE_MIGRATION,
     CHAINDATA_ROUTE_STATUS,
+    CHAINDATA_ROUTE_TX_V3,
     CHAINDATA_ROUTES
 } chaindata_route_e;
 
 
-/* why the module answered 503 (behind: chaindata_status's health check) */
+/*
+ * why the module answered 503 (behind: chaindata_status's health check;
+ * no_history: a miss whose feed does not reach the chain's first block)
+ */
 typedef enum {
     CHAINDATA_UNAVAILABLE_BODY_BUDGET = 0,
     CHAINDATA_UNAVAILABLE_READERS_FULL,
     CHAINDATA_UNAVAILABLE_INDEX_UNREADABLE,
     CHAINDATA_UNAVAILABLE_BEHIND,
+    CHAINDATA_UNAVAILABLE_NO_HISTORY,
     CHAINDATA_UNAVAILABLE_REASONS
 } chaindata_unavailable_e;
 
@@ -43,20 +48,25 @@ typedef enum {
 /* 1xx … 5xx */
 #define CHAINDATA_METRICS_CLASSES  5
 
-/* the histogram's upper bounds, in milliseconds, and one above them all */
-#define CHAINDATA_METRICS_BOUNDS   12
+/*
+ * the histogram's upper bounds, in microseconds (an answer from memory
+ * takes tens of them), and one above them all
+ */
+#define CHAINDATA_METRICS_BOUNDS   17
 
 /* bumped whenever chaindata_metrics_t changes: a reload keeps the memory */
-#define CHAINDATA_METRICS_LAYOUT   1
+#define CHAINDATA_METRICS_LAYOUT   2
 
 
 typedef struct {
     uint64_t   requests[CHAINDATA_METRICS_CLASSES];
     uint64_t   duration[CHAINDATA_METRICS_BOUNDS + 1];  /* not cumulative */
-    uint64_t   duration_ms;                             /* their sum */
+    uint64_t   duration_us;                             /* their sum */
     uint64_t   not_modified;
     uint64_t   bytes_plain;
     uint64_t   bytes_gzip;
+    /* misses answered by upstream (chaindata_miss_fallback), its class */
+    uint64_t   fallback[CHAINDATA_METRICS_CLASSES];
 } chaindata_metrics_route_t;
 
 
@@ -66,17 +76,19 @@ typedef struct {
     uint64_t                   start;     /* counting since (Unix seconds) */
     chaindata_metrics_route_t  route[CHAINDATA_ROUTES];
     uint64_t                   unavailable[CHAINDATA_UNAVAILABLE_REASONS];
+    /* indexes renamed over the one open that could not be opened */
+    uint64_t                   swaps_refused;
 } chaindata_metrics_t;
 
 
 extern const char      *chaindata_route_names[CHAINDATA_ROUTES];
 extern const char      *chaindata_unavailable_names[
                             CHAINDATA_UNAVAILABLE_REASONS];
-extern const uint32_t   chaindata_metrics_bounds_ms[CHAINDATA_METRICS_BOUNDS];
+extern const uint32_t   chaindata_metrics_bounds_us[CHAINDATA_METRICS_BOUNDS];
 
 
-/* the histogram bucket of a duration in milliseconds */
-unsigned chaindata_metrics_bucket(uint64_t ms);
+/* the histogram bucket of a duration in microseconds */
+unsigned chaindata_metrics_bucket(uint64_t us);
 
 /* the "traffic" member of chaindata_status's JSON, without a comma */
 void chaindata_metrics_json(chaindata_sbuf_t *b, const chaindata_metrics_t *m);

@@ -17,7 +17,7 @@
 
 
 /* bump when any key or value layout changes; the module refuses others */
-#define CHAINDATA_SCHEMA_VERSION      "3"
+#define CHAINDATA_SCHEMA_VERSION      "4"
 
 #define CHAINDATA_MAX_DBS             16
 
@@ -41,6 +41,8 @@
     "rune_balance_entry"
 #define CHAINDATA_DB_FEED             "feed"
 #define CHAINDATA_DB_BLOCK            "block"
+#define CHAINDATA_DB_TX_V3            "tx_v3"
+#define CHAINDATA_DB_TX_V3_EVENT      "tx_v3_event"
 
 #define CHAINDATA_META_SCHEMA         "schema_version"
 
@@ -57,6 +59,8 @@ typedef enum {
     CHAINDATA_DBI_RUNE_BALANCE_ENTRY,
     CHAINDATA_DBI_FEED,
     CHAINDATA_DBI_BLOCK,
+    CHAINDATA_DBI_TX_V3,
+    CHAINDATA_DBI_TX_V3_EVENT,
     CHAINDATA_DBI_COUNT
 } chaindata_dbi_e;
 

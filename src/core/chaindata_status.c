@@ -346,6 +346,8 @@ chaindata_status_gather(MDB_env *env, MDB_txn *txn, const MDB_dbi *dbi,
 
     mdb_cursor_close(cur);
 
+    st->gathered = (rc == 0);
+
     return rc;
 }
 
@@ -755,6 +757,22 @@ chaindata_status_prom_states(chaindata_sbuf_t *b,
         }
     }
 
+    chaindata_sbuf_printf(b, "# HELP chaindata_feed_why Why the feed backs "
+                          "off or stopped, as its writer last stored it "
+                          "(1: the reason)\n"
+                          "# TYPE chaindata_feed_why gauge\n");
+
+    for (i = 0; i < st->nstates; i++) {
+        fs = &st->states[i];
+
+        for (k = 1; k < CHAINDATA_FEEDWHY_COUNT; k++) {
+            chaindata_sbuf_printf(b, "chaindata_feed_why{source=\"%s\","
+                                  "why=\"%s\"} %d\n", fs->source,
+                                  chaindata_feedwhy_names[k],
+                                  fs->state.why == k);
+        }
+    }
+
     for (t = 0; t < sizeof(metrics) / sizeof(metrics[0]); t++) {
         chaindata_sbuf_printf(b, "# HELP chaindata_%s %s\n"
                               "# TYPE chaindata_%s %s\n", metrics[t][0],
@@ -811,17 +829,62 @@ chaindata_status_prom_positions(chaindata_sbuf_t *b,
 }
 
 
+/* a label's value: backslash, double quote and new line escaped */
+
 static void
-chaindata_status_prometheus(chaindata_sbuf_t *b,
+chaindata_status_label(chaindata_sbuf_t *b, const char *v)
+{
+    for ( /* void */ ; *v; v++) {
+        switch (*v) {
+        case '\\':
+            chaindata_sbuf_printf(b, "\\\\");
+            break;
+        case '"':
+            chaindata_sbuf_printf(b, "\\\"");
+            break;
+        case '\n':
+            chaindata_sbuf_printf(b, "\\n");
+            break;
+        default:
+            chaindata_sbuf_printf(b, "%c", *v);
+        }
+    }
+}
+
+
+/*
+ * Whether the index at its path can be read, and why not: a scrape is
+ * answered either way, so the series stay and the rules see it
+ */
+
+static void
+chaindata_status_prom_index_up(chaindata_sbuf_t *b,
+    const chaindata_status_t *st)
+{
+    chaindata_status_metric(b, "index_up",
+                            "1 when the index at chaindata_db can be read");
+    chaindata_sbuf_printf(b, "chaindata_index_up %d\n",
+                          st->index_down == NULL);
+
+    if (st->index_down == NULL) {
+        return;
+    }
+
+    chaindata_status_metric(b, "index_down_info",
+                            "Always 1: why the index cannot be read");
+    chaindata_sbuf_printf(b, "chaindata_index_down_info{reason=\"");
+    chaindata_status_label(b, st->index_down);
+    chaindata_sbuf_printf(b, "\"} 1\n");
+}
+
+
+/* the index's own gauges: what it holds, its map, readers and feeds */
+
+static void
+chaindata_status_prom_index(chaindata_sbuf_t *b,
     const chaindata_status_t *st, uint64_t now)
 {
     size_t  i;
-
-    chaindata_status_metric(b, "build_info",
-                            "Always 1: the version and the index schema");
-    chaindata_sbuf_printf(b, "chaindata_build_info{version=\"%s\","
-                          "schema=\"%s\"} 1\n",
-                          st->version ? st->version : "", st->schema);
 
     chaindata_status_metric(b, "schema_version", "Index schema version");
     chaindata_sbuf_printf(b, "chaindata_schema_version %s\n", st->schema);
@@ -842,6 +905,30 @@ chaindata_status_prometheus(chaindata_sbuf_t *b,
     chaindata_sbuf_printf(b, "chaindata_readers_max %u\n", st->max_readers);
 
     chaindata_status_prom_positions(b, st, now);
+}
+
+
+static void
+chaindata_status_prometheus(chaindata_sbuf_t *b,
+    const chaindata_status_t *st, uint64_t now)
+{
+    chaindata_status_metric(b, "build_info",
+                            "Always 1: the version and the index schema");
+    chaindata_sbuf_printf(b, "chaindata_build_info{version=\"%s\","
+                          "schema=\"%s\"} 1\n",
+                          st->version ? st->version : "", st->schema);
+
+    chaindata_status_prom_index_up(b, st);
+
+    if (st->gathered) {
+        chaindata_status_prom_index(b, st, now);
+
+    } else {
+        chaindata_status_metric(b, "healthy",
+                                "1 when every feed is within the health "
+                                "limits");
+        chaindata_sbuf_printf(b, "chaindata_healthy 0\n");
+    }
 
     if (st->traffic) {
         chaindata_metrics_prometheus(b, st->traffic);

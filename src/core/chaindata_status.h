@@ -69,8 +69,15 @@ typedef struct {
     chaindata_status_stream_t  streams[CHAINDATA_STATUS_STREAMS];
     char                       err[CHAINDATA_SCHEMA_ERR_LEN + 64];
 
+    unsigned                   gathered;     /* all of the above is set */
+
     /* set by the caller after gathering: */
     const char                *version;      /* chaindata_build_info's */
+    /*
+     * why the index at its path cannot be read (NULL: it can); the one
+     * open may have been gathered meanwhile
+     */
+    const char                *index_down;
     const chaindata_metrics_t *traffic;      /* NULL: none (--stats) */
     uint64_t                   max_behind;   /* blocks; 0: not checked */
     uint64_t                   max_lag;      /* seconds; 0: not checked */

@@ -13,6 +13,7 @@
 
 #include "chaindata_feed.h"
 #include "chaindata_hex.h"
+#include "chaindata_history.h"
 
 
 #define CHAINDATA_BLOCK_KEY_MAX  (1 + CHAINDATA_FEED_SOURCE_MAX + 8)
@@ -56,24 +57,6 @@ chaindata_feed_fail(chaindata_feed_t *f, const char *fmt, ...)
     va_end(args);
 
     return -1;
-}
-
-
-static size_t
-chaindata_block_key(unsigned char *key, const char *source, uint64_t height)
-{
-    size_t  n;
-    int     i;
-
-    n = strlen(source);
-    key[0] = (unsigned char) n;
-    memcpy(key + 1, source, n);
-
-    for (i = 0; i < 8; i++) {
-        key[1 + n + i] = (unsigned char) (height >> (56 - 8 * i));
-    }
-
-    return 1 + n + 8;
 }
 
 

@@ -562,3 +562,95 @@ chaindata_record_delete(chaindata_record_t *rec,
 
     return 0;
 }
+
+
+/*
+ * A document's pieces at value (room for chaindata_piece_bound() of the
+ * document and one chaindata_piece_bound(0) a cut more), cut at the ncut
+ * offsets of cut (any order; one repeated, or at 0 or the end, makes no
+ * empty piece).  Sorts cut.  Returns the end, NULL on failure.
+ */
+
+unsigned char *
+chaindata_record_pieces(chaindata_record_t *rec, unsigned char *value,
+    const unsigned char *doc, size_t doc_len, size_t *cut, unsigned ncut)
+{
+    size_t                 c, n, from, t;
+    unsigned               i, j;
+    chaindata_deflater_t  *d;
+
+    d = chaindata_record_deflater(rec);
+    if (d == NULL) {
+        return NULL;
+    }
+
+    for (i = 1; i < ncut; i++) {
+        for (j = i; j > 0 && cut[j - 1] > cut[j]; j--) {
+            t = cut[j];
+            cut[j] = cut[j - 1];
+            cut[j - 1] = t;
+        }
+    }
+
+    from = 0;
+
+    for (i = 0; i <= ncut; i++) {
+        c = i < ncut ? cut[i] : doc_len;
+
+        if (c <= from) {
+            continue;
+        }
+
+        n = chaindata_piece_make(d, doc + from, c - from, value);
+        if (n == 0) {
+            return NULL;
+        }
+
+        value += n;
+        from = c;
+    }
+
+    return value;
+}
+
+
+/*
+ * A record's list after its header, the last write so far (its value
+ * trimmed): the n items in chunks of per, keyed (key, chunk number), in
+ * db, each added to digest; the digest's first bytes into sum; chunk 0
+ * moved into the header's value when the two fit a leaf node
+ * (lmdb-schema/pieces.md), its length in *chunk0_len.  Returns the
+ * header's value, to encode the header into, or NULL with the reason in
+ * rec.
+ */
+
+unsigned char *
+chaindata_record_list(chaindata_record_t *rec, chaindata_writeset_t *ws,
+    chaindata_dbi_e db, const unsigned char *key, size_t key_len,
+    const chaindata_item_t *items, size_t n, unsigned per,
+    unsigned char *scratch, chaindata_digest_t *digest, unsigned char *sum,
+    size_t *chunk0_len)
+{
+    size_t         nchunks, head;
+    unsigned char  sha256[CHAINDATA_SHA256_LEN];
+
+    if (chaindata_writeset_chunks(rec, ws, db, key, key_len, items, n, per,
+                                  scratch, digest)
+        != 0)
+    {
+        return NULL;
+    }
+
+    nchunks = chaindata_chunk_count(n, per);
+    chaindata_digest_final(digest, sha256);
+    memcpy(sum, sha256, CHAINDATA_DIGEST_LEN);
+
+    /* the header write is the one before the chunks: find it again */
+    head = ws->nwrites - nchunks - 1;
+
+    *chunk0_len = nchunks ? chaindata_writeset_join(ws, head,
+                                                    CHAINDATA_NODE_MAX)
+                          : 0;
+
+    return ws->buf + ws->writes[head].val_off;
+}

@@ -215,6 +215,10 @@ extern const chaindata_kind_t  chaindata_kind_rune_balances;
 
 /* the record's deflater (made on first use), NULL when out of memory */
 chaindata_deflater_t *chaindata_record_deflater(chaindata_record_t *rec);
+/* a document as pieces cut at the offsets of cut (chaindata_record.c) */
+unsigned char *chaindata_record_pieces(chaindata_record_t *rec,
+    unsigned char *value, const unsigned char *doc, size_t doc_len,
+    size_t *cut, unsigned ncut);
 /* an item of a list stored in chunks: a JSON value and its compact size */
 typedef struct {
     const struct chaindata_jv_s  *jv;
@@ -233,6 +237,12 @@ int chaindata_writeset_chunks(chaindata_record_t *rec,
     chaindata_writeset_t *ws, chaindata_dbi_e db, const unsigned char *list,
     size_t list_len, const chaindata_item_t *items, size_t n, unsigned per,
     unsigned char *scratch, chaindata_digest_t *digest);
+/* a record's list after its header (chaindata_record.c) */
+unsigned char *chaindata_record_list(chaindata_record_t *rec,
+    chaindata_writeset_t *ws, chaindata_dbi_e db, const unsigned char *key,
+    size_t key_len, const chaindata_item_t *items, size_t n, unsigned per,
+    unsigned char *scratch, chaindata_digest_t *digest, unsigned char *sum,
+    size_t *chunk0_len);
 int chaindata_record_delete(chaindata_record_t *rec,
     chaindata_writeset_t *ws, chaindata_write_e action, chaindata_dbi_e db,
     const unsigned char *key, size_t key_len);

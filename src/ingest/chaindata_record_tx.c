@@ -23,6 +23,7 @@
 #include "chaindata_jdoc.h"
 #include "chaindata_record.h"
 #include "chaindata_field_letters.h"
+#include "chaindata_record_tx_v3.h"
 
 
 /*
@@ -146,7 +147,10 @@ static const char  *chaindata_tx_statuses[] = {
 
 
 static const chaindata_field_t  chaindata_tx_put_members[] = {
-    { .name = "kind" }, { .name = "data" }, { .name = NULL }
+    { .name = "kind" }, { .name = "data" },
+    { .name = "index_block_hash" }, { .name = "parent_index_block_hash" },
+    { .name = "receipt_block_height" }, { .name = "block_time" },
+    { .name = NULL }
 };
 
 static const chaindata_field_t  chaindata_tx_delete_members[] = {
@@ -518,14 +522,8 @@ static unsigned char *
 chaindata_tx_pieces(chaindata_record_t *rec, unsigned char *value,
     const unsigned char *doc, size_t doc_len, const chaindata_txh_t *h)
 {
-    size_t                 cut[CHAINDATA_TXH_PIECES_MAX + 1], c, n, from, t;
-    unsigned               i, j, ncut;
-    chaindata_deflater_t  *d;
-
-    d = chaindata_record_deflater(rec);
-    if (d == NULL) {
-        return NULL;
-    }
+    size_t    cut[CHAINDATA_TXH_PIECES_MAX];
+    unsigned  ncut;
 
     ncut = 0;
 
@@ -538,36 +536,85 @@ chaindata_tx_pieces(chaindata_record_t *rec, unsigned char *value,
         cut[ncut++] = h->fargs_start + h->fargs_len;
     }
 
-    cut[ncut++] = doc_len;
+    return chaindata_record_pieces(rec, value, doc, doc_len, cut, ncut);
+}
 
-    /* sorted; a repeated cut makes no empty piece */
-    for (i = 1; i < ncut; i++) {
-        for (j = i; j > 0 && cut[j - 1] > cut[j]; j--) {
-            t = cut[j];
-            cut[j] = cut[j - 1];
-            cut[j - 1] = t;
-        }
+
+/* "0x" and 64 lowercase hex digits */
+
+static int
+chaindata_tx_is_hash(const chaindata_jv_t *v)
+{
+    return v->type == CHAINDATA_JV_STRING
+           && v->len == CHAINDATA_TXID_HEX_LEN + 2
+           && v->str[0] == '0' && v->str[1] == 'x'
+           && chaindata_hex_is_lower(v->str + 2, CHAINDATA_TXID_HEX_LEN);
+}
+
+
+/*
+ * What v3 needs beside the document (lmdb-schema/README.md, "tx"):
+ * *x->... NULL when the record does not carry it; 1 when v3 can be
+ * built, 0 when not, -1 on a bad member.
+ */
+
+static int
+chaindata_tx_v3_extra(chaindata_record_t *rec,
+    const chaindata_jv_t *envelope, const chaindata_jv_t *data,
+    unsigned shape, chaindata_v3_extra_t *x)
+{
+    uint64_t               height;
+    const chaindata_jv_t  *v, *status;
+
+    memset(x, 0, sizeof(chaindata_v3_extra_t));
+
+    x->index_block_hash = chaindata_jv_get(envelope, "index_block_hash");
+    x->parent_index_block_hash = chaindata_jv_get(envelope,
+                                                  "parent_index_block_hash");
+    x->receipt_block_height = chaindata_jv_get(envelope,
+                                               "receipt_block_height");
+
+    if ((x->index_block_hash && !chaindata_tx_is_hash(x->index_block_hash))
+        || (x->parent_index_block_hash
+            && !chaindata_tx_is_hash(x->parent_index_block_hash)))
+    {
+        return chaindata_record_fail(rec,
+                   "index_block_hash and parent_index_block_hash must be "
+                   "\"0x\" and 64 lowercase hex digits");
     }
 
-    from = 0;
+    x->block_time = chaindata_jv_get(envelope, "block_time");
 
-    for (i = 0; i < ncut; i++) {
-        c = cut[i];
-
-        if (c == from) {
-            continue;
-        }
-
-        n = chaindata_piece_make(d, doc + from, c - from, value);
-        if (n == 0) {
-            return NULL;
-        }
-
-        value += n;
-        from = c;
+    if (x->block_time && chaindata_jv_to_u64(x->block_time, &height) != 0) {
+        return chaindata_record_fail(rec,
+                   "block_time must be an integer from 0 to "
+                   "18446744073709551615");
     }
 
-    return value;
+    v = x->receipt_block_height;
+
+    if (v && chaindata_jv_to_u64(v, &height) != 0) {
+        return chaindata_record_fail(rec,
+                   "receipt_block_height must be an integer from 0 to "
+                   "18446744073709551615");
+    }
+
+    status = chaindata_jv_get(data, "tx_status");
+    x->mempool = (shape == CHAINDATA_MEMPOOL);
+
+    if (x->mempool) {
+        /* v3 serves a pending one; a dropped one is "not found" */
+        x->gone = !chaindata_jv_is(status, "pending");
+        return x->gone || v != NULL;
+    }
+
+    v = chaindata_jv_get(data, "canonical");
+    x->gone = (v && v->type == CHAINDATA_JV_FALSE);
+    v = chaindata_jv_get(data, "microblock_canonical");
+    x->gone |= (v && v->type == CHAINDATA_JV_FALSE);
+
+    return x->gone
+           || (x->index_block_hash && x->parent_index_block_hash);
 }
 
 
@@ -576,19 +623,26 @@ chaindata_tx_put(chaindata_record_t *rec,
     const chaindata_jv_t *envelope, chaindata_writeset_t *ws)
 {
     int                    is_call, rc;
-    size_t                 doc_size, n, scratch_len, nchunks, head;
+    size_t                 doc_size, n, scratch_len;
     unsigned               shape;
     unsigned char         *value, *end, *scratch;
     unsigned char          txid[CHAINDATA_TXID_LEN];
-    unsigned char          sha256[CHAINDATA_SHA256_LEN];
     const chaindata_jv_t  *data, *tx_id, *events;
     chaindata_txh_t        h;
+    chaindata_v3_extra_t   x;
+    int                    v3;
     chaindata_item_t      *items;
     chaindata_digest_t     digest;
 
     data = chaindata_jv_get(envelope, "data");
+    shape = 0;
 
     if (chaindata_check_tx(rec, data, &shape) != 0) {
+        return -1;
+    }
+
+    v3 = chaindata_tx_v3_extra(rec, envelope, data, shape, &x);
+    if (v3 < 0) {
         return -1;
     }
 
@@ -682,31 +736,30 @@ chaindata_tx_put(chaindata_record_t *rec,
     /* the header's value stays valid until the first event is added */
     value = NULL;
 
-    rc = chaindata_writeset_chunks(rec, ws, CHAINDATA_DBI_TX_EVENT, txid,
-                                   sizeof(txid), items, n,
-                                   CHAINDATA_EVENT_CHUNK, scratch, &digest);
-
+    value = chaindata_record_list(rec, ws, CHAINDATA_DBI_TX_EVENT, txid,
+                                  sizeof(txid), items, n,
+                                  CHAINDATA_EVENT_CHUNK, scratch, &digest,
+                                  h.digest, &h.chunk0_len);
     free(scratch);
+
+    if (value == NULL) {
+        return -1;
+    }
+
+    h.flags |= h.chunk0_len ? CHAINDATA_TXH_CHUNK0 : 0;
+    chaindata_txh_encode(value, &h);
+
+    /* v3: built of the v1 document, or none when it cannot be */
+    if (v3) {
+        rc = chaindata_tx_v3_put(rec, data, &x, txid, items, n, ws);
+
+    } else {
+        rc = chaindata_tx_v3_delete(rec, txid, ws);
+    }
 
     if (rc != 0) {
         return -1;
     }
-
-    nchunks = chaindata_chunk_count(n, CHAINDATA_EVENT_CHUNK);
-    chaindata_digest_final(&digest, sha256);
-    memcpy(h.digest, sha256, CHAINDATA_DIGEST_LEN);
-
-    /* the header write is the second of this record: find it again */
-    head = ws->nwrites - nchunks - 1;
-
-    /* the first chunk inside the value when it fits a leaf node */
-    if (nchunks) {
-        h.chunk0_len = chaindata_writeset_join(ws, head, CHAINDATA_NODE_MAX);
-        h.flags |= h.chunk0_len ? CHAINDATA_TXH_CHUNK0 : 0;
-    }
-
-    value = ws->buf + ws->writes[head].val_off;
-    chaindata_txh_encode(value, &h);
 
     rec->kind = CHAINDATA_REC_TX_PUT;
 
@@ -740,7 +793,8 @@ chaindata_tx_delete(chaindata_record_t *rec,
         || chaindata_record_delete(rec, ws, CHAINDATA_WRITE_DEL_PREFIX,
                                    CHAINDATA_DBI_TX_EVENT, txid,
                                    sizeof(txid))
-           != 0)
+           != 0
+        || chaindata_tx_v3_delete(rec, txid, ws) != 0)
     {
         return -1;
     }

@@ -456,6 +456,25 @@ chaindata_load_files(chaindata_loader_t *ld, int nfiles,
 }
 
 
+/* every input file named can be read: 0, or -1 (said) */
+
+static int
+chaindata_files_readable(int nfiles, char **files)
+{
+    int  i;
+
+    for (i = 0; i < nfiles; i++) {
+        if (strcmp(files[i], "-") != 0 && access(files[i], R_OK) != 0) {
+            fprintf(stderr, "chaindata-load: cannot open %s: %s\n",
+                    files[i], strerror(errno));
+            return -1;
+        }
+    }
+
+    return 0;
+}
+
+
 static void
 chaindata_summary(chaindata_loader_t *ld)
 {
@@ -753,6 +772,11 @@ main(int argc, char **argv)
     if (ld.snapshot) {
         return chaindata_load_snapshot(ld.db_path, ld.snapshot,
                                        ld.max_readers, ld.quiet);
+    }
+
+    /* an input that cannot be read creates no index first */
+    if (chaindata_files_readable(argc - optind, argv + optind) != 0) {
+        return CHAINDATA_EXIT_SYSTEM;
     }
 
     if (chaindata_ingest_init(&ld.in) != 0) {

@@ -338,6 +338,7 @@ void chaindata_mirror_progress(chaindata_mirror_t *m, int force);
 /* the feeds' loop (chaindata_mirror_feeds.c) */
 void chaindata_feeds_init(chaindata_mirror_t *m);
 int chaindata_feeds_run(chaindata_mirror_t *m);
+double chaindata_feeds_wait_max(chaindata_mirror_t *m);
 int chaindata_feeds_too_deep(chaindata_mirror_t *m, const char *source,
     uint64_t height, uint64_t max);
 /* upstream's tip as a poll saw it, stored with the feed's state */

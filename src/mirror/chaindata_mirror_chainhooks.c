@@ -226,6 +226,9 @@ chaindata_chainhooks_poll(chaindata_mirror_t *m)
                                          m->hooks[2 * i + 1], reqs[i]->root)
                    != 0)
         {
+            /* an answer the record's checks refused: counted as one */
+            m->http.refused++;
+
             chaindata_mirror_log(m, "warn", "the status of chainhook %s: "
                                  "skipped, the others go on",
                                  m->hooks[2 * i]);

@@ -3,21 +3,25 @@
  * chaindata-mirror: the polling loop.  Each feed (stacks, mempool, runes,
  * chainhooks) is polled on its own: one that fails backs off, logged,
  * CHAINDATA_FEED_BACKOFF seconds doubled a failure in a row up to
- * --max-wait (60 s), and recovers when a pass succeeds again,
+ * chaindata_feeds_wait_max(), and recovers when a pass succeeds again,
  * while the others go on.  With --once a failed feed is given up and the
  * mirror exits 1 once the others are caught up.  A feed whose upstream
- * is refused for good (another chain: CHAINDATA_MIRROR_REFUSED) stops;
- * the mirror exits when no feed is left, when the index fails, or on a
- * signal.
+ * is refused for good (another chain: CHAINDATA_MIRROR_REFUSED) stops,
+ * and the mempool with the Stacks feed it follows; the mirror exits when
+ * no feed is left, when the index fails, or on a signal, whatever it
+ * waits for (chaindata_signal_fd() wakes it), each feed still on stored
+ * as stopped and why.
  */
 
 
 #include <errno.h>
+#include <poll.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "chaindata_mirror.h"
+#include "chaindata_signal.h"
 
 
 #define CHAINDATA_FEED_BACKOFF      1.0
@@ -93,6 +97,27 @@ chaindata_feed_ready(chaindata_mirror_t *m, size_t i)
 }
 
 
+/*
+ * The longest wait after a failure, a request's retry or a feed's
+ * backoff (a 429's Retry-After aside: upstream's own, up to --max-wait):
+ * a poll interval, at least CHAINDATA_FEED_BACKOFF, at most --max-wait.
+ * A feed asks upstream once an interval when all is well, so a longer
+ * wait spares upstream nothing and only delays the feed when upstream
+ * answers again after an outage.
+ */
+
+double
+chaindata_feeds_wait_max(chaindata_mirror_t *m)
+{
+    double  wait;
+
+    wait = m->interval > CHAINDATA_FEED_BACKOFF ? m->interval
+                                                : CHAINDATA_FEED_BACKOFF;
+
+    return wait < m->http.max_wait ? wait : m->http.max_wait;
+}
+
+
 static void
 chaindata_feed_failed(chaindata_mirror_t *m, chaindata_mfeed_t *f,
     int rc)
@@ -119,15 +144,15 @@ chaindata_feed_failed(chaindata_mirror_t *m, chaindata_mfeed_t *f,
     f->backoff = f->failures == 1 ? CHAINDATA_FEED_BACKOFF
                                   : f->backoff * 2;
 
-    if (f->backoff > m->http.max_wait) {
-        f->backoff = m->http.max_wait;
+    if (f->backoff > chaindata_feeds_wait_max(m)) {
+        f->backoff = chaindata_feeds_wait_max(m);
     }
 
     f->state = CHAINDATA_FEEDSTATE_BACKING_OFF;
     f->next = chaindata_now() + f->backoff;
 
     chaindata_mirror_log(m, "warn", "feed %s failed (see above), %u in a "
-                         "row: backing off %.0f s", f->name, f->failures,
+                         "row: backing off %g s", f->name, f->failures,
                          f->backoff);
 }
 
@@ -281,12 +306,49 @@ chaindata_feeds_store(chaindata_mirror_t *m, int changed)
 }
 
 
+/* until then, or until a signal: its pipe wakes the wait */
+
 static void
 chaindata_feeds_sleep(double until)
 {
-    while (!chaindata_mirror_stop && chaindata_now() < until) {
-        usleep(20000);
+    double         left;
+    struct pollfd  sig;
+
+    sig.fd = chaindata_signal_fd();
+    sig.events = POLLIN;
+
+    while (!chaindata_mirror_stop && (left = until - chaindata_now()) > 0) {
+        (void) poll(&sig, sig.fd != -1, (int) (left * 1000) + 1);
     }
+}
+
+
+/*
+ * The mempool is polled once the Stacks blocks are current: it stops
+ * when the Stacks feed stops (their upstream is one, and it would never
+ * be polled again), with the Stacks feed's why.
+ */
+
+static void
+chaindata_feeds_mempool_follows(chaindata_mirror_t *m)
+{
+    chaindata_mfeed_t  *stacks, *mempool;
+
+    stacks = &m->feeds[CHAINDATA_MFEED_STACKS];
+    mempool = &m->feeds[CHAINDATA_MFEED_MEMPOOL];
+
+    if (stacks->state != CHAINDATA_FEEDSTATE_STOPPED
+        || mempool->state == CHAINDATA_FEEDSTATE_NONE
+        || mempool->state == CHAINDATA_FEEDSTATE_STOPPED)
+    {
+        return;
+    }
+
+    mempool->state = CHAINDATA_FEEDSTATE_STOPPED;
+    mempool->why = stacks->why;
+
+    chaindata_mirror_log(m, "error", "feed mempool stopped with the feed "
+                         "stacks it follows");
 }
 
 
@@ -308,6 +370,11 @@ chaindata_feeds_pass(chaindata_mirror_t *m, int *busy, double *wake)
     for (i = 0; i < CHAINDATA_MIRROR_FEEDS; i++) {
         f = &m->feeds[i];
         now = chaindata_now();
+
+        /* looked at before each feed: a pass may poll none */
+        if (chaindata_mirror_stop) {
+            return CHAINDATA_MIRROR_STOPPED;
+        }
 
         if (f->state == CHAINDATA_FEEDSTATE_NONE
             || f->state == CHAINDATA_FEEDSTATE_STOPPED
@@ -347,7 +414,33 @@ chaindata_feeds_pass(chaindata_mirror_t *m, int *busy, double *wake)
         *busy |= !done;
     }
 
-    return CHAINDATA_EXIT_OK;
+    chaindata_feeds_mempool_follows(m);
+
+    return chaindata_mirror_stop ? CHAINDATA_MIRROR_STOPPED
+                                 : CHAINDATA_EXIT_OK;
+}
+
+
+/* the mirror ends: every feed still on is stored stopped, and why */
+
+static void
+chaindata_feeds_end(chaindata_mirror_t *m, chaindata_feedwhy_e why)
+{
+    size_t              i;
+    chaindata_mfeed_t  *f;
+
+    for (i = 0; i < CHAINDATA_MIRROR_FEEDS; i++) {
+        f = &m->feeds[i];
+
+        if (f->state != CHAINDATA_FEEDSTATE_NONE
+            && f->state != CHAINDATA_FEEDSTATE_STOPPED)
+        {
+            f->state = CHAINDATA_FEEDSTATE_STOPPED;
+            f->why = why;
+        }
+    }
+
+    chaindata_feeds_store(m, 1);
 }
 
 
@@ -391,7 +484,14 @@ chaindata_feeds_run(chaindata_mirror_t *m)
         rc = chaindata_feeds_pass(m, &busy, &wake);
 
         if (rc == CHAINDATA_EXIT_SYSTEM) {
+            chaindata_feeds_end(m, CHAINDATA_FEEDWHY_ERROR);
             return rc;
+        }
+
+        if (rc == CHAINDATA_MIRROR_STOPPED) {
+            chaindata_feeds_end(m, CHAINDATA_FEEDWHY_SIGNAL);
+            chaindata_mirror_log(m, "info", "stopped by a signal");
+            return CHAINDATA_EXIT_OK;
         }
 
         live = chaindata_feeds_live(m, &given_up);
@@ -400,15 +500,9 @@ chaindata_feeds_run(chaindata_mirror_t *m)
             changed |= was[i] != m->feeds[i].state;
         }
 
-        last = rc == CHAINDATA_MIRROR_STOPPED || live == 0
-               || (m->once && !busy);
+        last = live == 0 || (m->once && !busy);
 
         chaindata_feeds_store(m, changed || last);
-
-        if (rc == CHAINDATA_MIRROR_STOPPED) {
-            chaindata_mirror_log(m, "info", "stopped by a signal");
-            return CHAINDATA_EXIT_OK;
-        }
 
         if (live == 0) {
             chaindata_mirror_progress(m, 1);

@@ -18,6 +18,7 @@
 
 #include "chaindata_mirror.h"
 #include "chaindata_secret.h"
+#include "chaindata_signal.h"
 
 
 #define CHAINDATA_BODY_MAX     ((size_t) 256 * 1024 * 1024)
@@ -521,22 +522,28 @@ chaindata_http_start(chaindata_http_t *h, chaindata_req_t *r)
 }
 
 
-/* when to try again: Retry-After if given, else backoff with jitter */
+/*
+ * When to try again: Retry-After if given, else backoff with jitter, up
+ * to a poll interval (chaindata_feeds_wait_max(): a request waiting
+ * longer would keep its feed from upstream answering again after an
+ * outage, and spare upstream nothing).
+ */
 
 static void
 chaindata_http_again(chaindata_http_t *h, chaindata_req_t *r)
 {
-    double      wait;
+    double      wait, most;
     curl_off_t  after;
 
     wait = CHAINDATA_BACKOFF * pow(2, r->tries - 1);
+    most = chaindata_feeds_wait_max(h->m);
 
     if (wait > CHAINDATA_BACKOFF_MAX) {
         wait = CHAINDATA_BACKOFF_MAX;
     }
 
-    if (wait > h->max_wait) {
-        wait = h->max_wait;
+    if (wait > most) {
+        wait = most;
     }
 
     wait = wait / 2 + wait / 2 * ((double) rand() / RAND_MAX);
@@ -723,11 +730,36 @@ chaindata_http_reap(chaindata_http_t *h)
 }
 
 
+/*
+ * Waits up to ms for a transfer (or, with none in flight, for nothing)
+ * and for a signal: its pipe is polled beside the transfers, so a wait
+ * ends as soon as the mirror is told to stop.
+ */
+
+static void
+chaindata_http_wait(chaindata_http_t *h, long ms)
+{
+    int                   running;
+    struct curl_waitfd    sig;
+
+    sig.fd = chaindata_signal_fd();
+    sig.events = CURL_WAIT_POLLIN;
+    sig.revents = 0;
+
+    if (h->active || ms) {
+        curl_multi_poll(h->multi, &sig, sig.fd != -1, (int) ms, NULL);
+    }
+
+    if (h->active && !chaindata_mirror_stop) {
+        curl_multi_perform(h->multi, &running);
+    }
+}
+
+
 int
 chaindata_http_turn(chaindata_http_t *h, chaindata_req_t **reqs, size_t n,
     void (*ended)(void *ctx, chaindata_req_t *r), void *ctx)
 {
-    int     running;
     long    ms;
     double  wake;
 
@@ -742,12 +774,10 @@ chaindata_http_turn(chaindata_http_t *h, chaindata_req_t **reqs, size_t n,
     ms = (long) ((wake - chaindata_now()) * 1000);
     ms = ms < 0 ? 0 : (ms > 1000 ? 1000 : ms);
 
-    if (h->active) {
-        curl_multi_poll(h->multi, NULL, 0, (int) ms, NULL);
-        curl_multi_perform(h->multi, &running);
+    chaindata_http_wait(h, ms);
 
-    } else if (ms) {
-        curl_multi_poll(h->multi, NULL, 0, (int) ms, NULL);
+    if (chaindata_mirror_stop) {
+        return CHAINDATA_MIRROR_STOPPED;
     }
 
     chaindata_http_reap(h);

@@ -10,9 +10,16 @@
  *       left the mempool: confirmed (its block brings it), dropped or
  *       replaced (tx_status "dropped_…"), or 404
  *
- * Each pass writes the pending transactions the index does not hold yet,
- * and for those it holds as pending that upstream's mempool no longer
- * lists, what upstream serves now: the dropped document, or a delete.  A
+ *   GET /extended/v3/mempool/transactions            the same, newest
+ *       ?limit=50&cursor=C                          first, as v3 sums
+ *       them up: each one's receipt_block_height    (only when new ones
+ *                                                   are to be written)
+ *
+ * Each pass writes the pending transactions the index does not hold yet
+ * (with their receipt_block_height, which their v3 document needs and
+ * their v1 one lacks: lmdb-schema/README.md, "tx"), and for those it
+ * holds as pending that upstream's mempool no longer lists, what
+ * upstream serves now: the dropped document, or a delete.  A
  * confirmed transaction is never overwritten by a pending one.  The
  * pending ones the index holds are found at start by a scan of "tx".
  */
@@ -30,6 +37,18 @@
 
 
 #define CHAINDATA_MEMPOOL_PAGE   50
+
+/* the most pages of the v3 listing a pass reads */
+#define CHAINDATA_MEMPOOL_V3_PAGES  20
+
+
+/* a new pending transaction, and its receipt_block_height once found */
+typedef struct {
+    const chaindata_jv_t  *doc;
+    unsigned char          id[CHAINDATA_TXID_LEN];
+    uint64_t               height;
+    unsigned               found:1;
+} chaindata_mp_new_t;
 
 
 static int
@@ -290,7 +309,7 @@ chaindata_mempool_pages(chaindata_mirror_t *m, chaindata_req_t ***out,
 
 static int
 chaindata_mempool_record(chaindata_mirror_t *m, const chaindata_jv_t *doc,
-    const unsigned char *id)
+    const unsigned char *id, const uint64_t *height)
 {
     unsigned char     hex[2 + 2 * CHAINDATA_TXID_LEN];
     chaindata_line_t  l;
@@ -299,6 +318,10 @@ chaindata_mempool_record(chaindata_mirror_t *m, const chaindata_jv_t *doc,
 
     if (doc) {
         chaindata_line_json(&l, "data", doc);
+
+        if (height) {
+            chaindata_line_u64(&l, "receipt_block_height", *height);
+        }
 
     } else {
         hex[0] = '0';
@@ -380,12 +403,165 @@ chaindata_mempool_gone(chaindata_mirror_t *m, const unsigned char *listed,
             continue;
         }
 
-        if (chaindata_mempool_record(m, root, id) != 0) {
+        if (chaindata_mempool_record(m, root, id, NULL) != 0) {
             rc = CHAINDATA_EXIT_INPUT;
         }
     }
 
     chaindata_reqs_free(reqs, n);
+
+    return rc;
+}
+
+
+/* a page of the v3 listing: results, each an object; its shape only */
+
+static int
+chaindata_mempool_v3_check(chaindata_req_t *r)
+{
+    const chaindata_jv_t  *res;
+
+    if (chaindata_req_json(r) != 0) {
+        return -1;
+    }
+
+    res = chaindata_jv_get(r->root, "results");
+
+    if (res == NULL || res->type != CHAINDATA_JV_ARRAY
+        || res->n > CHAINDATA_MEMPOOL_PAGE)
+    {
+        return chaindata_req_fail(r, "not a page of the v3 mempool "
+                                  "(results, %d at most)",
+                                  CHAINDATA_MEMPOOL_PAGE);
+    }
+
+    return 0;
+}
+
+
+/*
+ * The page's heights of the new transactions it lists (found ones
+ * counted out of *left), and its cursor.next into next (digits, ":",
+ * "0x" and 64 hex digits; empty when there is none or it is not one).
+ */
+
+static void
+chaindata_mempool_v3_heights(const chaindata_jv_t *root,
+    chaindata_mp_new_t *news, size_t n, size_t *left, char *next)
+{
+    size_t                 i, k;
+    uint64_t               height;
+    unsigned char          id[CHAINDATA_TXID_LEN];
+    const chaindata_jv_t  *tx, *c;
+
+    for (tx = chaindata_jv_get(root, "results")->child; tx; tx = tx->next) {
+        if (chaindata_doc_id(tx, id) != 0
+            || chaindata_jv_u64(tx, "receipt_block_height", &height) != 0)
+        {
+            continue;
+        }
+
+        for (k = 0; k < n; k++) {
+            if (!news[k].found
+                && memcmp(news[k].id, id, CHAINDATA_TXID_LEN) == 0)
+            {
+                news[k].height = height;
+                news[k].found = 1;
+                (*left)--;
+            }
+        }
+    }
+
+    next[0] = '\0';
+    c = chaindata_jv_get(chaindata_jv_get(root, "cursor"), "next");
+
+    if (c == NULL || c->type != CHAINDATA_JV_STRING || c->len > 100) {
+        return;
+    }
+
+    for (i = 0; i < c->len; i++) {
+        if (!((c->str[i] >= '0' && c->str[i] <= '9')
+              || (c->str[i] >= 'a' && c->str[i] <= 'f')
+              || (c->str[i] >= 'A' && c->str[i] <= 'F')
+              || c->str[i] == ':' || c->str[i] == 'x'))
+        {
+            return;
+        }
+    }
+
+    memcpy(next, c->str, c->len);
+    next[c->len] = '\0';
+}
+
+
+/*
+ * The new transactions' receipt_block_height, from the v3 listing, newest
+ * first, until each is found, the listing ends, or it has no more pages
+ * than the new ones fill and one (at most CHAINDATA_MEMPOOL_V3_PAGES).
+ * An upstream without it (before 9.0), or one failing, leaves them
+ * without (their v3 documents then are upstream's to serve).
+ */
+
+static int
+chaindata_mempool_v3(chaindata_mirror_t *m, chaindata_mp_new_t *news,
+    size_t n)
+{
+    int               rc;
+    char              next[101];
+    size_t            left, page, max;
+    chaindata_req_t  *r;
+
+    left = n;
+    next[0] = '\0';
+    max = n / CHAINDATA_MEMPOOL_PAGE + 2;
+    max = max > CHAINDATA_MEMPOOL_V3_PAGES ? CHAINDATA_MEMPOOL_V3_PAGES : max;
+
+    for (page = 0; left && page < max && (page == 0 || next[0]); page++) {
+        r = chaindata_req_new(chaindata_mempool_v3_check,
+                              "%s/extended/v3/mempool/transactions?limit=%d"
+                              "%s%s", m->stacks_api, CHAINDATA_MEMPOOL_PAGE,
+                              next[0] ? "&cursor=" : "", next);
+        if (r == NULL) {
+            return CHAINDATA_EXIT_SYSTEM;
+        }
+
+        r->gone_ok = 1;
+        r->may_fail = 1;
+
+        rc = chaindata_mirror_fetch(m, &r, 1);
+
+        if (rc != CHAINDATA_EXIT_OK || r->root == NULL || r->why[0]) {
+            chaindata_req_free(r);
+            return rc;
+        }
+
+        chaindata_mempool_v3_heights(r->root, news, n, &left, next);
+        chaindata_req_free(r);
+    }
+
+    return CHAINDATA_EXIT_OK;
+}
+
+
+/* the new ones written, with what the v3 listing said of them */
+
+static int
+chaindata_mempool_write_new(chaindata_mirror_t *m, chaindata_mp_new_t *news,
+    size_t n)
+{
+    int     rc;
+    size_t  k;
+
+    rc = n ? chaindata_mempool_v3(m, news, n) : CHAINDATA_EXIT_OK;
+
+    for (k = 0; rc == CHAINDATA_EXIT_OK && k < n; k++) {
+        if (chaindata_mempool_record(m, news[k].doc, news[k].id,
+                                     news[k].found ? &news[k].height : NULL)
+            != 0)
+        {
+            rc = CHAINDATA_EXIT_INPUT;
+        }
+    }
 
     return rc;
 }
@@ -398,9 +574,19 @@ chaindata_mempool_listed(chaindata_mirror_t *m, chaindata_req_t **pages,
     size_t npages, unsigned char **listed, size_t *nlisted,
     unsigned char **next, size_t *nnext)
 {
-    size_t                 i;
+    int                    rc;
+    size_t                 i, nnew;
     unsigned char          id[CHAINDATA_TXID_LEN];
+    chaindata_mp_new_t    *news;
     const chaindata_jv_t  *tx, *st;
+
+    news = calloc(npages * CHAINDATA_MEMPOOL_PAGE + 1,
+                  sizeof(chaindata_mp_new_t));
+    if (news == NULL) {
+        return CHAINDATA_EXIT_SYSTEM;
+    }
+
+    nnew = 0;
 
     for (i = 0; i < npages; i++) {
         for (tx = pages[i]->list->child; tx; tx = tx->next) {
@@ -408,6 +594,7 @@ chaindata_mempool_listed(chaindata_mirror_t *m, chaindata_req_t **pages,
             st = chaindata_jv_get(tx, "tx_status");
 
             if (chaindata_ids_add(listed, nlisted, id) != 0) {
+                free(news);
                 return CHAINDATA_EXIT_SYSTEM;
             }
 
@@ -418,15 +605,22 @@ chaindata_mempool_listed(chaindata_mirror_t *m, chaindata_req_t **pages,
             }
 
             if (chaindata_ids_add(next, nnext, id) != 0) {
+                free(news);
                 return CHAINDATA_EXIT_SYSTEM;
             }
 
-            if (!chaindata_ids_has(m->pending, m->npending, id)
-                && chaindata_mempool_record(m, tx, id) != 0)
-            {
-                return CHAINDATA_EXIT_INPUT;
+            if (!chaindata_ids_has(m->pending, m->npending, id)) {
+                news[nnew].doc = tx;
+                memcpy(news[nnew++].id, id, CHAINDATA_TXID_LEN);
             }
         }
+    }
+
+    rc = chaindata_mempool_write_new(m, news, nnew);
+    free(news);
+
+    if (rc != CHAINDATA_EXIT_OK) {
+        return rc;
     }
 
     if (*nlisted) {

@@ -14,6 +14,10 @@
  * Every transaction of a block is fetched with all its event pages,
  * checked (the pages continue each other's event_index), made into one
  * "tx" record and committed with the block (chaindata_mirror_block.c).
+ * The record carries the block's index_block_hash and
+ * parent_index_block_hash, which the v3 document needs and the v1 one
+ * lacks (lmdb-schema/README.md, "tx"): the block's answer has them, so
+ * v3 costs no request.
  */
 
 
@@ -22,6 +26,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "chaindata_hex.h"
 #include "chaindata_mirror.h"
 
 
@@ -55,6 +60,9 @@ typedef struct {
     size_t             hash_len;
     unsigned char      parent[CHAINDATA_FEED_HASH_MAX];
     size_t             parent_len;
+    /* the v3 document's: "0x" and 64 hex digits each, or empty */
+    char               index_hash[67];
+    char               parent_index_hash[67];
     chaindata_stx_t   *txs;          /* ntxs, their ids as listed */
 } chaindata_sblock_t;
 
@@ -95,6 +103,30 @@ chaindata_stacks_check_tip(chaindata_req_t *r)
 }
 
 
+/* a block's index hash, "0x" and 64 lowercase hex digits: 0, or -1 */
+
+static int
+chaindata_stacks_index_hash(const chaindata_jv_t *block, const char *name,
+    char *out)
+{
+    const chaindata_jv_t  *v;
+
+    v = chaindata_jv_get(block, name);
+
+    if (v == NULL || v->type != CHAINDATA_JV_STRING || v->len != 66
+        || v->str[0] != '0' || v->str[1] != 'x'
+        || !chaindata_hex_is_lower(v->str + 2, 64))
+    {
+        return -1;
+    }
+
+    memcpy(out, v->str, 66);
+    out[66] = '\0';
+
+    return 0;
+}
+
+
 static int
 chaindata_stacks_check_block(chaindata_req_t *r)
 {
@@ -121,6 +153,17 @@ chaindata_stacks_check_block(chaindata_req_t *r)
     }
 
     b->height = h;
+
+    /* for v3: without both (an upstream that has none) the records lack
+       them and the index keeps no v3 document */
+    if (chaindata_stacks_index_hash(r->root, "index_block_hash",
+                                    b->index_hash) != 0
+        || chaindata_stacks_index_hash(r->root, "parent_index_block_hash",
+                                       b->parent_index_hash) != 0)
+    {
+        b->index_hash[0] = '\0';
+        b->parent_index_hash[0] = '\0';
+    }
 
     return 0;
 }
@@ -331,7 +374,8 @@ chaindata_stacks_block_req(chaindata_mirror_t *m, chaindata_sblock_t *b,
 /* the document with all its events: page 0's tree, the pages linked in */
 
 static int
-chaindata_stacks_record(chaindata_mirror_t *m, chaindata_stx_t *t)
+chaindata_stacks_record(chaindata_mirror_t *m, chaindata_sblock_t *b,
+    chaindata_stx_t *t)
 {
     size_t            j;
     chaindata_jv_t   *ev, *more;
@@ -357,8 +401,16 @@ chaindata_stacks_record(chaindata_mirror_t *m, chaindata_stx_t *t)
         ev->n += more->n;
     }
 
-    chaindata_line_open(&l, "tx", chaindata_jv_size(t->pages[0]->root));
+    chaindata_line_open(&l, "tx", chaindata_jv_size(t->pages[0]->root)
+                                  + 2 * 100);
     chaindata_line_json(&l, "data", t->pages[0]->root);
+
+    if (b->index_hash[0]) {
+        chaindata_line_str(&l, "index_block_hash", b->index_hash, 66);
+        chaindata_line_str(&l, "parent_index_block_hash",
+                           b->parent_index_hash, 66);
+    }
+
     (void) chaindata_line_close(&l);
 
     return chaindata_mirror_emit(m, &l, NULL);
@@ -847,7 +899,7 @@ chaindata_stacks_commit(chaindata_mirror_t *m, chaindata_sblock_t *b)
     }
 
     for (i = 0; i < b->ntxs; i++) {
-        if (chaindata_stacks_record(m, &b->txs[i]) != 0) {
+        if (chaindata_stacks_record(m, b, &b->txs[i]) != 0) {
             chaindata_block_abandon(m);
             return CHAINDATA_EXIT_INPUT;
         }

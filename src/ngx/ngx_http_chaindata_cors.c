@@ -41,6 +41,11 @@ static ngx_str_t  ngx_http_chaindata_cors_methods = ngx_string("GET, HEAD");
 static ngx_str_t  ngx_http_chaindata_cors_vary =
     ngx_string("Access-Control-Request-Headers");
 
+/* stacks-blockchain-api 9.0.2 src/api/deprecation-plugin.ts, its text */
+static ngx_str_t  ngx_http_chaindata_v1_warning = ngx_string(
+    "299 - \"Deprecated: See https://docs.hiro.so/stacks/api for more "
+    "information\"");
+
 
 /*
  * The location's configuration when it answers with CORS: chaindata_cors
@@ -107,6 +112,17 @@ static ngx_int_t
 ngx_http_chaindata_cors_header_filter(ngx_http_request_t *r)
 {
     ngx_http_chaindata_loc_conf_t  *lcf;
+
+    lcf = ngx_http_get_module_loc_conf(r, ngx_http_chaindata_module);
+
+    /* upstream's v1 transaction route is deprecated: every answer says so */
+    if (r == r->main && lcf->deprecated_v1
+        && ngx_http_chaindata_add_header(r, "Warning",
+                                         &ngx_http_chaindata_v1_warning)
+           != NGX_OK)
+    {
+        return NGX_ERROR;
+    }
 
     lcf = ngx_http_chaindata_cors_conf(r);
 

@@ -21,6 +21,8 @@
 #include <ngx_core.h>
 #include <ngx_http.h>
 
+#include <time.h>
+
 #include "chaindata_metrics.h"
 #include "ngx_http_chaindata_module.h"
 #include "ngx_http_chaindata_metrics.h"
@@ -28,11 +30,31 @@
 
 #define NGX_HTTP_CHAINDATA_METRICS_ZONE  "chaindata_metrics"
 
+/*
+ * chaindata_status_max_behind's default: an edge more blocks than this
+ * behind the tip its writer stored is unhealthy wherever its status is
+ * asked (the scrape's chaindata_healthy, the health check's 503), unless
+ * a location says otherwise.  A feed without a stored tip (a follower's)
+ * is not judged by blocks.
+ */
+#define NGX_HTTP_CHAINDATA_MAX_BEHIND  6
+
 
 typedef struct {
     ngx_flag_t       enable;       /* chaindata_metrics */
     ngx_shm_zone_t  *zone;
+    ngx_int_t        fallback;     /* $chaindata_fallback's index */
 } ngx_http_chaindata_metrics_main_conf_t;
+
+
+static ngx_str_t  ngx_http_chaindata_fallback_name =
+    ngx_string("chaindata_fallback");
+
+
+/* a request of a chaindata route: when its handling began */
+typedef struct {
+    uint64_t         start_us;
+} ngx_http_chaindata_metrics_ctx_t;
 
 
 typedef struct {
@@ -41,6 +63,8 @@ typedef struct {
 } ngx_http_chaindata_metrics_loc_conf_t;
 
 
+static ngx_int_t ngx_http_chaindata_metrics_preconfiguration(
+    ngx_conf_t *cf);
 static ngx_int_t ngx_http_chaindata_metrics_postconfiguration(
     ngx_conf_t *cf);
 static void *ngx_http_chaindata_metrics_create_main_conf(ngx_conf_t *cf);
@@ -85,7 +109,7 @@ static ngx_command_t  ngx_http_chaindata_metrics_commands[] = {
 
 
 static ngx_http_module_t  ngx_http_chaindata_metrics_module_ctx = {
-    NULL,                                         /* preconfiguration */
+    ngx_http_chaindata_metrics_preconfiguration,  /* preconfiguration */
     ngx_http_chaindata_metrics_postconfiguration, /* postconfiguration */
 
     ngx_http_chaindata_metrics_create_main_conf,  /* create main conf */
@@ -113,6 +137,38 @@ ngx_module_t  ngx_http_chaindata_metrics_module = {
     NULL,                                    /* exit master */
     NGX_MODULE_V1_PADDING
 };
+
+
+/*
+ * $chaindata_fallback: the route whose miss went to
+ * chaindata_miss_fallback (the request's own variable slot, set there:
+ * an internal redirect keeps it), not found otherwise
+ */
+
+static ngx_int_t
+ngx_http_chaindata_fallback_variable(ngx_http_request_t *r,
+    ngx_http_variable_value_t *v, uintptr_t data)
+{
+    v->not_found = 1;
+
+    return NGX_OK;
+}
+
+
+static ngx_int_t
+ngx_http_chaindata_metrics_preconfiguration(ngx_conf_t *cf)
+{
+    ngx_http_variable_t  *var;
+
+    var = ngx_http_add_variable(cf, &ngx_http_chaindata_fallback_name, 0);
+    if (var == NULL) {
+        return NGX_ERROR;
+    }
+
+    var->get_handler = ngx_http_chaindata_fallback_variable;
+
+    return NGX_OK;
+}
 
 
 static void *
@@ -156,7 +212,8 @@ ngx_http_chaindata_metrics_merge_loc_conf(ngx_conf_t *cf, void *parent,
     ngx_http_chaindata_metrics_loc_conf_t  *prev = parent;
     ngx_http_chaindata_metrics_loc_conf_t  *conf = child;
 
-    ngx_conf_merge_uint_value(conf->max_behind, prev->max_behind, 0);
+    ngx_conf_merge_uint_value(conf->max_behind, prev->max_behind,
+                              NGX_HTTP_CHAINDATA_MAX_BEHIND);
     ngx_conf_merge_uint_value(conf->max_lag, prev->max_lag, 0);
 
     return NGX_CONF_OK;
@@ -260,6 +317,10 @@ ngx_http_chaindata_metrics_route(ngx_http_handler_pt handler)
         return CHAINDATA_ROUTE_TX;
     }
 
+    if (handler == ngx_http_chaindata_tx_v3_handler) {
+        return CHAINDATA_ROUTE_TX_V3;
+    }
+
     if (handler == ngx_http_chaindata_rune_activity_handler) {
         return CHAINDATA_ROUTE_RUNE_ACTIVITY;
     }
@@ -288,32 +349,128 @@ ngx_http_chaindata_metrics_route(ngx_http_handler_pt handler)
     (void) __atomic_fetch_add(p, n, __ATOMIC_RELAXED)
 
 
+/* a monotonic clock in microseconds (vDSO: no system call) */
+
+static uint64_t
+ngx_http_chaindata_metrics_now_us(void)
+{
+    struct timespec  ts;
+
+    (void) clock_gettime(CLOCK_MONOTONIC, &ts);
+
+    return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
+}
+
+
+/*
+ * The preaccess phase, its location found: a request of a chaindata
+ * route notes when its handling began.  nginx's own clock is read once
+ * an event and counts milliseconds, and an answer from memory takes tens
+ * of microseconds.
+ */
+
+static ngx_int_t
+ngx_http_chaindata_metrics_start(ngx_http_request_t *r)
+{
+    ngx_http_core_loc_conf_t          *clcf;
+    ngx_http_chaindata_metrics_ctx_t  *ctx;
+
+    if (r != r->main
+        || ngx_http_get_module_ctx(r, ngx_http_chaindata_metrics_module))
+    {
+        return NGX_DECLINED;
+    }
+
+    clcf = ngx_http_get_module_loc_conf(r, ngx_http_core_module);
+
+    if (ngx_http_chaindata_metrics_route(clcf->handler) == CHAINDATA_ROUTES) {
+        return NGX_DECLINED;
+    }
+
+    ctx = ngx_palloc(r->pool, sizeof(ngx_http_chaindata_metrics_ctx_t));
+    if (ctx == NULL) {
+        return NGX_DECLINED;
+    }
+
+    ctx->start_us = ngx_http_chaindata_metrics_now_us();
+    ngx_http_set_ctx(r, ctx, ngx_http_chaindata_metrics_module);
+
+    return NGX_DECLINED;
+}
+
+
+/*
+ * How long the request took, in microseconds: from the start noted, or,
+ * when none was (an internal redirect clears it), from the request's
+ * start by nginx's clock in milliseconds
+ */
+
+static uint64_t
+ngx_http_chaindata_metrics_elapsed_us(ngx_http_request_t *r)
+{
+    uint64_t                           now;
+    ngx_time_t                        *tp;
+    ngx_msec_int_t                     ms;
+    ngx_http_chaindata_metrics_ctx_t  *ctx;
+
+    ctx = ngx_http_get_module_ctx(r, ngx_http_chaindata_metrics_module);
+
+    if (ctx) {
+        now = ngx_http_chaindata_metrics_now_us();
+        return now > ctx->start_us ? now - ctx->start_us : 0;
+    }
+
+    tp = ngx_timeofday();
+    ms = (ngx_msec_int_t) ((tp->sec - r->start_sec) * 1000
+                           + (tp->msec - r->start_msec));
+
+    return ms > 0 ? (uint64_t) ms * 1000 : 0;
+}
+
+
+/* the route whose miss this request is, through chaindata_miss_fallback */
+
+static chaindata_route_e
+ngx_http_chaindata_metrics_fell_back(ngx_http_request_t *r,
+    ngx_http_chaindata_metrics_main_conf_t *mmcf)
+{
+    ngx_uint_t                  i;
+    ngx_http_variable_value_t  *v;
+
+    v = &r->variables[mmcf->fallback];
+
+    if (!v->valid || v->not_found) {
+        return CHAINDATA_ROUTES;
+    }
+
+    for (i = 0; i < CHAINDATA_ROUTES; i++) {
+        if (v->data == (u_char *) chaindata_route_names[i]) {
+            return i;
+        }
+    }
+
+    return CHAINDATA_ROUTES;
+}
+
+
 /*
  * The log phase: a request of a chaindata route is done, its last byte
- * handed to nginx.  The status as $status tells it, the time as
- * $request_time (milliseconds), the body bytes as $body_bytes_sent.
+ * handed to nginx.  The status as $status tells it, the time in
+ * microseconds, the body bytes as $body_bytes_sent.
  */
 
 static ngx_int_t
 ngx_http_chaindata_metrics_log(ngx_http_request_t *r)
 {
     off_t                                    body;
+    uint64_t                                 us;
     ngx_uint_t                               status;
-    ngx_msec_int_t                           ms;
-    ngx_time_t                              *tp;
     ngx_table_elt_t                         *ce;
     chaindata_route_e                        route;
     chaindata_metrics_t                     *m;
     ngx_http_core_loc_conf_t                *clcf;
     chaindata_metrics_route_t               *rt;
     ngx_http_chaindata_metrics_main_conf_t  *mmcf;
-
-    clcf = ngx_http_get_module_loc_conf(r, ngx_http_core_module);
-    route = ngx_http_chaindata_metrics_route(clcf->handler);
-
-    if (route == CHAINDATA_ROUTES) {
-        return NGX_OK;
-    }
 
     status = r->err_status ? r->err_status : r->headers_out.status;
 
@@ -323,16 +480,28 @@ ngx_http_chaindata_metrics_log(ngx_http_request_t *r)
 
     mmcf = ngx_http_get_module_main_conf(r, ngx_http_chaindata_metrics_module);
     m = mmcf->zone->data;
+
+    clcf = ngx_http_get_module_loc_conf(r, ngx_http_core_module);
+    route = ngx_http_chaindata_metrics_route(clcf->handler);
+
+    if (route == CHAINDATA_ROUTES) {
+        route = ngx_http_chaindata_metrics_fell_back(r, mmcf);
+
+        if (route != CHAINDATA_ROUTES) {
+            ngx_http_chaindata_count(
+                &m->route[route].fallback[status / 100 - 1], 1);
+        }
+
+        return NGX_OK;
+    }
+
     rt = &m->route[route];
 
-    tp = ngx_timeofday();
-    ms = (ngx_msec_int_t) ((tp->sec - r->start_sec) * 1000
-                           + (tp->msec - r->start_msec));
-    ms = ngx_max(ms, 0);
+    us = ngx_http_chaindata_metrics_elapsed_us(r);
 
     ngx_http_chaindata_count(&rt->requests[status / 100 - 1], 1);
-    ngx_http_chaindata_count(&rt->duration[chaindata_metrics_bucket(ms)], 1);
-    ngx_http_chaindata_count(&rt->duration_ms, (uint64_t) ms);
+    ngx_http_chaindata_count(&rt->duration[chaindata_metrics_bucket(us)], 1);
+    ngx_http_chaindata_count(&rt->duration_us, us);
 
     if (status == NGX_HTTP_NOT_MODIFIED) {
         ngx_http_chaindata_count(&rt->not_modified, 1);
@@ -378,6 +547,12 @@ ngx_http_chaindata_metrics_postconfiguration(ngx_conf_t *cf)
         return NGX_OK;
     }
 
+    mmcf->fallback = ngx_http_get_variable_index(cf,
+                                        &ngx_http_chaindata_fallback_name);
+    if (mmcf->fallback == NGX_ERROR) {
+        return NGX_ERROR;
+    }
+
     ngx_str_set(&name, NGX_HTTP_CHAINDATA_METRICS_ZONE);
 
     /* the smallest zone nginx's slab allocator takes */
@@ -398,6 +573,13 @@ ngx_http_chaindata_metrics_postconfiguration(ngx_conf_t *cf)
 
     *h = ngx_http_chaindata_metrics_log;
 
+    h = ngx_array_push(&cmcf->phases[NGX_HTTP_PREACCESS_PHASE].handlers);
+    if (h == NULL) {
+        return NGX_ERROR;
+    }
+
+    *h = ngx_http_chaindata_metrics_start;
+
     return NGX_OK;
 }
 
@@ -417,6 +599,55 @@ ngx_http_chaindata_metrics_unavailable(ngx_http_request_t *r,
 
     m = mmcf->zone->data;
     ngx_http_chaindata_count(&m->unavailable[reason], 1);
+}
+
+
+void
+ngx_http_chaindata_metrics_fallback(ngx_http_request_t *r)
+{
+    chaindata_route_e                        route;
+    ngx_http_core_loc_conf_t                *clcf;
+    ngx_http_variable_value_t               *v;
+    ngx_http_chaindata_metrics_main_conf_t  *mmcf;
+
+    mmcf = ngx_http_get_module_main_conf(r, ngx_http_chaindata_metrics_module);
+
+    if (mmcf->zone == NULL) {
+        return;
+    }
+
+    clcf = ngx_http_get_module_loc_conf(r, ngx_http_core_module);
+    route = ngx_http_chaindata_metrics_route(clcf->handler);
+
+    if (route == CHAINDATA_ROUTES) {
+        return;
+    }
+
+    v = &r->variables[mmcf->fallback];
+
+    v->data = (u_char *) chaindata_route_names[route];
+    v->len = ngx_strlen(v->data);
+    v->valid = 1;
+    v->no_cacheable = 0;
+    v->not_found = 0;
+}
+
+
+void
+ngx_http_chaindata_metrics_swap_refused(void)
+{
+    chaindata_metrics_t                     *m;
+    ngx_http_chaindata_metrics_main_conf_t  *mmcf;
+
+    mmcf = ngx_http_cycle_get_module_main_conf(ngx_cycle,
+                                          ngx_http_chaindata_metrics_module);
+
+    if (mmcf == NULL || mmcf->zone == NULL) {
+        return;
+    }
+
+    m = mmcf->zone->data;
+    ngx_http_chaindata_count(&m->swaps_refused, 1);
 }
 
 

@@ -21,6 +21,15 @@
 void ngx_http_chaindata_metrics_unavailable(ngx_http_request_t *r,
     chaindata_unavailable_e reason);
 
+/*
+ * a miss of r's route goes to chaindata_miss_fallback: its answer is
+ * counted as the route's fallback, and $chaindata_fallback names the route
+ */
+void ngx_http_chaindata_metrics_fallback(ngx_http_request_t *r);
+
+/* counts an index renamed over the one open that could not be opened */
+void ngx_http_chaindata_metrics_swap_refused(void);
+
 /* a copy of the counters: NGX_OK, or NGX_DECLINED with chaindata_metrics off */
 ngx_int_t ngx_http_chaindata_metrics_copy(ngx_http_request_t *r,
     chaindata_metrics_t *m);

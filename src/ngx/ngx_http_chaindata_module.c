@@ -72,6 +72,13 @@ static ngx_command_t  ngx_http_chaindata_commands[] = {
       0,
       ngx_http_chaindata_tx_handler },
 
+    { ngx_string("chaindata_tx_v3"),
+      NGX_HTTP_LOC_CONF|NGX_CONF_NOARGS,
+      ngx_http_chaindata_handler_slot,
+      NGX_HTTP_LOC_CONF_OFFSET,
+      0,
+      ngx_http_chaindata_tx_v3_handler },
+
     { ngx_string("chaindata_status"),
       NGX_HTTP_LOC_CONF|NGX_CONF_NOARGS,
       ngx_http_chaindata_handler_slot,
@@ -309,6 +316,7 @@ ngx_http_chaindata_create_main_conf(ngx_conf_t *cf)
      *     mcf->db = { 0, NULL };
      *     mcf->handlers = 0;
      *     mcf->chainhook = 0;
+     *     mcf->chains = 0;
      */
 
     if (ngx_array_init(&mcf->error_logs, cf->pool, 4, sizeof(ngx_log_t *))
@@ -471,8 +479,11 @@ ngx_http_chaindata_handler_slot(ngx_conf_t *cf, ngx_command_t *cmd,
     clcf->handler = (ngx_http_handler_pt) cmd->post;
 
     /* the Stacks API exposes its version header (ngx_http_chaindata_cors.c) */
-    if (clcf->handler == ngx_http_chaindata_tx_handler) {
+    if (clcf->handler == ngx_http_chaindata_tx_handler
+        || clcf->handler == ngx_http_chaindata_tx_v3_handler)
+    {
         lcf->cors_route = NGX_HTTP_CHAINDATA_CORS_STACKS;
+        lcf->deprecated_v1 = (clcf->handler == ngx_http_chaindata_tx_handler);
 
     } else if (clcf->handler != ngx_http_chaindata_status_handler) {
         lcf->cors_route = NGX_HTTP_CHAINDATA_CORS_ROUTE;
@@ -492,6 +503,14 @@ ngx_http_chaindata_handler_slot(ngx_conf_t *cf, ngx_command_t *cmd,
 
     if (clcf->handler == ngx_http_chaindata_chainhook_handler) {
         mcf->chainhook++;
+
+    } else if (clcf->handler == ngx_http_chaindata_tx_handler) {
+        mcf->chains |= 1 << CHAINDATA_HISTORY_STACKS;
+
+    } else if (clcf->handler == ngx_http_chaindata_rune_activity_handler
+               || clcf->handler == ngx_http_chaindata_rune_balances_handler)
+    {
+        mcf->chains |= 1 << CHAINDATA_HISTORY_RUNES;
     }
 
     return NGX_CONF_OK;
@@ -670,7 +689,7 @@ ngx_http_chaindata_init_process(ngx_cycle_t *cycle)
     }
 
     return ngx_http_chaindata_store_open(cycle->log, &mcf->db,
-                                         mcf->max_readers);
+                                         mcf->max_readers, mcf->chains);
 }
 
 

@@ -20,6 +20,8 @@ typedef struct {
     ngx_int_t    thread_nice;     /* chaindata_threads nice= */
     ngx_uint_t   handlers;        /* locations that read the index */
     ngx_uint_t   chainhook;       /* of them, chainhook status locations */
+    ngx_uint_t   chains;          /* the chains the routes serve, 1 << each
+                                     chaindata_history_source_e */
     ngx_array_t  error_logs;      /* ngx_log_t *: the servers' and locations' */
     ngx_array_t  fallbacks;       /* ngx_http_chaindata_fallback_t */
     ngx_shm_zone_t  *budget_zone; /* chaindata_body_budget's counts */
@@ -71,6 +73,7 @@ typedef struct {
 
     ngx_flag_t   cors;            /* chaindata_cors */
     ngx_uint_t   cors_route;      /* this location's, not inherited */
+    ngx_uint_t   deprecated_v1;   /* v1's Warning: 299 (not inherited) */
     ngx_str_t    miss_fallback;   /* chaindata_miss_fallback: "@name" */
 } ngx_http_chaindata_loc_conf_t;
 
@@ -84,6 +87,12 @@ extern ngx_module_t  ngx_http_chaindata_module;
 
 /* ngx_http_chaindata_tx.c */
 ngx_int_t ngx_http_chaindata_tx_handler(ngx_http_request_t *r);
+/* a 302 to the request's path with "0x" before the id, then tail */
+ngx_int_t ngx_http_chaindata_tx_add_prefix(ngx_http_request_t *r,
+    const u_char *id, size_t len, const char *tail, ngx_str_t *etag);
+
+/* ngx_http_chaindata_tx_v3.c */
+ngx_int_t ngx_http_chaindata_tx_v3_handler(ngx_http_request_t *r);
 
 /* ngx_http_chaindata_runes.c */
 ngx_int_t ngx_http_chaindata_rune_activity_handler(ngx_http_request_t *r);

@@ -411,7 +411,7 @@ ngx_http_chaindata_send_not_allowed(ngx_http_request_t *r)
  * "no-store", stacks-blockchain-api src/api/init.ts:159-167).
  */
 
-static ngx_int_t
+ngx_int_t
 ngx_http_chaindata_send_invalid(ngx_http_request_t *r,
     const ngx_http_chaindata_route_t *route, const char *message)
 {
@@ -461,18 +461,94 @@ ngx_http_chaindata_send_bad_target(ngx_http_request_t *r,
 
 
 /*
+ * Whether a lookup's miss is upstream's answer too (the whole history of
+ * its chain), or why the index cannot tell: the 503's message, from the
+ * request's pool (lmdb-schema/feed.md, "The history a feed holds").
+ */
+
+ngx_int_t
+ngx_http_chaindata_miss_history(ngx_http_request_t *r,
+    chaindata_history_source_e source, ngx_http_chaindata_reply_t *reply)
+{
+    u_char                          *p;
+    size_t                           len;
+    chaindata_history_t              h;
+    const chaindata_history_feed_t  *feed;
+
+    reply->untold = NULL;
+
+    if (ngx_http_chaindata_store_history(r->connection->log, source, &h)
+        != NGX_OK)
+    {
+        return NGX_ERROR;
+    }
+
+    if (chaindata_history_whole(&h)) {
+        return NGX_OK;
+    }
+
+    feed = &chaindata_history_feeds[source];
+
+    len = sizeof("the index's  feed holds blocks from  on, not from the "
+                 "chain's first (): what this request names may be in an "
+                 "earlier block") + ngx_strlen(feed->source)
+          + 2 * NGX_INT64_LEN;
+
+    p = ngx_pnalloc(r->pool, len);
+    if (p == NULL) {
+        return NGX_ERROR;
+    }
+
+    reply->untold = (const char *) p;
+
+    switch (h.kind) {
+
+    case CHAINDATA_HISTORY_PARTIAL:
+        p = ngx_sprintf(p, "the index's %s feed holds blocks from %uL on, "
+                        "not from the chain's first (%uL): what this "
+                        "request names may be in an earlier block",
+                        feed->source, h.first, feed->chain_first);
+        break;
+
+    case CHAINDATA_HISTORY_EMPTY:
+        p = ngx_sprintf(p, "the index's %s feed has no block yet: it "
+                        "cannot tell what upstream holds", feed->source);
+        break;
+
+    default:
+        p = ngx_sprintf(p, "the index holds no %s feed: it cannot tell "
+                        "what upstream holds", feed->source);
+        break;
+    }
+
+    *p = '\0';
+
+    return NGX_OK;
+}
+
+
+/*
  * A record the index does not hold, with chaindata_miss_fallback: the
  * request goes to that named location as it came (README.md, "In front of
- * upstream"); nothing of this route's answer was set yet.
+ * upstream"); nothing of this route's answer was set yet.  Without one,
+ * a 404, or a 503 saying why when the index cannot tell (untold).
  */
 
 static ngx_int_t
 ngx_http_chaindata_miss(ngx_http_request_t *r,
-    const ngx_http_chaindata_route_t *route)
+    const ngx_http_chaindata_route_t *route, const char *untold)
 {
     ngx_http_chaindata_loc_conf_t  *lcf;
 
     lcf = ngx_http_get_module_loc_conf(r, ngx_http_chaindata_module);
+
+    if (lcf->miss_fallback.len == 0 && untold) {
+        ngx_http_chaindata_metrics_unavailable(r,
+                                            CHAINDATA_UNAVAILABLE_NO_HISTORY);
+
+        return ngx_http_chaindata_send_error(r, NGX_HTTP_SERVICE_UNAVAILABLE,
+                                             NULL, untold);
+    }
 
     if (lcf->miss_fallback.len == 0) {
         return ngx_http_chaindata_send_error(r, NGX_HTTP_NOT_FOUND, NULL,
@@ -482,6 +558,8 @@ ngx_http_chaindata_miss(ngx_http_request_t *r,
     ngx_log_debug1(NGX_LOG_DEBUG_HTTP, r->connection->log, 0,
                    "chaindata: not in the index, to \"%V\"",
                    &lcf->miss_fallback);
+
+    ngx_http_chaindata_metrics_fallback(r);
 
     return ngx_http_named_location(r, &lcf->miss_fallback);
 }
@@ -638,6 +716,15 @@ ngx_http_chaindata_read_and_reply(ngx_http_request_t *r,
         }
     }
 
+    if (rc == NGX_OK && reply.fixed) {
+        /* an answer the record itself makes (a v3 mempool transaction) */
+        return ngx_http_chaindata_send_json(r, reply.status, &reply.body,
+                                            &reply.etag,
+                                            reply.cache_control
+                                            ? reply.cache_control
+                                            : route->cache_control);
+    }
+
     if (rc == NGX_OK) {
         switch (reply.status) {
 
@@ -655,7 +742,7 @@ ngx_http_chaindata_read_and_reply(ngx_http_request_t *r,
             return ngx_http_chaindata_send_status(r, reply.status);
 
         case NGX_HTTP_NOT_FOUND:
-            return ngx_http_chaindata_miss(r, route);
+            return ngx_http_chaindata_miss(r, route, reply.untold);
 
         case NGX_HTTP_SERVICE_UNAVAILABLE:
             return ngx_http_chaindata_send_busy(r);

@@ -16,6 +16,7 @@
 
 #include <lmdb.h>
 
+#include "chaindata_history.h"
 #include "chaindata_paths.h"
 #include "chaindata_schema.h"
 #include "ngx_http_chaindata_json.h"
@@ -112,7 +113,8 @@ ngx_int_t ngx_http_chaindata_add_header(ngx_http_request_t *r,
  * and its read of the index, in one read transaction:
  *
  *   lookup finds the stored record and leaves the reply's status
- *          (NGX_HTTP_OK or NGX_HTTP_NOT_FOUND) and its ETag, if any;
+ *          (NGX_HTTP_OK or NGX_HTTP_NOT_FOUND, with reply->untold when
+ *          the index cannot tell) and its ETag, if any;
  *   size   reads what the body is made of, and leaves its length in
  *          reply->body.len (not called for a 304 or a 412);
  *   write  copies those bytes to p and returns where they end (not
@@ -127,8 +129,22 @@ typedef struct {
     ngx_str_t                    body;
     ngx_str_t                    etag;
     ngx_http_chaindata_match_e   match;
+    const char                  *untold;    /* a miss: why it is not a 404 */
     unsigned                     gzip:1;    /* of a route with pieces */
+    unsigned                     fixed:1;   /* status and body: lookup's */
+    const char                  *cache_control;  /* of a fixed one, or
+                                                    the route's */
 } ngx_http_chaindata_reply_t;
+
+/*
+ * In a lookup that found nothing: whether the index can say so, from the
+ * history of the chain (chaindata_history.h).  NGX_OK with reply->untold
+ * NULL when it holds the whole history (the miss is upstream's answer
+ * too), else why not; a status NOT_FOUND then goes to
+ * chaindata_miss_fallback, or is a 503 saying why.  NGX_ERROR: logged.
+ */
+ngx_int_t ngx_http_chaindata_miss_history(ngx_http_request_t *r,
+    chaindata_history_source_e source, ngx_http_chaindata_reply_t *reply);
 
 /*
  * A route whose bodies are made of pieces (lmdb-schema/pieces.md) answers
@@ -187,6 +203,9 @@ typedef struct {
     ngx_http_chaindata_warm_pt    warm;           /* or NULL: never pooled */
 } ngx_http_chaindata_route_t;
 
+/* the route's 400 of a refused parameter, with upstream's message */
+ngx_int_t ngx_http_chaindata_send_invalid(ngx_http_request_t *r,
+    const ngx_http_chaindata_route_t *route, const char *message);
 ngx_int_t ngx_http_chaindata_send_bad_target(ngx_http_request_t *r,
     const ngx_http_chaindata_route_t *route, chaindata_target_e target,
     chaindata_query_t *query);

@@ -73,7 +73,10 @@ static ngx_int_t ngx_http_chaindata_page_entries(const MDB_val *record,
     uint64_t *count, ngx_uint_t *chunk0_inline);
 
 
-/* an unknown list is the empty list: never "not found" */
+/*
+ * an unknown list is the empty list when the index holds the whole
+ * history, never "not found" (not_found: the 404 is never sent)
+ */
 
 static ngx_http_chaindata_rune_route_t  ngx_http_chaindata_activity_route = {
     { ngx_http_chaindata_page_lookup,
@@ -199,7 +202,22 @@ ngx_http_chaindata_page_lookup(ngx_http_request_t *r, void *ctx,
                                       page->q.key_len, &val);
 
     if (rc == NGX_DECLINED) {
-        /* unknown: the empty list */
+        /*
+         * unknown: the empty list, as upstream answers, when the index
+         * holds the whole history; else a miss it cannot tell
+         */
+        if (ngx_http_chaindata_miss_history(r, CHAINDATA_HISTORY_RUNES,
+                                            reply)
+            != NGX_OK)
+        {
+            return NGX_ERROR;
+        }
+
+        if (reply->untold) {
+            reply->status = NGX_HTTP_NOT_FOUND;
+            return NGX_OK;
+        }
+
         page->h.count = 0;
         ngx_memcpy(page->h.digest, CHAINDATA_EMPTY_DIGEST,
                    CHAINDATA_DIGEST_LEN);

@@ -114,15 +114,29 @@ ngx_http_chaindata_status_handler(ngx_http_request_t *r)
         return NGX_HTTP_INTERNAL_SERVER_ERROR;
     }
 
-    if (ngx_http_chaindata_store_begin(r->connection->log) != NGX_OK) {
-        return ngx_http_chaindata_send_unavailable(r);
+    rc = ngx_http_chaindata_store_begin(r->connection->log);
+
+    if (rc == NGX_OK) {
+        rc = ngx_http_chaindata_store_status(r->connection->log, st);
+        ngx_http_chaindata_store_end();
     }
 
-    rc = ngx_http_chaindata_store_status(r->connection->log, st);
-    ngx_http_chaindata_store_end();
-
+    /*
+     * A scrape is answered even so: a failed scrape would lose every
+     * series when they matter most; chaindata_index_up says it.
+     */
     if (rc != NGX_OK) {
-        return ngx_http_chaindata_send_unavailable(r);
+        if (!prometheus) {
+            return ngx_http_chaindata_send_unavailable(r);
+        }
+
+        ngx_memzero(st, sizeof(chaindata_status_t));
+    }
+
+    st->index_down = ngx_http_chaindata_store_failure();
+
+    if (st->index_down == NULL && !st->gathered) {
+        st->index_down = "cannot read its status";
     }
 
     if (ngx_http_chaindata_status_add(r, st) != NGX_OK) {

@@ -9,8 +9,11 @@
 
 #include <grp.h>
 
+#include "chaindata_data_file.h"
+#include "chaindata_history.h"
 #include "chaindata_schema.h"
 #include "chaindata_status.h"
+#include "ngx_http_chaindata_metrics.h"
 #include "ngx_http_chaindata_store.h"
 #include "ngx_http_chaindata_threads.h"
 
@@ -20,6 +23,9 @@
  * an index it cannot read, and to notice one renamed over the one open.
  */
 #define NGX_HTTP_CHAINDATA_RECHECK  1
+
+/* the longest reason the index cannot be read that is kept */
+#define NGX_HTTP_CHAINDATA_FAILURE_LEN  256
 
 /* how much of a value is fetched ahead of its reading */
 #define NGX_HTTP_CHAINDATA_PREFETCH  4096
@@ -44,6 +50,9 @@ typedef struct {
     ngx_http_chaindata_file_id_t   data;
     ngx_http_chaindata_file_id_t   lock;
 
+    /* the last data.mdb renamed over it that could not be opened */
+    ngx_http_chaindata_file_id_t   refused;
+
     time_t                         retry;
     time_t                         look;
 
@@ -51,15 +60,35 @@ typedef struct {
     ngx_uint_t                     generation;
     MDB_val                        first;
 
-    /* why the index cannot be read, as last logged; NULL when it can */
-    const char                    *failure;
+    /*
+     * why the index at the path cannot be read, as last logged (empty
+     * when it can), and whether the one open serves meanwhile: another
+     * renamed over it that cannot be opened leaves it in place
+     */
+    u_char                         failure[NGX_HTTP_CHAINDATA_FAILURE_LEN];
     int                            failure_rc;
+    unsigned                       stale:1;
 
     unsigned                       active:1;
+
+    /*
+     * the history of each chain as a miss found it, for the opening and
+     * the snapshot (the read transaction's id) it was read in; and the
+     * chains the configured routes serve, told once when the index first
+     * opens
+     */
+    chaindata_history_t            history[CHAINDATA_HISTORY_SOURCES];
+    ngx_uint_t                     history_generation;
+    size_t                         history_txn;
+    ngx_uint_t                     history_read;
+    ngx_uint_t                     routes;
+    unsigned                       told:1;
 } ngx_http_chaindata_store_t;
 
 
 static ngx_http_chaindata_store_t  ngx_http_chaindata_store;
+
+static void ngx_http_chaindata_store_tell(ngx_log_t *log);
 
 
 /*
@@ -70,7 +99,7 @@ static ngx_http_chaindata_store_t  ngx_http_chaindata_store;
 
 static int
 ngx_http_chaindata_env_open(MDB_env **env, u_char *path,
-    ngx_uint_t max_readers)
+    ngx_uint_t max_readers, unsigned flags)
 {
     int  rc;
 
@@ -88,7 +117,7 @@ ngx_http_chaindata_env_open(MDB_env **env, u_char *path,
 
     if (rc == 0) {
         rc = mdb_env_open(*env, (char *) path,
-                          MDB_RDONLY|MDB_NOTLS|MDB_NORDAHEAD, 0644);
+                          MDB_RDONLY|MDB_NOTLS|MDB_NORDAHEAD|flags, 0644);
     }
 
     if (rc != 0) {
@@ -273,6 +302,7 @@ ngx_http_chaindata_store_check(ngx_cycle_t *cycle, ngx_str_t *db,
     ngx_uint_t max_readers)
 {
     int          rc, mdb_rc;
+    char         err[CHAINDATA_DATA_FILE_ERR_LEN];
     MDB_env     *env;
     MDB_dbi      dbi[CHAINDATA_DBI_COUNT];
     const char  *failure;
@@ -281,7 +311,15 @@ ngx_http_chaindata_store_check(ngx_cycle_t *cycle, ngx_str_t *db,
         return NGX_ERROR;
     }
 
-    rc = ngx_http_chaindata_env_open(&env, db->data, max_readers);
+    if (chaindata_data_file_check((char *) db->data, err, sizeof(err))
+        != 0)
+    {
+        ngx_log_error(NGX_LOG_EMERG, cycle->log, 0,
+                      "chaindata_db \"%V\": %s", db, err);
+        return NGX_ERROR;
+    }
+
+    rc = ngx_http_chaindata_env_open(&env, db->data, max_readers, 0);
 
     if (rc != 0) {
         ngx_log_error(NGX_LOG_EMERG, cycle->log, 0,
@@ -308,37 +346,44 @@ ngx_http_chaindata_store_check(ngx_cycle_t *cycle, ngx_str_t *db,
 /*
  * Logs why the index cannot be read, at level, once: not again while it
  * stays unreadable for the same reason (requests that find it so answer
- * 503 and log nothing), again when the reason changes.
+ * 503, or the index open serves on, and log nothing), again when the
+ * reason changes.
  */
 
 static void
 ngx_http_chaindata_store_failed(ngx_log_t *log, ngx_uint_t level,
     const char *what, int rc)
 {
+    u_char                      *p;
+    u_char                       text[NGX_HTTP_CHAINDATA_FAILURE_LEN];
     ngx_http_chaindata_store_t  *st;
 
     st = &ngx_http_chaindata_store;
 
-    if (st->failure && st->failure_rc == rc
-        && ngx_strcmp(st->failure, what) == 0)
-    {
+    if (rc == EACCES) {
+        p = ngx_snprintf(text, sizeof(text) - 1, "this worker (uid %d) may "
+                         "not open the index; LMDB readers need read "
+                         "access to data.mdb and write access to lock.mdb",
+                         (int) geteuid());
+
+    } else {
+        p = ngx_snprintf(text, sizeof(text) - 1, "%s%s%s", what,
+                         rc ? ": " : "", rc ? mdb_strerror(rc) : "");
+    }
+
+    *p = '\0';
+
+    if (ngx_strcmp(st->failure, text) == 0) {
         return;
     }
 
-    st->failure = what;
+    ngx_memcpy(st->failure, text, p - text + 1);
     st->failure_rc = rc;
 
-    if (rc == EACCES) {
-        ngx_log_error(level, log, 0,
-                      "chaindata_db \"%V\": this worker (uid %d) may not "
-                      "open the index; LMDB readers need read access to "
-                      "data.mdb and write access to lock.mdb",
-                      &st->path, (int) geteuid());
-        return;
-    }
-
-    ngx_log_error(level, log, 0, "chaindata_db \"%V\": %s%s%s", &st->path,
-                  what, rc ? ": " : "", rc ? mdb_strerror(rc) : "");
+    ngx_log_error(level, log, 0, "chaindata_db \"%V\": %s%s", &st->path,
+                  st->failure,
+                  st->stale ? "; the index open serves on, and the new one "
+                              "is tried again each second" : "");
 }
 
 
@@ -351,11 +396,11 @@ ngx_http_chaindata_store_readable(ngx_log_t *log)
 
     st = &ngx_http_chaindata_store;
 
-    if (st->failure == NULL) {
+    if (st->failure[0] == '\0' || st->stale) {
         return;
     }
 
-    st->failure = NULL;
+    st->failure[0] = '\0';
     st->failure_rc = 0;
 
     ngx_log_error(NGX_LOG_NOTICE, log, 0,
@@ -449,17 +494,85 @@ ngx_http_chaindata_store_replaced(ngx_http_chaindata_store_t *st)
 }
 
 
+/* data.mdb against its meta pages: NGX_OK, or why not in err */
+
+static ngx_int_t
+ngx_http_chaindata_store_check_data(ngx_http_chaindata_store_t *st,
+    char *err, size_t len)
+{
+    u_char  *p;
+    char     why[CHAINDATA_DATA_FILE_ERR_LEN];
+
+    if (chaindata_data_file_check((char *) st->path.data, why, sizeof(why))
+        == 0)
+    {
+        return NGX_OK;
+    }
+
+    p = ngx_snprintf((u_char *) err, len - 1, "cannot open the index: %s",
+                     why);
+    *p = '\0';
+
+    return NGX_ERROR;
+}
+
+
+/*
+ * Whether the index renamed over the one open can be served, tried
+ * before the one open is let go: its data.mdb holds the pages its meta
+ * pages name, and LMDB opens it and finds the schema.  The trial opens it
+ * without the lock file (MDB_NOLOCK): a second environment on the lock
+ * file the open one holds would drop this process's locks in it when
+ * closed (POSIX locks are the process's, per file).  NULL, or why not.
+ */
+
+static const char *
+ngx_http_chaindata_store_try(ngx_http_chaindata_store_t *st, int *mdb_rc)
+{
+    MDB_env     *env;
+    MDB_dbi      dbi[CHAINDATA_DBI_COUNT];
+    const char  *failure;
+
+    static char  err[NGX_HTTP_CHAINDATA_FAILURE_LEN];
+
+    *mdb_rc = 0;
+
+    if (ngx_http_chaindata_store_check_data(st, err, sizeof(err)) != NGX_OK) {
+        return err;
+    }
+
+    *mdb_rc = ngx_http_chaindata_env_open(&env, st->path.data,
+                                          st->max_readers, MDB_NOLOCK);
+    if (*mdb_rc != 0) {
+        return "cannot open the index";
+    }
+
+    failure = ngx_http_chaindata_store_attach(env, dbi, mdb_rc);
+
+    mdb_env_close(env);
+
+    return failure;
+}
+
+
 static ngx_int_t
 ngx_http_chaindata_store_reopen(ngx_log_t *log)
 {
     int                          rc, mdb_rc, dead;
+    char                         err[NGX_HTTP_CHAINDATA_FAILURE_LEN];
     const char                  *failure;
     ngx_http_chaindata_store_t  *st;
 
     st = &ngx_http_chaindata_store;
 
+    /* a file shorter than its meta pages say would fault once mapped */
+    if (ngx_http_chaindata_store_check_data(st, err, sizeof(err)) != NGX_OK) {
+        ngx_http_chaindata_store_failed(log, NGX_LOG_ALERT, err, 0);
+        goto failed;
+    }
+
     rc = ngx_http_chaindata_env_open(&st->env, st->path.data,
-                                     st->max_readers);
+                                     st->max_readers, 0);
 
     if (rc != 0) {
         ngx_http_chaindata_store_failed(log, NGX_LOG_ALERT,
@@ -493,6 +606,10 @@ ngx_http_chaindata_store_reopen(ngx_log_t *log)
         goto failed;
     }
 
+    if (!st->told) {
+        ngx_http_chaindata_store_tell(log);
+    }
+
     mdb_txn_reset(st->txn);
 
     return NGX_OK;
@@ -510,12 +627,55 @@ failed:
 }
 
 
+/*
+ * Another index was renamed over the one open: it is opened when it can
+ * be served; otherwise the one open serves on ([alert], counted), and the
+ * new one is tried again at the next look, a second later.
+ */
+
+static void
+ngx_http_chaindata_store_swap(ngx_log_t *log)
+{
+    int                            mdb_rc;
+    const char                    *failure;
+    ngx_http_chaindata_store_t    *st;
+    ngx_http_chaindata_file_id_t   id;
+
+    st = &ngx_http_chaindata_store;
+
+    failure = ngx_http_chaindata_store_try(st, &mdb_rc);
+
+    if (failure) {
+        /* each file refused counts once, not each second it stays */
+        if (ngx_http_chaindata_file_id(&st->path, "data.mdb", &id) == NGX_OK
+            && (id.dev != st->refused.dev || id.ino != st->refused.ino))
+        {
+            st->refused = id;
+            ngx_http_chaindata_metrics_swap_refused();
+        }
+
+        st->stale = 1;
+        ngx_http_chaindata_store_failed(log, NGX_LOG_ALERT, failure, mdb_rc);
+        return;
+    }
+
+    ngx_log_error(NGX_LOG_NOTICE, log, 0,
+                  "chaindata_db \"%V\": another index was renamed over "
+                  "the one open; opening it", &st->path);
+
+    st->stale = 0;
+    ngx_http_chaindata_store_close();
+    st->retry = 0;
+}
+
+
 ngx_int_t
 ngx_http_chaindata_store_open(ngx_log_t *log, ngx_str_t *db,
-    ngx_uint_t max_readers)
+    ngx_uint_t max_readers, ngx_uint_t routes)
 {
     ngx_http_chaindata_store.path = *db;
     ngx_http_chaindata_store.max_readers = max_readers;
+    ngx_http_chaindata_store.routes = routes;
 
     /* a failure is logged and retried by the requests that need it */
     (void) ngx_http_chaindata_store_reopen(log);
@@ -563,11 +723,7 @@ ngx_http_chaindata_store_begin(ngx_log_t *log)
 
     /* between requests no read is active: the environment may change */
     if (st->env && !st->active && ngx_http_chaindata_store_replaced(st)) {
-        ngx_log_error(NGX_LOG_NOTICE, log, 0,
-                      "chaindata_db \"%V\": another index was renamed over "
-                      "the one open; opening it", &st->path);
-        ngx_http_chaindata_store_close();
-        st->retry = 0;
+        ngx_http_chaindata_store_swap(log);
     }
 
     if (st->env == NULL) {
@@ -645,6 +801,17 @@ ngx_uint_t
 ngx_http_chaindata_store_readers_full(void)
 {
     return ngx_http_chaindata_store.failure_rc == MDB_READERS_FULL;
+}
+
+
+const char *
+ngx_http_chaindata_store_failure(void)
+{
+    u_char  *failure;
+
+    failure = ngx_http_chaindata_store.failure;
+
+    return failure[0] ? (const char *) failure : NULL;
 }
 
 
@@ -804,6 +971,115 @@ ngx_http_chaindata_store_first(MDB_val *val, ngx_uint_t *generation)
     *generation = st->generation;
 
     return NGX_OK;
+}
+
+
+/*
+ * The history the index holds of a chain, in the read transaction: read
+ * at the first miss of a snapshot, then kept until the index changes (a
+ * write, another opening), so a miss costs no more than a lookup.
+ */
+
+ngx_int_t
+ngx_http_chaindata_store_history(ngx_log_t *log,
+    chaindata_history_source_e source, chaindata_history_t *h)
+{
+    int                          rc;
+    size_t                       txn;
+    ngx_http_chaindata_store_t  *st;
+
+    st = &ngx_http_chaindata_store;
+
+    txn = mdb_txn_id(st->txn);
+
+    if (st->history_generation != st->generation || st->history_txn != txn) {
+        st->history_generation = st->generation;
+        st->history_txn = txn;
+        st->history_read = 0;
+    }
+
+    if (!(st->history_read & (1 << source))) {
+        rc = chaindata_history_read(st->txn, st->dbi, source,
+                                    &st->history[source]);
+        if (rc != 0) {
+            ngx_log_error(NGX_LOG_ERR, log, 0,
+                          "chaindata: reading the history of the %s feed "
+                          "failed: %s", chaindata_history_feeds[source].source,
+                          mdb_strerror(rc));
+            return NGX_ERROR;
+        }
+
+        st->history_read |= 1 << source;
+    }
+
+    *h = st->history[source];
+
+    return NGX_OK;
+}
+
+
+/*
+ * Once, when the index first opens: a configured route without a feed
+ * behind it, or whose feed starts after the chain's first block, answers
+ * what the index does not hold from chaindata_miss_fallback, or 503.
+ */
+
+static void
+ngx_http_chaindata_store_tell(ngx_log_t *log)
+{
+    ngx_uint_t                       i;
+    chaindata_history_t              h;
+    const chaindata_history_feed_t  *feed;
+    ngx_http_chaindata_store_t      *st;
+
+    st = &ngx_http_chaindata_store;
+    st->told = 1;
+
+    for (i = 0; i < CHAINDATA_HISTORY_SOURCES; i++) {
+
+        if (!(st->routes & (1 << i))) {
+            continue;
+        }
+
+        feed = &chaindata_history_feeds[i];
+
+        if (chaindata_history_read(st->txn, st->dbi, i, &h) != 0) {
+            continue;
+        }
+
+        switch (h.kind) {
+
+        case CHAINDATA_HISTORY_NONE:
+            ngx_log_error(NGX_LOG_WARN, log, 0,
+                          "chaindata_db \"%V\": the %s routes have no "
+                          "feed behind them (no %s feed, none of its "
+                          "records): what they ask goes to "
+                          "chaindata_miss_fallback, or answers 503",
+                          &st->path, feed->routes, feed->source);
+            break;
+
+        case CHAINDATA_HISTORY_EMPTY:
+            ngx_log_error(NGX_LOG_WARN, log, 0,
+                          "chaindata_db \"%V\": the %s feed behind the %s "
+                          "routes has no block yet: what the index does not "
+                          "hold goes to chaindata_miss_fallback, or answers "
+                          "503", &st->path, feed->source, feed->routes);
+            break;
+
+        case CHAINDATA_HISTORY_PARTIAL:
+            ngx_log_error(NGX_LOG_NOTICE, log, 0,
+                          "chaindata_db \"%V\": the %s feed holds blocks "
+                          "from %uL on, not from the chain's first (%uL): "
+                          "what the index does not hold goes to "
+                          "chaindata_miss_fallback, or answers 503",
+                          &st->path, feed->source, h.first,
+                          feed->chain_first);
+            break;
+
+        default:
+            break;
+        }
+    }
 }
 
 

@@ -17,6 +17,7 @@
 
 #include <lmdb.h>
 
+#include "chaindata_history.h"
 #include "chaindata_schema.h"
 #include "chaindata_status.h"
 
@@ -25,8 +26,13 @@
 ngx_int_t ngx_http_chaindata_store_check(ngx_cycle_t *cycle, ngx_str_t *db,
     ngx_uint_t max_readers);
 
+/*
+ * routes: the chains the configured routes serve (1 << each
+ * chaindata_history_source_e), told once when the index first opens
+ * when one has no feed behind it
+ */
 ngx_int_t ngx_http_chaindata_store_open(ngx_log_t *log, ngx_str_t *db,
-    ngx_uint_t max_readers);
+    ngx_uint_t max_readers, ngx_uint_t routes);
 void ngx_http_chaindata_store_close(void);
 
 /* NGX_OK, or NGX_DECLINED when the index cannot be read now (logged) */
@@ -34,6 +40,11 @@ ngx_int_t ngx_http_chaindata_store_begin(ngx_log_t *log);
 void ngx_http_chaindata_store_end(void);
 /* whether the last read that could not begin found the reader table full */
 ngx_uint_t ngx_http_chaindata_store_readers_full(void);
+/*
+ * why the index at chaindata_db cannot be read, as last logged (the one
+ * open may serve meanwhile), or NULL when it can
+ */
+const char *ngx_http_chaindata_store_failure(void);
 
 /* NGX_OK, NGX_DECLINED when absent, NGX_ERROR (logged) */
 ngx_int_t ngx_http_chaindata_store_get(ngx_log_t *log,
@@ -57,6 +68,14 @@ ngx_int_t ngx_http_chaindata_store_range(ngx_log_t *log,
 MDB_env *ngx_http_chaindata_store_env(MDB_dbi **dbi, ngx_uint_t *generation);
 ngx_int_t ngx_http_chaindata_store_first(MDB_val *val,
     ngx_uint_t *generation);
+
+
+/*
+ * Between begin and end: which history the index holds of a chain (read
+ * once a snapshot).  NGX_OK or NGX_ERROR (logged).
+ */
+ngx_int_t ngx_http_chaindata_store_history(ngx_log_t *log,
+    chaindata_history_source_e source, chaindata_history_t *h);
 
 
 /* between begin and end: counts, sizes and feed positions */

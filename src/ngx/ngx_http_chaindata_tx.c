@@ -78,19 +78,23 @@ static ngx_http_chaindata_route_t  ngx_http_chaindata_tx_route = {
  * (src/api/init.ts:166).
  */
 
-static ngx_int_t
-ngx_http_chaindata_tx_add_prefix(ngx_http_request_t *r,
-    chaindata_span_t *seg, ngx_str_t *etag)
+ngx_int_t
+ngx_http_chaindata_tx_add_prefix(ngx_http_request_t *r, const u_char *id,
+    size_t len, const char *tail, ngx_str_t *etag)
 {
     u_char     *p;
-    size_t      prefix, escape;
+    size_t      prefix, escape, tail_len;
     ngx_str_t   location;
 
-    /* the same path with "0x" before the id, and the same query string */
-    prefix = seg->data - r->uri.data;
+    /*
+     * the same path with "0x" before the id, then tail (v3's "/events"),
+     * and the same query string
+     */
+    prefix = id - r->uri.data;
     escape = 2 * ngx_escape_uri(NULL, r->uri.data, prefix, NGX_ESCAPE_URI);
+    tail_len = ngx_strlen(tail);
 
-    location.len = prefix + escape + 2 + seg->len
+    location.len = prefix + escape + 2 + len + tail_len
                    + (r->args.len ? 1 + r->args.len : 0);
 
     location.data = ngx_pnalloc(r->pool, location.len);
@@ -101,7 +105,8 @@ ngx_http_chaindata_tx_add_prefix(ngx_http_request_t *r,
     p = (u_char *) ngx_escape_uri(location.data, r->uri.data, prefix,
                                   NGX_ESCAPE_URI);
     p = ngx_cpymem(p, "0x", 2);
-    p = ngx_cpymem(p, seg->data, seg->len);
+    p = ngx_cpymem(p, id, len);
+    p = ngx_cpymem(p, tail, tail_len);
 
     if (r->args.len) {
         *p++ = '?';
@@ -174,7 +179,8 @@ ngx_http_chaindata_tx_lookup(ngx_http_request_t *r, void *ctx,
 
     if (rc == NGX_DECLINED) {
         reply->status = NGX_HTTP_NOT_FOUND;
-        return NGX_OK;
+        return ngx_http_chaindata_miss_history(r, CHAINDATA_HISTORY_STACKS,
+                                               reply);
     }
 
     if (rc != NGX_OK) {
@@ -385,7 +391,7 @@ ngx_http_chaindata_tx_redirect(ngx_http_request_t *r,
         }
     }
 
-    return ngx_http_chaindata_tx_add_prefix(r, &id, &etag);
+    return ngx_http_chaindata_tx_add_prefix(r, id.data, id.len, "", &etag);
 }
 
 

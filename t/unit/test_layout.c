@@ -38,18 +38,15 @@ test_digest(void)
 }
 
 
-/* a tx value of pieces of "0123456789" cut at the offsets given */
+/* pieces of "0123456789" cut at the offsets given, at buf + n: the end */
 
 static size_t
-make_txh(unsigned char *buf, chaindata_txh_t *h, const size_t *cuts,
-    size_t ncuts)
+make_pieces(unsigned char *buf, size_t n, const size_t *cuts, size_t ncuts)
 {
-    size_t                 i, from, n;
+    size_t                 i, from;
     chaindata_deflater_t  *d;
 
     d = chaindata_deflater_create(1);
-    chaindata_txh_encode(buf, h);
-    n = CHAINDATA_TXH_SIZE;
     from = 0;
 
     for (i = 0; i < ncuts; i++) {
@@ -61,6 +58,18 @@ make_txh(unsigned char *buf, chaindata_txh_t *h, const size_t *cuts,
     chaindata_deflater_destroy(d);
 
     return n;
+}
+
+
+/* a tx value of pieces of "0123456789" cut at the offsets given */
+
+static size_t
+make_txh(unsigned char *buf, chaindata_txh_t *h, const size_t *cuts,
+    size_t ncuts)
+{
+    chaindata_txh_encode(buf, h);
+
+    return make_pieces(buf, CHAINDATA_TXH_SIZE, cuts, ncuts);
 }
 
 
@@ -213,4 +222,85 @@ test_listh(void)
     chaindata_listh_encode(buf, &h);
     ok(chaindata_listh_decode(&d, buf, CHAINDATA_LISTH_SIZE + 3) != 0,
        "an inline chunk of an empty list refused");
+}
+
+
+/* a tx_v3 value of pieces of "0123456789" cut at the offsets given */
+
+static size_t
+make_tx3h(unsigned char *buf, chaindata_tx3h_t *h, const size_t *cuts,
+    size_t ncuts)
+{
+    chaindata_tx3h_encode(buf, h);
+
+    return make_pieces(buf, CHAINDATA_TX3H_SIZE, cuts, ncuts);
+}
+
+
+void
+test_tx3h(void)
+{
+    size_t            n;
+    unsigned char     buf[CHAINDATA_TX3H_SIZE + 4 * 100];
+    chaindata_tx3h_t  h, d;
+    static const size_t  cuts[] = { 3, 5, 8, 10 };
+
+    memset(&h, 0, sizeof(h));
+    h.flags = CHAINDATA_TX3H_EVENTS;
+    h.event_count = 2;
+    h.part_at[CHAINDATA_TX3_POST_CONDITIONS] = 3;
+    h.part_len[CHAINDATA_TX3_POST_CONDITIONS] = 2;
+    h.part_at[CHAINDATA_TX3_RESULT] = 5;
+    h.part_len[CHAINDATA_TX3_RESULT] = 3;
+    memset(h.digest, 0xcd, sizeof(h.digest));
+
+    n = make_tx3h(buf, &h, cuts, 4);
+
+    ok(chaindata_tx3h_decode(&d, buf, n) == 0
+       && d.event_count == 2 && d.doc_len == 10 && d.npieces == 4
+       && d.part_at[CHAINDATA_TX3_RESULT] == 5
+       && d.part_len[CHAINDATA_TX3_POST_CONDITIONS] == 2
+       && memcmp(d.digest, h.digest, sizeof(h.digest)) == 0,
+       "tx_v3 header round trip, four pieces");
+
+    ok(!chaindata_tx3h_left_out(&d, 0, 0)
+       && chaindata_tx3h_left_out(&d, 1, 0)
+       && chaindata_tx3h_left_out(&d, 2, 0)
+       && !chaindata_tx3h_left_out(&d, 3, 0)
+       && !chaindata_tx3h_left_out(&d, 1,
+                                   1u << CHAINDATA_TX3_POST_CONDITIONS)
+       && chaindata_tx3h_left_out(&d, 2,
+                                  1u << CHAINDATA_TX3_POST_CONDITIONS),
+       "tx_v3: the pieces of the parts an include set leaves out");
+
+    h.part_len[CHAINDATA_TX3_RESULT] = 4;
+    n = make_tx3h(buf, &h, cuts, 4);
+    ok(chaindata_tx3h_decode(&d, buf, n) != 0,
+       "tx_v3: a part that cuts a piece refused");
+
+    h.part_len[CHAINDATA_TX3_RESULT] = 6;
+    n = make_tx3h(buf, &h, cuts, 4);
+    ok(chaindata_tx3h_decode(&d, buf, n) != 0,
+       "tx_v3: a part past the document refused");
+
+    h.part_len[CHAINDATA_TX3_RESULT] = 3;
+    n = make_tx3h(buf, &h, cuts, 4);
+    ok(chaindata_tx3h_decode(&d, buf, n - 1) != 0,
+       "tx_v3: a value cut short refused");
+
+    h.flags = CHAINDATA_TX3H_GONE;
+    h.event_count = 0;
+    ok(chaindata_tx3h_decode(&d, buf, make_tx3h(buf, &h, cuts, 4)) != 0,
+       "tx_v3: a document where there is none refused");
+    n = make_tx3h(buf, &h, cuts, 0);
+    ok(chaindata_tx3h_decode(&d, buf, n) != 0,
+       "tx_v3: parts in no document refused");
+    memset(h.part_len, 0, sizeof(h.part_len));
+    n = make_tx3h(buf, &h, cuts, 0);
+    ok(chaindata_tx3h_decode(&d, buf, n) == 0 && d.doc_len == 0,
+       "tx_v3: a transaction v3 does not serve, no document");
+
+    buf[0] = 9;
+    ok(chaindata_tx3h_decode(&d, buf, n) != 0,
+       "tx_v3: another format refused");
 }

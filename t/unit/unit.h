@@ -14,6 +14,12 @@
 void ok(int cond, const char *name);
 
 
+/* test_data_file.c */
+void test_data_file(void);
+
+/* test_history.c */
+void test_history(void);
+
 /* test_eta.c */
 void test_eta(void);
 
@@ -25,6 +31,7 @@ void test_hex_table(void);
 void test_digest(void);
 void test_txh(void);
 void test_listh(void);
+void test_tx3h(void);
 
 /* test_jsnum.c */
 void test_js_number(void);

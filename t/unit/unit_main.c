@@ -38,6 +38,7 @@ main(void)
     test_js_integer_text();
     test_json_escape();
     test_txh();
+    test_tx3h();
     test_jdoc();
     test_record_tx();
     test_record_rune_chunks();
@@ -52,6 +53,8 @@ main(void)
     test_piece_ends();
     test_chunks();
     test_eta();
+    test_data_file();
+    test_history();
 
     printf("1..%d\n", tests);
 

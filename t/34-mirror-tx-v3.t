@@ -1,0 +1,92 @@
+#!/usr/bin/perl
+# The mirror fills what the v3 transaction routes need: each transaction
+# record carries its block's index_block_hash and parent_index_block_hash
+# from the block's answer it reads anyway (/extended/v2/blocks/{h}), so
+# chaindata_tx_v3 serves what it mirrored with no request more than v1's.
+# A new pending transaction's receipt_block_height comes from upstream's
+# v3 mempool listing, read only when a pass has new ones to write; without
+# that listing (an upstream before 9.0) the pending one has no v3
+# document.
+
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+
+use Test::More;
+use JSON::PP ();
+use Digest::SHA qw(sha256_hex);
+use ChainData::Test qw(:all);
+use ChainData::TxV3 qw(v3_locations);
+require ChainData::Upstream;
+
+require_build();
+
+my $root = temp_dir();
+my @docs = grep { !/"event_count":640/ } ChainData::Upstream::confirmed_docs();
+my ($pending) = map { $_->{data_raw} }
+    grep { ($_->{tx_status} // '') eq 'pending' } tx_fixtures(fixture_path('tx.ndjson'));
+my ($pid) = $pending =~ /"tx_id":"(0x[0-9a-f]{64})"/;
+my $chain = ChainData::Upstream::make_chain(700,
+    [[ChainData::Upstream::derive_doc($docs[0], 'v3a')],
+     [ChainData::Upstream::derive_doc($docs[1], 'v3b'),
+      ChainData::Upstream::derive_doc($docs[2], 'v3c')]]);
+ChainData::Upstream::write_chain("$root/m", $chain, mempool => [$pending]);
+my $up = ChainData::Test::Nginx->start(
+    locations => ChainData::Upstream::nginx_locations("$root/m"));
+my $db = "$root/idx";
+my @mirror = (build_path('chaindata-mirror'), '--db', $db,
+    '--stacks-api', 'http://127.0.0.1:' . $up->port . '/up', '--once',
+    '--from-height', '700', '--retries', '0');
+my ($c, $o, $e) = run_cmd([@mirror], timeout => 120);
+is($c, 0, 'the mirror follows the chain and the mempool') or diag($e);
+my $no_v3 = mdb_dump_of($db, 'tx_v3');
+(my $hex = substr($pid, 2)) =~ s/(..)/$1/g;
+unlike($no_v3, qr/^ \Q$hex\E$/m,
+       'no v3 listing upstream: the pending one has no v3 document');
+
+# upstream's v3 mempool listing (src/api/routes/v3/mempool.ts), a new
+# pending transaction in a new index
+my $v3dir = "$root/m/up/extended/v3/mempool/transactions";
+system('mkdir', '-p', $v3dir);
+spew("$v3dir/q=limit=50", qq({"limit":50,"total":1,"cursor":{"next":null,"previous":null,)
+    . qq("current":null},"results":[{"tx_id":"$pid","receipt_block_height":4321}]}));
+$db = "$root/idx2";
+$mirror[2] = $db;
+($c, $o, $e) = run_cmd([@mirror], timeout => 120);
+is($c, 0, 'again, upstream with its v3 mempool listing') or diag($e);
+$up->stop;
+fixup_index_perms($db);
+
+my $ng = ChainData::Test::Nginx->start(db => $db, locations => v3_locations());
+my $J = JSON::PP->new;
+for my $b (@$chain) {
+    for my $doc (@{ $b->{txs} }) {
+        my ($id) = $doc =~ /"tx_id":"(0x[0-9a-f]{64})"/;
+        my $r = http_get($ng->port, "/extended/v3/transactions/$id");
+        is($r->{status}, 200, "block $b->{height}: v3 serves $id");
+        my $d = $J->decode($r->{body});
+        is($d->{block}{index_hash}, '0x' . sha256_hex("index/$b->{hash}"),
+           '… its block\'s index hash');
+        is($d->{parent_block}{index_hash}, '0x' . sha256_hex("index/$b->{parent}"),
+           '… its parent\'s');
+        my ($n) = $doc =~ /"event_count":(\d+)/;
+        $r = http_get($ng->port, "/extended/v3/transactions/$id/events?limit=100");
+        is($J->decode($r->{body})->{total}, $n, '… and its events');
+    }
+}
+my $p = $J->decode(http_get($ng->port, "/extended/v3/transactions/$pid")->{body});
+is($p->{receipt_block_height}, 4321, 'the pending one: its receipt_block_height');
+is($p->{status}, 'pending', '… a mempool document');
+my $r = http_get($ng->port, "/extended/v3/transactions/$pid/events");
+is($r->{status}, 400, '… whose events are upstream\'s 400');
+
+# mirrored from block 700: the index cannot say "not there" (as v1's)
+my $none = '0x' . ('cd' x 32);
+is(http_get($ng->port, "/extended/v3/transactions/$none")->{status}, 503,
+   'an unknown id, the history partial, no fallback: 503');
+is(http_get($ng->port, "/extended/v3/transactions/$none/events")->{status}, 503,
+   '… its events too');
+$ng->stop;
+
+done_testing();
