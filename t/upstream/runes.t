@@ -17,8 +17,11 @@
 # answer for answer (activity byte for byte; balances byte for byte, or
 # the same entries when upstream orders equal balances otherwise: it has
 # no tie-breaker).  Then reorgs at the tip (2 blocks replaced by 1, by 3),
-# followed by both, and compared again; the orphaned transactions answer
-# empty, as upstream's.  The chain is left grown (each run grows it).
+# followed by both, and compared again.  The one expected difference: a
+# transaction orphaned before the mirror saw it, which upstream answers
+# empty, is a 503 at the edge, whose index starts above the chain's first
+# block and cannot tell (doc/module.md).  The chain is left grown (each
+# run grows it).
 
 use strict;
 use warnings;
@@ -120,16 +123,24 @@ sub balance_set {
 # the mirror pages with too, until they hold the edge's)
 sub same_as_upstream {
     my ($what) = @_;
-    my ($n, $bad) = (0, 0);
+    my ($n, $bad, $partial) = (0, 0, 0);
     my $edge = sub { http_get($port, $_[0])->{body} };
     for my $id (sort keys %txs) {
         my $path = "/runes/v1/transactions/$id/activity";
         for (my $off = 0; ; $off += 60) {
             my $q = "$path?offset=$off&limit=60";
             my $up = upstream_get($q) // '';
-            my $e = $edge->($q);
+            my $r = http_get($port, $q);
+            my $e = $r->{body};
             $n++;
-            if ($e ne $up) {
+            # a transaction the index never held (orphaned before the
+            # mirror saw it): the index starts above the chain's first
+            # block, so it cannot tell, a 503 (doc/module.md)
+            if ($up =~ /"total":0,/ && $r->{status} == 503
+                && $e =~ /holds blocks from \d+ on, not from the chain's first/)
+            {
+                $partial++;
+            } elsif ($e ne $up) {
                 $bad++;
                 diag("$what: $q: edge " . substr($e, 0, 120) . ' / upstream '
                      . substr($up, 0, 120)) if $bad <= 3;
@@ -159,7 +170,9 @@ sub same_as_upstream {
              . substr($up, 0, 100)) if $bad <= 6;
     }
     is($bad, 0, "$what: the edge answers as upstream: " . keys(%txs)
-       . ' transactions page by page, ' . keys(%addresses) . ' balance lists');
+       . ' transactions page by page, ' . keys(%addresses) . ' balance lists'
+       . " ($partial unknown to an index that starts at "
+       . ($T0 + 1) . ': 503)');
 }
 
 sub same_index {
