@@ -35,7 +35,8 @@ use POSIX qw(:sys_wait_h);
 use Time::HiRes qw(sleep time);
 use ChainData::Test qw(:all);
 use ChainData::Nats;
-use ChainData::Upstream qw(write_runes rune_chain btc_hash nginx_locations);
+use ChainData::Upstream qw(write_runes rune_chain btc_hash nginx_locations
+                           index_dump);
 
 require_build();
 my $MIRROR = build_path('chaindata-mirror');
@@ -162,30 +163,6 @@ my $fill_requests = requests($err);
 ok($fill_requests > 0 && $fill_requests < $replay_requests,
    "fewer requests: $fill_requests, not $replay_requests");
 
-# every database, but the feed's commit times and its state: and tip:
-sub dump_index {
-    my ($dir) = @_;
-    my $all = mdb_dump_of($dir);
-    my @out;
-    for my $part (split /(?=^VERSION=)/m, $all) {
-        my ($name) = $part =~ /^database=(\S+)/m;
-        if (defined $name && $name eq 'feed') {
-            my ($head, $body, $tail) =
-                $part =~ /\A(.*?^HEADER=END\n)(.*?)(^DATA=END.*)\z/ms;
-            my @l = split /\n/, $body;
-            my @keep;
-            while (my ($k, $v) = splice @l, 0, 2) {
-                next if $k =~ /^ (?:73746174653a|7469703a)/;  # state:, tip:
-                substr($v, 1 + 48, 16) = 'x' x 16 if length $v > 64;
-                push @keep, $k, $v;
-            }
-            $part = $head . join('', map { "$_\n" } @keep) . $tail;
-        }
-        push @out, $part;
-    }
-    return join '', @out;
-}
-
 sub position {
     my ($c, $o) = load_index($_[0], '--stats');
     my ($f) = grep { $_->{source} eq 'runes' } @{ json_decode($o)->{feeds} };
@@ -194,7 +171,7 @@ sub position {
 
 sub same_index {
     my ($what, $height) = @_;
-    my ($f, $r) = (dump_index($fill), dump_index($replay));
+    my ($f, $r) = (index_dump($fill), index_dump($replay));
     ok(length $r > 10000 && $f =~ /database=rune_balances/
        && $f =~ /database=block/, "$what: the indexes hold the lists");
     if ($f eq $r) {

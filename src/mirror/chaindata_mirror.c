@@ -607,6 +607,7 @@ main(int argc, char **argv)
     chaindata_http_free(&m.http);
     chaindata_mempool_free(&m);
     chaindata_chainhooks_free(&m);
+    chaindata_runes_above_free(&m);
     chaindata_pub_free(&m);
     chaindata_ingest_free(&m.in);
     chaindata_nats_secrets_free(&m.nats);

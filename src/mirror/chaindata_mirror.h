@@ -118,6 +118,9 @@ struct chaindata_req_s {
     chaindata_jv_t      *root;      /* the body parsed, for check() */
     chaindata_jv_t      *list;      /* the list check() found good in it */
     char                 why[256];
+    /* the answer's ETag, unquoted (the Runes API's: its tip block's hash) */
+    unsigned char        etag[CHAINDATA_FEED_HASH_MAX];
+    size_t               etag_len;
 
     void                *owner;     /* the block in flight it is of */
     chaindata_http_t    *http;      /* the budget its body is counted in */
@@ -197,6 +200,30 @@ typedef enum {
 
 typedef struct chaindata_mirror_s  chaindata_mirror_t;
 
+/* names, sorted and each once (chaindata_mirror_runes.c) */
+typedef struct {
+    char               **items;
+    size_t               n;
+    size_t               cap;
+} chaindata_names_t;
+
+/*
+ * Balance lists upstream served while its tip was another block than the
+ * one they were written with (chaindata_mirror_runes_tip.c): that tip's
+ * hash (the answers' ETag) and the lists, until the index holds that
+ * block or the lists are fetched again.  The lists of blocks are named by
+ * the blocks (their undo names them), the others one by one.
+ */
+typedef struct {
+    unsigned char        tip[CHAINDATA_FEED_HASH_MAX];
+    size_t               tip_len;
+    unsigned             seen:1;       /* in the write being made */
+    unsigned             blocks:1;     /* lo..hi hold some of them */
+    uint64_t             lo;
+    uint64_t             hi;
+    chaindata_names_t    addresses;    /* written outside blocks */
+} chaindata_above_t;
+
 struct chaindata_http_s {
     chaindata_mirror_t  *m;            /* whose log says what waits */
     CURLM               *multi;
@@ -268,6 +295,16 @@ struct chaindata_mirror_s {
     uint64_t             runes_from_height;
     int                  has_runes_from;
     uint64_t             runes_behind;   /* the tip last logged below */
+    /* the hash of the runes block the lists being fetched are written
+       with, and the tip's as the status route's ETag last said */
+    unsigned char        runes_at[CHAINDATA_FEED_HASH_MAX];
+    size_t               runes_at_len;
+    uint64_t             runes_at_lo;    /* the blocks written, if any */
+    uint64_t             runes_at_hi;
+    unsigned char        runes_tip_tag[CHAINDATA_FEED_HASH_MAX];
+    size_t               runes_tip_tag_len;
+    chaindata_above_t   *runes_above;
+    size_t               runes_nabove;
     uint64_t             max_reorg;      /* blocks a rollback may undo, */
     uint64_t             runes_max_reorg;  /* as followers' by default */
     chaindata_catchup_e  runes_catch_up;   /* --catch-up */
@@ -447,12 +484,6 @@ int chaindata_list_record(chaindata_mirror_t *m, const char *kind,
 int chaindata_balances_records(chaindata_mirror_t *m, char **addresses,
     size_t n);
 
-/* names, sorted and each once (chaindata_mirror_runes.c) */
-typedef struct {
-    char               **items;
-    size_t               n;
-    size_t               cap;
-} chaindata_names_t;
 
 int chaindata_names_add(chaindata_names_t *s, const unsigned char *p,
     size_t len);
@@ -470,7 +501,23 @@ chaindata_plist_t *chaindata_runes_block_list(chaindata_mirror_t *m,
     uint64_t height);
 void chaindata_runes_block_fetched(chaindata_plist_t *l);
 int chaindata_runes_names(chaindata_plist_t *blk, chaindata_rnames_t *names);
+/* the addresses whose balance lists the blocks above height wrote */
+int chaindata_runes_undone(chaindata_mirror_t *m, uint64_t height,
+    uint64_t top, chaindata_names_t *addresses);
 void chaindata_runes_names_free(chaindata_rnames_t *names);
+
+/* balance lists at the height written (chaindata_mirror_runes_tip.c) */
+void chaindata_runes_at(chaindata_mirror_t *m, const unsigned char *hash,
+    size_t len, uint64_t lo, uint64_t hi);
+int chaindata_runes_fetched_at(chaindata_mirror_t *m, const char *address,
+    const chaindata_req_t *r);
+void chaindata_runes_above_begin(chaindata_mirror_t *m);
+void chaindata_runes_above_seen(chaindata_mirror_t *m,
+    const unsigned char *hash, size_t len);
+void chaindata_runes_above_committed(chaindata_mirror_t *m);
+int chaindata_runes_above_settle(chaindata_mirror_t *m,
+    const unsigned char *posh, size_t posh_len);
+void chaindata_runes_above_free(chaindata_mirror_t *m);
 
 /* the catch-up fill (chaindata_mirror_runes_fill.c) */
 int chaindata_runes_catch_up_mode(const char *s, chaindata_catchup_e *mode);

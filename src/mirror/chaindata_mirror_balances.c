@@ -283,6 +283,15 @@ chaindata_balance_pool(chaindata_mirror_t *m, chaindata_plist_t *first,
         rc = CHAINDATA_EXIT_INPUT;
     }
 
+    /* at the height written, or kept by the tip it was served at */
+    if (rc == CHAINDATA_EXIT_OK
+        && chaindata_runes_fetched_at(m, first->id,
+                                      first->npages ? first->pages[0] : NULL)
+           != 0)
+    {
+        rc = CHAINDATA_EXIT_SYSTEM;
+    }
+
     for (t = 0; t < CHAINDATA_BALANCE_TRIES; t++) {
         chaindata_plist_free(tries[t]);
         tries[t] = NULL;

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "chaindata_hex.h"
 #include "chaindata_mirror.h"
@@ -562,6 +563,53 @@ chaindata_http_body(char *data, size_t size, size_t nmemb, void *ctx)
 }
 
 
+/* the answer's ETag, unquoted; a new status line (a retry) clears it */
+
+static size_t
+chaindata_http_header(char *data, size_t size, size_t nmemb, void *ctx)
+{
+    size_t            n, len;
+    const char       *p;
+    chaindata_req_t  *r;
+
+    r = ctx;
+    n = size * nmemb;
+
+    if (n >= 5 && memcmp(data, "HTTP/", 5) == 0) {
+        r->etag_len = 0;
+        return n;
+    }
+
+    if (n < 5 || strncasecmp(data, "etag:", 5) != 0) {
+        return n;
+    }
+
+    for (p = data + 5, len = n - 5; len && (*p == ' ' || *p == '\t');
+         p++, len--)
+    {
+        /* void */
+    }
+
+    while (len && (p[len - 1] == '\r' || p[len - 1] == '\n'
+                   || p[len - 1] == ' '))
+    {
+        len--;
+    }
+
+    if (len >= 2 && p[0] == '"' && p[len - 1] == '"') {
+        p++;
+        len -= 2;
+    }
+
+    if (len <= sizeof(r->etag)) {
+        memcpy(r->etag, p, len);
+        r->etag_len = len;
+    }
+
+    return n;
+}
+
+
 /* a body refused, or an earlier try's: its buffer goes */
 
 static void
@@ -593,11 +641,14 @@ chaindata_http_start(chaindata_http_t *h, chaindata_req_t *r)
     r->status = 0;
     r->list = NULL;
     r->why[0] = '\0';
+    r->etag_len = 0;
 
     curl_easy_setopt(r->easy, CURLOPT_URL, r->url);
     curl_easy_setopt(r->easy, CURLOPT_PRIVATE, r);
     curl_easy_setopt(r->easy, CURLOPT_WRITEFUNCTION, chaindata_http_body);
     curl_easy_setopt(r->easy, CURLOPT_WRITEDATA, r);
+    curl_easy_setopt(r->easy, CURLOPT_HEADERFUNCTION, chaindata_http_header);
+    curl_easy_setopt(r->easy, CURLOPT_HEADERDATA, r);
     curl_easy_setopt(r->easy, CURLOPT_HTTPHEADER,
                      chaindata_http_headers(h, r->url));
     curl_easy_setopt(r->easy, CURLOPT_TIMEOUT_MS, h->timeout_ms);

@@ -15,7 +15,9 @@
  *
  * Pages are asked for in rounds of at most CHAINDATA_PAGES_ROUND
  * requests, so that what is in flight depends on the round, never on a
- * claimed total.  A list whose total changes between its pages (upstream
+ * claimed total; the lists a round has no room for are asked for in the
+ * next ones, however many they are (a block of 1,000 transactions is
+ * 1,000 lists).  A list whose total changes between its pages (upstream
  * committed a block touching it) is paged again from its first page, at
  * most CHAINDATA_PAGES_RESTARTS times.
  */
@@ -246,7 +248,9 @@ chaindata_plist_round(chaindata_mirror_t *m, chaindata_plist_t **lists,
 /*
  * After a round: whether the list is complete, or changed under its
  * pages (then it starts again from its first page).  Pages past a short
- * one of a list that is not counted hold nothing and are dropped.
+ * one of a list that is not counted hold nothing and are dropped.  A
+ * list that got no request this round (the round was full before its
+ * turn) knows nothing yet: it waits for the next round, never complete.
  */
 
 static int
@@ -254,6 +258,10 @@ chaindata_plist_settle(chaindata_mirror_t *m, chaindata_plist_t *l)
 {
     size_t    j, got;
     uint64_t  total;
+
+    if (l->npages == 0) {
+        return CHAINDATA_EXIT_OK;
+    }
 
     for (j = 0; j < l->npages; j++) {
         got = chaindata_page_entries(l->pages[j]);

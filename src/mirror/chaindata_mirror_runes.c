@@ -14,7 +14,8 @@
  * Each block's activity names its transactions and addresses: every
  * transaction's activity becomes its rune_activity list as upstream pages
  * it, every address's balances its rune_balances list, refetched whole
- * (chaindata_mirror_balances.c), all committed with the block.  A
+ * (chaindata_mirror_balances.c), all committed with the block (a list
+ * served at another tip is checked later: chaindata_mirror_runes_tip.c).  A
  * rollback refetches the balance lists the orphaned blocks wrote and
  * commits them with the rollback (lmdb-schema/feed.md).
  *
@@ -467,6 +468,11 @@ chaindata_runes_mirror(chaindata_mirror_t *m, chaindata_plist_t *blk,
         return CHAINDATA_EXIT_SYSTEM;
     }
 
+    chaindata_runes_above_begin(m);
+    chaindata_runes_above_seen(m, blk->hash, blk->hash_len);
+    chaindata_runes_at(m, blk->hash, blk->hash_len, blk->height,
+                       blk->height);
+
     ntxs = 0;
     rc = chaindata_runes_records(m, blk, &ntxs);
 
@@ -478,6 +484,8 @@ chaindata_runes_mirror(chaindata_mirror_t *m, chaindata_plist_t *blk,
     if (chaindata_block_commit(m) != 0) {
         return CHAINDATA_EXIT_SYSTEM;
     }
+
+    chaindata_runes_above_committed(m);
 
     m->blocks++;
     m->txs += ntxs;
@@ -491,7 +499,7 @@ chaindata_runes_mirror(chaindata_mirror_t *m, chaindata_plist_t *blk,
 
 /* the addresses whose balance lists the blocks above height wrote */
 
-static int
+int
 chaindata_runes_undone(chaindata_mirror_t *m, uint64_t height,
     uint64_t top, chaindata_names_t *addresses)
 {
@@ -549,11 +557,18 @@ chaindata_runes_rollback(chaindata_mirror_t *m, uint64_t height,
     uint64_t top)
 {
     int                rc;
+    size_t             len;
+    unsigned char      hash[CHAINDATA_FEED_HASH_MAX];
     chaindata_names_t  addresses;
 
     memset(&addresses, 0, sizeof(addresses));
 
-    if (chaindata_runes_undone(m, height, top, &addresses) != 0
+    /* the lists are written with the block rolled back to */
+    rc = chaindata_feed_block_hash(&m->in.ix, CHAINDATA_RUNES, height, hash,
+                                   &len);
+    chaindata_runes_at(m, hash, rc == 0 ? len : 0, 1, 0);
+
+    if (rc < 0 || chaindata_runes_undone(m, height, top, &addresses) != 0
         || chaindata_block_undo(m, CHAINDATA_RUNES, height) != 0)
     {
         chaindata_names_free(&addresses);
@@ -704,6 +719,8 @@ chaindata_runes_tip(chaindata_mirror_t *m, uint64_t *tip)
 
     if (r) {
         *tip = r->arg;
+        memcpy(m->runes_tip_tag, r->etag, r->etag_len);
+        m->runes_tip_tag_len = r->etag_len;
         chaindata_req_free(r);
     }
 
@@ -859,5 +876,15 @@ chaindata_runes_poll(chaindata_mirror_t *m, int *caught_up)
 
     *caught_up = 1;
 
-    return CHAINDATA_EXIT_OK;
+    if (m->runes_nabove == 0) {
+        return CHAINDATA_EXIT_OK;
+    }
+
+    /* upstream's tip now: lists fetched at a tip it no longer has */
+    rc = chaindata_runes_tip(m, &tip);
+    if (rc != CHAINDATA_EXIT_OK) {
+        return rc;
+    }
+
+    return chaindata_runes_above_settle(m, posh, pos.hash_len);
 }

@@ -36,7 +36,9 @@
  *     the address (upstream answers the same from that block on); ties of
  *     equal balances are ordered as chaindata_mirror_balances.c says
  *     (upstream has no tie-breaker: the index holds the first order any
- *     page served).
+ *     page served).  A list served at a tip above the window is kept by
+ *     that tip until the index holds it (chaindata_mirror_runes_tip.c):
+ *     reorganised away first, the list is fetched again.
  *
  * The algorithm, from the position's next block "from" to upstream's tip
  * H read at the start of the pass ("to"), a window at a time:
@@ -299,6 +301,7 @@ chaindata_fill_block(chaindata_mirror_t *m, chaindata_window_t *w,
         return CHAINDATA_EXIT_SYSTEM;
     }
 
+    chaindata_runes_above_seen(m, blk->hash, blk->hash_len);
     rc = CHAINDATA_EXIT_OK;
 
     if (chaindata_block_append(m, CHAINDATA_RUNES, blk->height, blk->hash,
@@ -422,6 +425,7 @@ chaindata_fill_window(chaindata_mirror_t *m, chaindata_window_t *w,
     from = w->from;
 
     chaindata_block_reset(m);
+    chaindata_runes_above_begin(m);
 
     while (w->blocks < m->runes_fill_window
            && m->in.ws.len < CHAINDATA_FILL_BYTES
@@ -445,6 +449,9 @@ chaindata_fill_window(chaindata_mirror_t *m, chaindata_window_t *w,
         }
     }
 
+    /* the lists are written with the window's last block */
+    chaindata_runes_at(m, w->posh, w->pos->hash_len, from, w->height);
+
     rc = chaindata_fill_lists(m, w);
 
     if (rc != CHAINDATA_EXIT_OK) {
@@ -461,6 +468,8 @@ chaindata_fill_window(chaindata_mirror_t *m, chaindata_window_t *w,
     if (chaindata_block_write(m) != 0) {
         return CHAINDATA_EXIT_SYSTEM;
     }
+
+    chaindata_runes_above_committed(m);
 
     m->blocks += w->blocks;
     m->txs += w->txs;

@@ -35,6 +35,7 @@ use warnings;
 use Digest::SHA qw(sha256_hex);
 use Exporter qw(import);
 use File::Path qw(make_path);
+use FindBin;
 use POSIX qw(strftime);
 
 use ChainData::Test qw(:all);
@@ -43,7 +44,8 @@ use ChainData::Runes qw(rune_lists);
 our @EXPORT_OK = qw(
     confirmed_docs derive_doc grow_events make_chain write_chain tx_page
     block_hash nginx_locations write_runes runes_page btc_hash rune_chain
-    runes_history runes_tip RUNES_LIMITS
+    runes_history runes_tip RUNES_LIMITS write_capture capture_path
+    index_dump json_canonical
 );
 
 # the confirmed fixture documents (raw "data" text), in fixture order
@@ -307,6 +309,68 @@ sub write_runes {
     }
 }
 
+# Captures of the real upstream (t/captures/NAME/, each with a README
+# saying how it was made): FILE.gz holds, for each answer upstream served,
+# a line with its route ("/runes/v1/...?args") and a line with its body,
+# byte for byte.
+sub capture_path { return "$FindBin::Bin/captures/$_[0]" }
+
+# write_capture($root, $file): a capture's answers into the recorded
+# upstream's tree, served under /up/ (nginx_locations); how many
+sub write_capture {
+    my ($root, $file) = @_;
+    open my $fh, '-|', 'gzip', '-dc', $file or die "gzip -dc $file: $!";
+    my $n = 0;
+    while (defined(my $route = <$fh>)) {
+        my $body = <$fh>;
+        die "$file: a route without its answer" unless defined $body;
+        chomp $route;
+        chomp $body;
+        my ($path, $args) = split /\?/, $route, 2;
+        _put($root, $path, $args // '', $body);
+        $n++;
+    }
+    close $fh or die "gzip -dc $file: failed";
+    return $n;
+}
+
+# a decoded JSON value as text, members in name order: the same entries
+# compare equal whatever order upstream wrote their members in
+sub json_canonical {
+    my ($v) = @_;
+    return ref $v eq 'HASH'
+        ? '{' . join(',', map { "$_:" . json_canonical($v->{$_}) } sort keys %$v) . '}'
+        : ref $v eq 'ARRAY' ? '[' . join(',', map { json_canonical($_) } @$v) . ']'
+        : defined $v ? "\"$v\"" : 'null';
+}
+
+# every database of an index by mdb_dump, but what two runs over the
+# same upstream write differently (lmdb-schema/feed.md): in the feed
+# database the position's commit time (bytes 24..31 of the value), and
+# the records state: and tip:
+sub index_dump {
+    my ($dir) = @_;
+    my $all = mdb_dump_of($dir);
+    my @out;
+    for my $part (split /(?=^VERSION=)/m, $all) {
+        my ($name) = $part =~ /^database=(\S+)/m;
+        if (defined $name && $name eq 'feed') {
+            my ($head, $body, $tail) =
+                $part =~ /\A(.*?^HEADER=END\n)(.*?)(^DATA=END.*)\z/ms;
+            my @l = split /\n/, $body;
+            my @keep;
+            while (my ($k, $v) = splice @l, 0, 2) {
+                next if $k =~ /^ (?:73746174653a|7469703a)/;  # state:, tip:
+                substr($v, 1 + 48, 16) = 'x' x 16 if length $v > 64;
+                push @keep, $k, $v;
+            }
+            $part = $head . join('', map { "$_\n" } @keep) . $tail;
+        }
+        push @out, $part;
+    }
+    return join '', @out;
+}
+
 # the recorded upstream's locations (under /up/) for the test nginx:
 # static answers, and the faults a test asks for (500s on the block
 # routes only, so that a transaction's answer fails only as a test makes it;
@@ -314,6 +378,9 @@ sub write_runes {
 # "X-Up-Faults: off", for a step that must not depend on the draw)
 sub nginx_locations {
     my ($root, %f) = @_;
+    # a capture answers what it holds: anything else is a 404, not an
+    # empty page
+    my $runes_missing = $f{captured} ? '=404' : '@runes_empty';
     my $faults = '';
     $faults .= "            limit_req zone=up burst=$f{burst} nodelay;\n"
              . "            limit_req_status 429;\n"
@@ -332,7 +399,7 @@ $faults            try_files "\$uri/q=\$args" =404;
         location /up/runes/v1/ {
             root $root;
             default_type application/json;
-$faults            try_files "\$uri/q=\$args" \@runes_empty;
+$faults            try_files "\$uri/q=\$args" $runes_missing;
         }
         location \@runes_empty {
             default_type application/json;

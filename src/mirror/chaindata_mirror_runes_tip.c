@@ -1,0 +1,290 @@
+
+/*
+ * chaindata-mirror: the Runes balance lists are those of the height
+ * written (doc/mirror.md).
+ *
+ * Upstream answers an address's balances at its tip of the moment
+ * (hirosystems/bitcoin-indexer, api/runes/src/pg/pg-store.ts
+ * getAddressBalances), and says which tip: every answer carries the ETag
+ * of api/util/cache.ts handleCache(), getChainTipEtag(), the hash of the
+ * newest block of its ledger.  A list is fetched for a block being
+ * written (followed: that block; a fill's window: its last block; a
+ * rollback: the block it goes back to).  When the answer's ETag is that
+ * block's hash, the list is the one at the height written.  When it is
+ * another block's (upstream had grown above it, or stood on another
+ * branch), the list is kept, by that tip, until:
+ *
+ *   - the index commits a block of that hash (the blocks between are then
+ *     upstream's chain as the list saw it; a later reorg of them is a
+ *     rollback, which fetches their addresses' lists again); or
+ *   - a pass ends at upstream's tip and upstream stands at the index's
+ *     position (the status route's ETag is its hash) without the index
+ *     having committed that block: the block was reorganised away before
+ *     the mirror reached it, and the list may hold its balances.  The
+ *     lists are fetched again, in a write of their own, as a rollback
+ *     writes those it fetches again.
+ *
+ * A list is kept as the blocks it was written with (their undo names
+ * their addresses: chaindata_runes_undone()), the heights lo..hi of the
+ * blocks written with lists kept by one tip, so that a fill keeps a
+ * window's hundreds of thousands of lists as two numbers; a list written
+ * outside blocks (a rollback's) by its address.  An answer without an
+ * ETag of a block hash (64 hex digits) is taken as before: at the height
+ * written.  What is kept lives as long as the process (a mirror restarted
+ * in between does not check those lists).
+ */
+
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "chaindata_hex.h"
+#include "chaindata_mirror.h"
+
+
+#define CHAINDATA_RUNES_HASH_LEN  64
+
+
+static int
+chaindata_runes_is_hash(const unsigned char *p, size_t len)
+{
+    return len == CHAINDATA_RUNES_HASH_LEN
+           && chaindata_hex_is_lower(p, len);
+}
+
+
+/*
+ * The block the lists fetched next are written with, and the blocks
+ * lo..hi whose undo names them (none when lo > hi: a write outside
+ * blocks, its addresses kept one by one)
+ */
+
+void
+chaindata_runes_at(chaindata_mirror_t *m, const unsigned char *hash,
+    size_t len, uint64_t lo, uint64_t hi)
+{
+    if (len > sizeof(m->runes_at)) {
+        len = 0;
+    }
+
+    memcpy(m->runes_at, hash, len);
+    m->runes_at_len = len;
+    m->runes_at_lo = lo;
+    m->runes_at_hi = hi;
+}
+
+
+/* an address's list written, fetched with answer r: kept if above */
+
+int
+chaindata_runes_fetched_at(chaindata_mirror_t *m, const char *address,
+    const chaindata_req_t *r)
+{
+    size_t              i;
+    chaindata_above_t  *a;
+
+    if (r == NULL || m->runes_at_len == 0
+        || !chaindata_runes_is_hash(r->etag, r->etag_len)
+        || (r->etag_len == m->runes_at_len
+            && memcmp(r->etag, m->runes_at, r->etag_len) == 0))
+    {
+        return 0;
+    }
+
+    for (i = 0; i < m->runes_nabove; i++) {
+        a = &m->runes_above[i];
+
+        if (a->tip_len == r->etag_len
+            && memcmp(a->tip, r->etag, r->etag_len) == 0)
+        {
+            break;
+        }
+    }
+
+    if (i == m->runes_nabove) {
+        a = realloc(m->runes_above, (i + 1) * sizeof(chaindata_above_t));
+        if (a == NULL) {
+            return -1;
+        }
+
+        m->runes_above = a;
+        a = &m->runes_above[m->runes_nabove++];
+        memset(a, 0, sizeof(chaindata_above_t));
+        memcpy(a->tip, r->etag, r->etag_len);
+        a->tip_len = r->etag_len;
+    }
+
+    if (m->runes_at_lo > m->runes_at_hi) {
+        return chaindata_names_add(&a->addresses,
+                                   (const unsigned char *) address,
+                                   strlen(address));
+    }
+
+    if (!a->blocks || m->runes_at_lo < a->lo) {
+        a->lo = m->runes_at_lo;
+    }
+
+    if (!a->blocks || m->runes_at_hi > a->hi) {
+        a->hi = m->runes_at_hi;
+    }
+
+    a->blocks = 1;
+
+    return 0;
+}
+
+
+/* a write begins: no block of it seen yet */
+
+void
+chaindata_runes_above_begin(chaindata_mirror_t *m)
+{
+    size_t  i;
+
+    for (i = 0; i < m->runes_nabove; i++) {
+        m->runes_above[i].seen = 0;
+    }
+}
+
+
+/* a block of that hash is in the write being made */
+
+void
+chaindata_runes_above_seen(chaindata_mirror_t *m, const unsigned char *hash,
+    size_t len)
+{
+    size_t  i;
+
+    for (i = 0; i < m->runes_nabove; i++) {
+        if (m->runes_above[i].tip_len == len
+            && memcmp(m->runes_above[i].tip, hash, len) == 0)
+        {
+            m->runes_above[i].seen = 1;
+        }
+    }
+}
+
+
+/* the write committed: the lists whose tip it holds are settled */
+
+void
+chaindata_runes_above_committed(chaindata_mirror_t *m)
+{
+    size_t  i, k;
+
+    for (i = 0, k = 0; i < m->runes_nabove; i++) {
+        if (m->runes_above[i].seen) {
+            chaindata_names_free(&m->runes_above[i].addresses);
+            continue;
+        }
+
+        m->runes_above[k++] = m->runes_above[i];
+    }
+
+    m->runes_nabove = k;
+}
+
+
+/*
+ * At the end of a pass at upstream's tip, the index's position posh:
+ * when upstream's tip is that block, the lists kept by any other tip are
+ * fetched again, in one write.
+ */
+
+int
+chaindata_runes_above_settle(chaindata_mirror_t *m,
+    const unsigned char *posh, size_t posh_len)
+{
+    int                 rc;
+    size_t              i, j, nold;
+    chaindata_names_t   all;
+    chaindata_above_t  *a, *old;
+
+    if (m->runes_nabove == 0
+        || !chaindata_runes_is_hash(m->runes_tip_tag, m->runes_tip_tag_len)
+        || m->runes_tip_tag_len != posh_len
+        || memcmp(m->runes_tip_tag, posh, posh_len) != 0)
+    {
+        return CHAINDATA_EXIT_OK;
+    }
+
+    memset(&all, 0, sizeof(all));
+
+    for (i = 0; i < m->runes_nabove; i++) {
+        a = &m->runes_above[i];
+
+        if (a->blocks
+            && chaindata_runes_undone(m, a->lo ? a->lo - 1 : 0, a->hi, &all)
+               != 0)
+        {
+            chaindata_names_free(&all);
+            return CHAINDATA_EXIT_SYSTEM;
+        }
+
+        for (j = 0; j < m->runes_above[i].addresses.n; j++) {
+            if (chaindata_names_add(&all, (const unsigned char *)
+                                    m->runes_above[i].addresses.items[j],
+                                    strlen(m->runes_above[i].addresses
+                                           .items[j]))
+                != 0)
+            {
+                chaindata_names_free(&all);
+                return CHAINDATA_EXIT_SYSTEM;
+            }
+        }
+    }
+
+    chaindata_names_unique(&all);
+
+    chaindata_mirror_log(m, "warn", "runes: %zu balance lists were fetched "
+                         "while upstream's tip was a block it no longer "
+                         "has (reorganised away before the index reached "
+                         "it): fetched again", all.n);
+
+    /* kept aside: the lists fetched again may be kept by their tip */
+    old = m->runes_above;
+    nold = m->runes_nabove;
+    m->runes_above = NULL;
+    m->runes_nabove = 0;
+
+    chaindata_block_reset(m);
+    chaindata_runes_at(m, posh, posh_len, 1, 0);
+
+    rc = chaindata_balances_records(m, all.items, all.n);
+    chaindata_names_free(&all);
+
+    if (rc == CHAINDATA_EXIT_OK && chaindata_block_write(m) != 0) {
+        rc = CHAINDATA_EXIT_SYSTEM;
+    }
+
+    if (rc != CHAINDATA_EXIT_OK) {
+        chaindata_block_reset(m);
+        chaindata_runes_above_free(m);
+        m->runes_above = old;
+        m->runes_nabove = nold;
+        return rc;
+    }
+
+    for (i = 0; i < nold; i++) {
+        chaindata_names_free(&old[i].addresses);
+    }
+
+    free(old);
+
+    return CHAINDATA_EXIT_OK;
+}
+
+
+void
+chaindata_runes_above_free(chaindata_mirror_t *m)
+{
+    size_t  i;
+
+    for (i = 0; i < m->runes_nabove; i++) {
+        chaindata_names_free(&m->runes_above[i].addresses);
+    }
+
+    free(m->runes_above);
+    m->runes_above = NULL;
+    m->runes_nabove = 0;
+}
