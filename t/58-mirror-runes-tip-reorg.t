@@ -132,9 +132,12 @@ for my $mode ('fill', 'replay') {
         spew("$root/swapped-$mode", '') if time < $until;
         POSIX::_exit(0);
     }
+    # --parallel 4, as the capture was made: a balance list's pages are
+    # asked --parallel at a time (its totals are no count), and the
+    # capture holds the pages a mirror asking 4 at a time asked
     ($code, $out, $err) = run_cmd([$MIRROR, '--db', $db, '--runes-api',
         "http://127.0.0.1:$port/up", '--once', '--runes-from-height', $T0,
-        '--catch-up', $mode], timeout => 600);
+        '--catch-up', $mode, '--parallel', '4'], timeout => 600);
     kill 'TERM', $watcher;
     waitpid($watcher, 0);
     ok(-e "$root/swapped-$mode", "$mode: 844013 went while the mirror ran");
