@@ -401,13 +401,13 @@ static uint32_t  chaindata_crc_ops[CHAINDATA_CRC_OPS];
 
 /*
  * a times b modulo P, both reflected: the product crc32_combine_op()
- * makes.  Its loop over the 32 bits of a (41-105 ns a product: zlib
- * branches on each bit, mispredicted about every other one) is a
- * carry-less product made four bits of a at a time from the sixteen
- * multiples of b, 63 bits, then reduced: the high half, bits x^0..x^31,
- * is reduced already; the low one is x^32 times a 32-bit polynomial,
- * which is what a CRC register does with four zero bytes (zlib's table,
- * one lookup a byte).  18-45 ns, the same products (bench/RESULTS.md).
+ * makes with a loop over the 32 bits of a.  Here a carry-less product
+ * made four bits of a at a time from the sixteen multiples of b (63
+ * bits), then reduced: its high half, x^0..x^31, is reduced already; the
+ * low half is x^32 times a 32-bit polynomial, what a CRC register makes
+ * of four zero bytes (zlib's table, a lookup a byte).  42-46 ns a product
+ * on the shared machine, where the loop without branches took 75-103 ns;
+ * the same products on 10 M random pairs (bench/RESULTS.md).
  */
 
 static uint32_t
