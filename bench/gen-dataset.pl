@@ -20,8 +20,17 @@
 #   genesis-first.paths   the genesis transaction, first page
 #   genesis-deep.paths    the genesis transaction, the last full page of 100
 #
+# With --random every transaction's ids, hashes, addresses, amounts and
+# Clarity values (hex, and the numbers and bytes of their repr) are made
+# anew, of the same lengths and shapes (a Clarity value keeps its type
+# byte, an address its version, the boot address stays), so that nothing
+# repeats across documents but what mainnet's repeat too: the member
+# names, contract names, function signatures.  The index of such data
+# is the one to hold against its NDJSON (issue 34), not the templates'.
+#
 # usage: gen-dataset.pl [--txs N] [--genesis-events G] [--seed S]
 #                       [--fixtures DIR] [--out FILE] [--paths-dir DIR]
+#                       [--random]
 
 use strict;
 use warnings;
@@ -47,8 +56,9 @@ GetOptions(
     'out=s'            => \$opt{out},
     'paths-dir=s'      => \$opt{paths_dir},
     'notfound=i'       => \$opt{notfound},
+    'random'           => \$opt{random},
 ) or die "usage: $0 [--txs N] [--genesis-events G] [--seed S] "
-    . "[--fixtures DIR] [--out FILE] [--paths-dir DIR]\n";
+    . "[--fixtures DIR] [--out FILE] [--paths-dir DIR] [--random]\n";
 die "$0: --genesis-events must be at least 100\n" if $opt{genesis_events} < 100;
 
 my $JSON = JSON::PP->new->utf8;
@@ -73,6 +83,39 @@ my $addr_ctr = 0;
 sub address {    # 38 c32 characters from 190 bits of one digest
     my $bits = unpack 'B190', sha256("$opt{seed}/addr/" . $addr_ctr++);
     return join '', 'SP', @C32_OF_BITS{ unpack '(A5)38', $bits };
+}
+
+# --random: the bytes of a document made anew (see the top), from a stream
+# of its own (SHA-256 of the seed, the transaction, a counter)
+my ($anew_doc, $anew_ctr, $anew_pool) = ('', 0, '');
+sub anew_hex {    # N hex digits
+    my ($n) = @_;
+    $anew_pool .= sha256_hex("$opt{seed}/anew/$anew_doc/" . $anew_ctr++)
+        while length $anew_pool < $n;
+    return substr $anew_pool, 0, $n, '';
+}
+sub anew_digits {    # N decimal digits, the first not 0
+    my ($n) = @_;
+    my $d = join '', map { hex($_) % 10 } split //, anew_hex($n);
+    substr($d, 0, 1) = 1 + hex(anew_hex(1)) % 9 if $n > 1;
+    return $d;
+}
+sub anew_c32 { join '', map { $C32[ hex($_) * 2 % 32 + (hex(anew_hex(1)) & 1) ] } split //, anew_hex($_[0]) }
+sub anew {
+    my ($text, $tx_id) = @_;
+    $anew_doc = $tx_id; $anew_ctr = 0; $anew_pool = '';
+    my $keep = substr $tx_id, 2;
+    # hex runs (hashes, Clarity values, bytes in a repr) but the tx_id
+    $text =~ s{0x([0-9a-f]{2})([0-9a-f]{6,})}{
+        "$1$2" eq $keep ? "0x$1$2" : "0x$1" . anew_hex(length $2) }ge;
+    # standard principals but the boot address
+    $text =~ s{\b(S[PMTN])([0-9A-HJKMNP-TV-Z]{26,39})\b}{
+        my ($v, $a) = ($1, $2);
+        $a =~ /^0{10}/ ? "$v$a" : $v . anew_c32(length $a) }ge;
+    # amounts and uints, in strings and in a repr
+    $text =~ s{("(?:amount|locked_amount|fee_rate)":")(\d+)"}{$1 . anew_digits(length $2) . '"'}ge;
+    $text =~ s{([ (]u)(\d{2,})\b}{$1 . anew_digits(length $2)}ge;
+    return $text;
 }
 
 # ---------------------------------------------------------------------------
@@ -237,7 +280,9 @@ for my $i (1 .. $opt{txs}) {
         %r = (%r, block_height => $height, tx_index => $tx_index++,
               event_count => $n, events => '[' . join(',', @ev) . ']');
     }
-    print {$out} '{"kind":"tx","data":', doc($t, %r), "}\n";
+    my $d = doc($t, %r);
+    $d = anew($d, $tx_id) if $opt{random};
+    print {$out} '{"kind":"tx","data":', $d, "}\n";
 }
 
 # the genesis-like transaction, written as one line
