@@ -5,6 +5,7 @@
  */
 
 
+#include <stddef.h>
 #include <stdio.h>
 
 #include "chaindata_metrics.h"
@@ -43,6 +44,25 @@ chaindata_metrics_bucket(uint64_t us)
 }
 
 
+/* "name":{"1xx":N,…,"5xx":N} */
+
+static void
+chaindata_metrics_json_classes(chaindata_sbuf_t *b, const char *name,
+    const uint64_t *c)
+{
+    unsigned  i;
+
+    chaindata_sbuf_printf(b, "\"%s\":{", name);
+
+    for (i = 0; i < CHAINDATA_METRICS_CLASSES; i++) {
+        chaindata_sbuf_printf(b, "%s\"%uxx\":%llu", i ? "," : "", i + 1,
+                              (unsigned long long) c[i]);
+    }
+
+    chaindata_sbuf_printf(b, "}");
+}
+
+
 static void
 chaindata_metrics_json_route(chaindata_sbuf_t *b,
     const chaindata_metrics_route_t *rt)
@@ -50,21 +70,12 @@ chaindata_metrics_json_route(chaindata_sbuf_t *b,
     unsigned  i;
     uint64_t  n;
 
-    chaindata_sbuf_printf(b, "{\"requests\":{");
+    chaindata_sbuf_printf(b, "{");
+    chaindata_metrics_json_classes(b, "requests", rt->requests);
+    chaindata_sbuf_printf(b, ",");
+    chaindata_metrics_json_classes(b, "fallback", rt->fallback);
 
-    for (i = 0; i < CHAINDATA_METRICS_CLASSES; i++) {
-        chaindata_sbuf_printf(b, "%s\"%uxx\":%llu", i ? "," : "", i + 1,
-                              (unsigned long long) rt->requests[i]);
-    }
-
-    chaindata_sbuf_printf(b, "},\"fallback\":{");
-
-    for (i = 0; i < CHAINDATA_METRICS_CLASSES; i++) {
-        chaindata_sbuf_printf(b, "%s\"%uxx\":%llu", i ? "," : "", i + 1,
-                              (unsigned long long) rt->fallback[i]);
-    }
-
-    chaindata_sbuf_printf(b, "},\"not_modified\":%llu,\"bytes\":{"
+    chaindata_sbuf_printf(b, ",\"not_modified\":%llu,\"bytes\":{"
                           "\"plain\":%llu,\"gzip\":%llu},"
                           "\"duration\":{\"sum_us\":%llu,\"le_us\":{",
                           (unsigned long long) rt->not_modified,
@@ -165,41 +176,47 @@ chaindata_metrics_prom_histogram(chaindata_sbuf_t *b,
 }
 
 
+/* a counter by route and status class: the classes at off in a route */
+
+static void
+chaindata_metrics_prom_classes(chaindata_sbuf_t *b,
+    const chaindata_metrics_t *m, const char *name, const char *help,
+    size_t off)
+{
+    unsigned         i, j;
+    const uint64_t  *c;
+
+    chaindata_metrics_head(b, name, "counter", help);
+
+    for (i = 0; i < CHAINDATA_ROUTES; i++) {
+        c = (const uint64_t *) ((const char *) &m->route[i] + off);
+
+        for (j = 0; j < CHAINDATA_METRICS_CLASSES; j++) {
+            chaindata_sbuf_printf(b, "chaindata_%s{route=\"%s\",class="
+                                  "\"%uxx\"} %llu\n", name,
+                                  chaindata_route_names[i], j + 1,
+                                  (unsigned long long) c[j]);
+        }
+    }
+}
+
+
 static void
 chaindata_metrics_prom_counters(chaindata_sbuf_t *b,
     const chaindata_metrics_t *m)
 {
-    unsigned                          i, j;
+    unsigned                          i;
     const char                       *route;
     const chaindata_metrics_route_t  *rt;
 
-    chaindata_metrics_head(b, "http_requests_total", "counter",
-                           "Requests answered, by route and status class");
+    chaindata_metrics_prom_classes(b, m, "http_requests_total",
+        "Requests answered, by route and status class",
+        offsetof(chaindata_metrics_route_t, requests));
 
-    for (i = 0; i < CHAINDATA_ROUTES; i++) {
-        for (j = 0; j < CHAINDATA_METRICS_CLASSES; j++) {
-            chaindata_sbuf_printf(b, "chaindata_http_requests_total{route="
-                                  "\"%s\",class=\"%uxx\"} %llu\n",
-                                  chaindata_route_names[i], j + 1,
-                                  (unsigned long long)
-                                      m->route[i].requests[j]);
-        }
-    }
-
-    chaindata_metrics_head(b, "http_fallback_total", "counter",
-                           "Requests the index could not answer, answered "
-                           "by upstream through chaindata_miss_fallback, by "
-                           "route and upstream's status class");
-
-    for (i = 0; i < CHAINDATA_ROUTES; i++) {
-        for (j = 0; j < CHAINDATA_METRICS_CLASSES; j++) {
-            chaindata_sbuf_printf(b, "chaindata_http_fallback_total{route="
-                                  "\"%s\",class=\"%uxx\"} %llu\n",
-                                  chaindata_route_names[i], j + 1,
-                                  (unsigned long long)
-                                      m->route[i].fallback[j]);
-        }
-    }
+    chaindata_metrics_prom_classes(b, m, "http_fallback_total",
+        "Requests the index could not answer, answered by upstream through "
+        "chaindata_miss_fallback, by route and upstream's status class",
+        offsetof(chaindata_metrics_route_t, fallback));
 
     chaindata_metrics_head(b, "http_not_modified_total", "counter",
                            "Requests answered 304 Not Modified");
