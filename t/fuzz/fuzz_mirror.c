@@ -23,6 +23,7 @@
 #include "chaindata_mirror_balances.c"
 #include "chaindata_mirror_runes.c"
 #include "chaindata_mirror_runes_fill.c"
+#include "chaindata_mirror_runes_tip.c"
 #include "chaindata_mirror_stacks.c"
 #include "chaindata_mirror_mempool.c"
 #include "chaindata_mirror_chainhooks.c"
