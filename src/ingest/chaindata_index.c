@@ -124,8 +124,9 @@ chaindata_index_parse_size(const char *s, size_t *out)
 
 /*
  * A writer holds a shared flock on the data.mdb it opened, which
- * chaindata_index_compact() takes exclusive: 0, 1 when data.mdb was
- * renamed over while this one waited for it (open it again), or an errno.
+ * chaindata_index_compact() takes exclusive (or refuses): 0, 1 when
+ * data.mdb was renamed over while this one waited for it (open it again),
+ * or an errno.
  */
 
 static int
@@ -141,7 +142,8 @@ chaindata_index_hold(chaindata_index_t *ix)
 
     while (flock(fd, LOCK_SH) != 0) {
         if (errno != EINTR) {
-            return errno;
+            /* no flock here: a compaction cannot take it either */
+            return 0;
         }
     }
 

@@ -308,7 +308,14 @@ chaindata_index_compact(chaindata_index_t *ix, char *err, size_t len)
     size_t  txnid;
 
     /* step 1: the only writer with the index open */
-    if (mdb_env_get_fd(ix->env, &fd) != 0 || flock(fd, LOCK_EX|LOCK_NB) != 0) {
+    if (mdb_env_get_fd(ix->env, &fd) != 0) {
+        snprintf(err, len, "no data.mdb open");
+        return 1;
+    }
+
+    if (flock(fd, LOCK_EX|LOCK_NB) != 0) {
+        /* a conversion refused drops the shared lock: taken again */
+        (void) flock(fd, LOCK_SH);
         snprintf(err, len, "another writer (chaindata-load?) has the index "
                  "open");
         return 1;
