@@ -36,8 +36,8 @@ use POSIX qw(_exit);
 use Time::HiRes qw(sleep);
 use ChainData::Test qw(:all);
 use ChainData::Runes qw(rune_locations);
-use ChainData::Upstream qw(write_capture capture_path nginx_locations
-                           index_dump);
+use ChainData::Upstream qw(write_capture capture_path captured_activity
+                           nginx_locations index_dump);
 
 require_build();
 my $MIRROR = build_path('chaindata-mirror');
@@ -49,35 +49,31 @@ my $root = temp_dir();
 my $answers = write_capture($root, $CAPTURE);
 ok($answers > 9000, "capture $CAPTURE: $answers answers");
 
-my %tx;
-for my $f (glob "$root/up/runes/v1/transactions/*/activity/q=offset=0\\&limit=60") {
-    my ($id) = $f =~ m{transactions/([0-9a-f]{64})/};
-    $tx{$id} = slurp($f);
-}
+my %tx = %{ captured_activity($root) };
 is(scalar keys %tx, 3500, 'the capture holds 3,500 transactions');
 my ($first) = sort grep { $tx{$_} =~ /"block_height":844010/ } keys %tx;
 
-my $db = "$root/fill";
-my ($code, $out, $err) = load_index($db);
-is($code, 0, 'empty index created') or diag($err);
+# two empty indexes: the one the edge serves, and the one another writer
+# holds open while it is filled
+my ($db, $kept) = ("$root/fill", "$root/kept");
+for my $dir ($db, $kept) {
+    my ($code, $out, $err) = load_index($dir);
+    is($code, 0, "empty index $dir") or diag($err);
+}
 fixup_index_perms($db);
-my $kept = "$root/kept";
-($code, $out, $err) = load_index($kept);
-is($code, 0, 'second empty index created') or diag($err);
 
-my $ng = ChainData::Test::Nginx->start(
-    db => $db,
-    locations => rune_locations() . nginx_locations($root, captured => 1),
-);
+my $ng = ChainData::Test::Nginx->start(db => $db,
+    locations => rune_locations() . nginx_locations($root, captured => 1));
 my $port = $ng->port;
-my $api = "http://127.0.0.1:$port/up";
+my ($code, $out, $err);
 
-sub mirror {
-    my ($dir, @o) = @_;
-    return run_cmd([$MIRROR, '--db', $dir, '--runes-api', $api, '--once',
-                    '--runes-from-height', '844010', '--parallel', '8',
-                    '--catch-up', 'fill', '--catch-up-window', '1', @o],
-                   timeout => 600);
+# a block a window: the second window writes into the first's pages
+sub fill {
+    my ($dir) = @_;
+    return run_cmd([$MIRROR, '--db', $dir, '--catch-up', 'fill',
+                    '--catch-up-window', '1', '--once', '--runes-api',
+                    "http://127.0.0.1:$port/up", '--runes-from-height',
+                    '844010', '--parallel', '8'], timeout => 600);
 }
 
 # mdb_stat -ef: pages used, free pages
@@ -115,7 +111,7 @@ if ($reader == 0) {
     _exit(0);
 }
 
-($code, $out, $err) = mirror($db);
+($code, $out, $err) = fill($db);
 is($code, 0, 'filled a block a window: exit 0') or diag($err);
 like($err, qr/filled blocks 844010 to 844011 in 2 windows: 3500 transactions/,
      'filled: two windows, every transaction');
@@ -153,7 +149,7 @@ my $pid = open(my $hold, '|-', $LOAD, '--db', $kept, '--quiet', '-')
 ok(eventually(10, sub {
         grep { (readlink($_) // '') =~ m{/data\.mdb$} } glob "/proc/$pid/fd/*"
     }), 'chaindata-load holds the second index open');
-($code, $out, $err) = mirror($kept);
+($code, $out, $err) = fill($kept);
 is($code, 0, 'filled beside another writer: exit 0') or diag($err);
 like($err, qr/keeps the \d+ free pages of the fill .*not compacted: another writer \(chaindata-load\?\) has the index open/,
      'the fill says why it did not compact');
