@@ -633,6 +633,7 @@ chaindata_tx_put(chaindata_record_t *rec,
     int                    v3;
     chaindata_item_t      *items;
     chaindata_digest_t     digest;
+    chaindata_chunked_t    list;
 
     data = chaindata_jv_get(envelope, "data");
     shape = 0;
@@ -736,10 +737,15 @@ chaindata_tx_put(chaindata_record_t *rec,
     /* the header's value stays valid until the first event is added */
     value = NULL;
 
-    value = chaindata_record_list(rec, ws, CHAINDATA_DBI_TX_EVENT, txid,
-                                  sizeof(txid), items, n,
-                                  CHAINDATA_EVENT_CHUNK, scratch, &digest,
-                                  h.digest, &h.chunk0_len);
+    list.db = CHAINDATA_DBI_TX_EVENT;
+    list.items = items;
+    list.n = n;
+    list.per = CHAINDATA_EVENT_CHUNK;
+    list.write = NULL;
+    list.data = NULL;
+
+    value = chaindata_record_list(rec, ws, &list, txid, sizeof(txid), scratch,
+                                  &digest, h.digest, &h.chunk0_len);
     free(scratch);
 
     if (value == NULL) {

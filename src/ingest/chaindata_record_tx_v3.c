@@ -827,6 +827,7 @@ chaindata_tx_v3_put(chaindata_record_t *rec, const chaindata_jv_t *v1,
     chaindata_v3b_t        b;
     chaindata_tx3h_t       h;
     chaindata_digest_t     digest;
+    chaindata_chunked_t    list;
 
     b.arena = rec->arena;
     b.failed = 0;
@@ -942,10 +943,15 @@ chaindata_tx_v3_put(chaindata_record_t *rec, const chaindata_jv_t *v1,
     chaindata_writeset_trim(ws, end - value);
     value = NULL;
 
-    value = chaindata_record_list(rec, ws, CHAINDATA_DBI_TX_V3_EVENT, txid,
-                                  CHAINDATA_TXID_LEN, items, n,
-                                  CHAINDATA_EVENT_CHUNK, scratch, &digest,
-                                  h.digest, &h.chunk0_len);
+    list.db = CHAINDATA_DBI_TX_V3_EVENT;
+    list.items = items;
+    list.n = n;
+    list.per = CHAINDATA_EVENT_CHUNK;
+    list.write = NULL;
+    list.data = NULL;
+
+    value = chaindata_record_list(rec, ws, &list, txid, CHAINDATA_TXID_LEN, scratch,
+                                  &digest, h.digest, &h.chunk0_len);
     free(scratch);
 
     if (value == NULL) {
