@@ -14,8 +14,8 @@
 #include "chaindata_layout.h"
 #include "chaindata_jdoc.h"
 #include "chaindata_record.h"
-#include "chaindata_field_letters.h"
 #include "chaindata_record_tx_check.h"
+#include "chaindata_field_letters.h"
 
 
 typedef struct {
