@@ -230,6 +230,11 @@ unsigned char *chaindata_record_list(chaindata_record_t *rec,
     chaindata_writeset_t *ws, const chaindata_chunked_t *list,
     const unsigned char *key, size_t key_len, unsigned char *scratch,
     chaindata_digest_t *digest, unsigned char *sum, size_t *chunk0_len);
+/* a transaction's events after its header, keyed by its id (the same) */
+unsigned char *chaindata_record_events(chaindata_record_t *rec,
+    chaindata_writeset_t *ws, chaindata_dbi_e db, const unsigned char *txid,
+    const chaindata_item_t *items, size_t n, unsigned char *scratch,
+    chaindata_digest_t *digest, unsigned char *sum, size_t *chunk0_len);
 int chaindata_record_delete(chaindata_record_t *rec,
     chaindata_writeset_t *ws, chaindata_write_e action, chaindata_dbi_e db,
     const unsigned char *key, size_t key_len);

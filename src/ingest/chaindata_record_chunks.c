@@ -173,3 +173,29 @@ chaindata_record_list(chaindata_record_t *rec, chaindata_writeset_t *ws,
 
     return ws->buf + ws->writes[head].val_off;
 }
+
+
+/*
+ * A transaction's events (v1's or v3's) after its header: the n items in
+ * chunks of a default page (CHAINDATA_EVENT_CHUNK), as
+ * chaindata_record_list() writes them, keyed by the transaction's id.
+ */
+
+unsigned char *
+chaindata_record_events(chaindata_record_t *rec, chaindata_writeset_t *ws,
+    chaindata_dbi_e db, const unsigned char *txid,
+    const chaindata_item_t *items, size_t n, unsigned char *scratch,
+    chaindata_digest_t *digest, unsigned char *sum, size_t *chunk0_len)
+{
+    chaindata_chunked_t  list;
+
+    list.db = db;
+    list.items = items;
+    list.n = n;
+    list.per = CHAINDATA_EVENT_CHUNK;
+    list.write = NULL;
+    list.data = NULL;
+
+    return chaindata_record_list(rec, ws, &list, txid, CHAINDATA_TXID_LEN,
+                                 scratch, digest, sum, chunk0_len);
+}

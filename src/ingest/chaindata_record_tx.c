@@ -220,7 +220,6 @@ chaindata_tx_put_v1(chaindata_record_t *rec, const unsigned char *txid,
     unsigned char         *value, *scratch;
     chaindata_txh_t        h;
     chaindata_digest_t     digest;
-    chaindata_chunked_t    list;
 
     /* the plain document and each chunk of events are written here first */
     scratch_len = chaindata_chunks_scratch_len(items, n,
@@ -244,15 +243,9 @@ chaindata_tx_put_v1(chaindata_record_t *rec, const unsigned char *txid,
         return -1;
     }
 
-    list.db = CHAINDATA_DBI_TX_EVENT;
-    list.items = items;
-    list.n = n;
-    list.per = CHAINDATA_EVENT_CHUNK;
-    list.write = NULL;
-    list.data = NULL;
-
-    value = chaindata_record_list(rec, ws, &list, txid, CHAINDATA_TXID_LEN,
-                                  scratch, &digest, h.digest, &h.chunk0_len);
+    value = chaindata_record_events(rec, ws, CHAINDATA_DBI_TX_EVENT, txid,
+                                    items, n, scratch, &digest, h.digest,
+                                    &h.chunk0_len);
     free(scratch);
 
     if (value == NULL) {

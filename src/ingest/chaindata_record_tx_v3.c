@@ -244,7 +244,6 @@ chaindata_tx_v3_put(chaindata_record_t *rec, const chaindata_jv_t *v1,
     chaindata_v3b_t        b;
     chaindata_tx3h_t       h;
     chaindata_digest_t     digest;
-    chaindata_chunked_t    list;
 
     b.arena = rec->arena;
     b.failed = 0;
@@ -292,15 +291,9 @@ chaindata_tx_v3_put(chaindata_record_t *rec, const chaindata_jv_t *v1,
         return -1;
     }
 
-    list.db = CHAINDATA_DBI_TX_V3_EVENT;
-    list.items = items;
-    list.n = n;
-    list.per = CHAINDATA_EVENT_CHUNK;
-    list.write = NULL;
-    list.data = NULL;
-
-    value = chaindata_record_list(rec, ws, &list, txid, CHAINDATA_TXID_LEN,
-                                  scratch, &digest, h.digest, &h.chunk0_len);
+    value = chaindata_record_events(rec, ws, CHAINDATA_DBI_TX_V3_EVENT, txid,
+                                    items, n, scratch, &digest, h.digest,
+                                    &h.chunk0_len);
     free(scratch);
 
     if (value == NULL) {
