@@ -22,12 +22,13 @@ UNIT        := $(BUILD)/chaindata-unit
 
 # Sources are found by their folders, never listed (./config finds the
 # module's the same way): src/core/ is the nginx-free core, src/ingest/
-# the record kinds the loader and the mirror validate and store, src/load/
-# the loader, src/mirror/ the mirror, src/ngx/ the module.  Programs link
-# the core and the ingest side as archives, so each takes only the
-# objects it uses.
+# the record kinds the loader and the mirror validate and store,
+# src/stream/ the NATS transport, src/load/ the loader, src/mirror/ the
+# mirror, src/ngx/ the module.  Programs link the core, the ingest side
+# and the stream as archives, so each takes only the objects it uses.
 CORE_SRCS   := $(wildcard src/core/*.c)
 INGEST_SRCS := $(wildcard src/ingest/*.c)
+STREAM_SRCS := $(wildcard src/stream/*.c)
 LOAD_SRCS   := $(wildcard src/load/*.c)
 MIRROR_SRCS := $(wildcard src/mirror/*.c)
 MODULE_SRCS := $(wildcard src/ngx/*.c)
@@ -35,7 +36,7 @@ HEADERS     := $(wildcard src/*/*.h)
 # the unit tests: unit_main.c, and a test_*.c a room of the code
 UNIT_SRCS   := $(wildcard t/unit/*.c)
 UNIT_HDRS   := $(wildcard t/unit/*.h)
-INCS        := -Isrc/core -Isrc/ingest -Isrc/mirror
+INCS        := -Isrc/core -Isrc/ingest -Isrc/stream -Isrc/mirror
 LIBS        := -llmdb -lyajl -lcrypto -lz -ldeflate -lnats -lpthread
 
 # The version is debian/changelog's, the programs' --version prints it.
@@ -79,7 +80,7 @@ $(shell mkdir -p $(BUILD); \
 # One build of everything in DIR with CFLAGS and LDFLAGS: nginx's
 # configure in a copy of Debian's nginx-dev tree, with the flags Debian's
 # nginx was built with (so the module loads into it), the module, the
-# core and ingest archives, the loader and the unit tests.
+# core, ingest and stream archives, the loader and the unit tests.
 #   $(call chaindata_build,DIR,CFLAGS,LDFLAGS)
 define chaindata_build
 $(1)/nginx/Makefile: config $(SRC_LIST) debian/changelog | deps
@@ -111,25 +112,33 @@ $(1)/libchaindata_core.a: $(patsubst src/%.c,$(1)/obj/%.o,$(CORE_SRCS))
 $(1)/libchaindata_ingest.a: $(patsubst src/%.c,$(1)/obj/%.o,$(INGEST_SRCS))
 	rm -f $$@ && ar rcs $$@ $$^
 
+$(1)/libchaindata_stream.a: $(patsubst src/%.c,$(1)/obj/%.o,$(STREAM_SRCS))
+	rm -f $$@ && ar rcs $$@ $$^
+
 $(1)/chaindata-load: $(patsubst src/%.c,$(1)/obj/%.o,$(LOAD_SRCS)) \
-                     $(1)/libchaindata_ingest.a $(1)/libchaindata_core.a
+                     $(1)/libchaindata_stream.a $(1)/libchaindata_ingest.a \
+                     $(1)/libchaindata_core.a
 	$(CC) $(2) $(3) -o $$@ $$^ $(LIBS)
 
 # the mirror also needs libcurl (doc/developer.md, "Build")
 $(1)/chaindata-mirror: $(patsubst src/%.c,$(1)/obj/%.o,$(MIRROR_SRCS)) \
-                       $(1)/libchaindata_ingest.a $(1)/libchaindata_core.a
+                       $(1)/libchaindata_stream.a $(1)/libchaindata_ingest.a \
+                       $(1)/libchaindata_core.a
 	$(CC) $(2) $(3) -o $$@ $$^ $(LIBS) -lcurl -lm
 
 $(1)/chaindata-unit: $(UNIT_SRCS) $(HEADERS) $(UNIT_HDRS) \
-                     $(1)/libchaindata_ingest.a $(1)/libchaindata_core.a
+                     $(1)/libchaindata_stream.a $(1)/libchaindata_ingest.a \
+                     $(1)/libchaindata_core.a
 	$(CC) $(2) $(3) $(WARNINGS) $(INCS) -o $$@ $(UNIT_SRCS) \
-	    $(1)/libchaindata_ingest.a $(1)/libchaindata_core.a $(LIBS)
+	    $(1)/libchaindata_stream.a $(1)/libchaindata_ingest.a \
+	    $(1)/libchaindata_core.a $(LIBS)
 endef
 
 $(eval $(call chaindata_build,$(BUILD),$(CPPFLAGS) $(CFLAGS),$(LDFLAGS)))
 
 # The folders include down only (core nothing else of ours; ngx core;
-# ingest core; load and mirror core and ingest, never each other) and
+# ingest core; stream core and ingest; load and mirror core, ingest and
+# stream, never each other) and
 # nginx stays in src/ngx/: the rules are tools/check-layout's table.
 check-layout:
 	@tools/check-layout
@@ -296,10 +305,10 @@ FUZZERS      := $(patsubst t/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard t/fuzz/fuzz_*.c
 fuzzers: $(FUZZERS)
 
 $(BUILD)/fuzz/fuzz_%: t/fuzz/fuzz_%.c $(CORE_SRCS) $(INGEST_SRCS) \
-                      $(MIRROR_SRCS) $(HEADERS) | deps-fuzz
+                      $(STREAM_SRCS) $(MIRROR_SRCS) $(HEADERS) | deps-fuzz
 	@mkdir -p $(BUILD)/fuzz
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(INCS) -o $@ $< $(CORE_SRCS) $(INGEST_SRCS) \
-	    $(LIBS) -lcurl -lm
+	    $(STREAM_SRCS) $(LIBS) -lcurl -lm
 
 fuzz: fuzzers
 	t/fuzz/run --seconds $(FUZZ_SECONDS)

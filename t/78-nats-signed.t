@@ -20,7 +20,7 @@ use Test::More;
 use Digest::SHA qw(sha256_hex);
 use MIME::Base64 qw(encode_base64 decode_base64);
 use ChainData::Test qw(:all);
-use ChainData::Nats qw(require_nats);
+use ChainData::Nats qw(require_nats openssl ed25519_keys);
 use ChainData::Upstream qw(confirmed_docs derive_doc make_chain write_chain
     nginx_locations);
 
@@ -29,10 +29,7 @@ require_nats();
 my $MIRROR = build_path('chaindata-mirror');
 
 my $root = temp_dir();
-sub openssl { my ($c, $o, $e) = run_cmd(['openssl', @_]); die "openssl @_: $e" if $c; return $o }
-openssl('genpkey', '-algorithm', 'ed25519', '-out', "$root/unit.key");
-openssl('pkey', '-in', "$root/unit.key", '-pubout', '-out', "$root/unit.pub");
-openssl('genpkey', '-algorithm', 'ed25519', '-out', "$root/other.key");
+ed25519_keys($root, 'unit', 'other');
 
 sub tx_id { return $_[0] =~ /"tx_id":"(0x[0-9a-f]{64})"/ ? $1 : die }
 my @docs = grep { !/"event_count":640/ } confirmed_docs();

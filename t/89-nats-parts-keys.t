@@ -18,7 +18,7 @@ use lib "$FindBin::Bin/lib";
 
 use Test::More;
 use ChainData::Test qw(:all);
-use ChainData::Nats qw(require_nats);
+use ChainData::Nats qw(require_nats ed25519_keys);
 use ChainData::Upstream qw(confirmed_docs derive_doc make_chain write_chain
     nginx_locations);
 
@@ -28,12 +28,7 @@ my $MIRROR = build_path('chaindata-mirror');
 my $LOAD = build_path('chaindata-load');
 
 my $root = temp_dir();
-sub openssl { my ($c, $o, $e) = run_cmd(['openssl', @_]); die "openssl @_: $e" if $c; return $o }
-for my $k (1, 2) {
-    openssl('genpkey', '-algorithm', 'ed25519', '-out', "$root/k$k.key");
-    openssl('pkey', '-in', "$root/k$k.key", '-pubout', '-out', "$root/k$k.pub");
-    chmod 0600, "$root/k$k.key";
-}
+ed25519_keys($root, 'k1', 'k2');
 
 sub tx_id { return $_[0] =~ /"tx_id":"(0x[0-9a-f]{64})"/ ? $1 : die }
 my @docs = grep { !/"event_count":640/ } confirmed_docs();

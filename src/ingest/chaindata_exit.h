@@ -2,7 +2,7 @@
 /*
  * chaindata: the exit status of chaindata-load (a file load, --bulk,
  * --nats) and chaindata-mirror, one list for both; the stream follower
- * (chaindata_stream.c) returns them too.
+ * (chaindata_stream_follow.c) returns them too.
  */
 
 

@@ -17,6 +17,7 @@
 
 #include "chaindata_index.h"
 #include "chaindata_jdoc.h"
+#include "chaindata_line.h"
 #include "chaindata_record.h"
 
 
@@ -105,7 +106,7 @@ int chaindata_feed_rollback(chaindata_feed_t *f, chaindata_index_t *ix,
     chaindata_record_t *rec, chaindata_writeset_t *ws);
 
 /*
- * The framing records written (chaindata_line_t, chaindata_record.h):
+ * The framing records written (chaindata_line_t, chaindata_line.h):
  * a block, and a block_end or rollback (frame says which); 0, or -1 out
  * of memory.
  */

@@ -8,7 +8,7 @@
  * A record kind's file includes it last, after every other header, and
  * its tables use it; the letters stay defined to the end of that file, so
  * nothing else there may be called by one.  Shapes of "required" other
- * than R are a kind's own (chaindata_record_tx.c: C and M).
+ * than R are a kind's own (chaindata_record_tx_check.c: C and M).
  */
 
 

@@ -91,34 +91,6 @@ struct chaindata_jv_s;
 int chaindata_record_parse_root(chaindata_record_t *rec,
     const struct chaindata_jv_s *root, chaindata_writeset_t *ws);
 
-/*
- * Writing a record (or a framing record, chaindata_feed.h): open() its
- * envelope, {"kind":K, then its members, each ,"name":value: a string
- * that needs no escaping, an integer, a JSON value, a list of JSON
- * values; close() ends it with }: 0, or -1 when memory ran out on the
- * way.  free() wipes it (a chainhook record holds an API key), as does
- * growing; hint: the bytes the members will take, about.
- */
-typedef struct {
-    unsigned char  *buf;
-    size_t          len;
-    size_t          cap;
-    unsigned        failed:1;
-} chaindata_line_t;
-
-void chaindata_line_open(chaindata_line_t *l, const char *kind,
-    size_t hint);
-void chaindata_line_str(chaindata_line_t *l, const char *name,
-    const void *s, size_t len);
-void chaindata_line_u64(chaindata_line_t *l, const char *name,
-    uint64_t v);
-void chaindata_line_json(chaindata_line_t *l, const char *name,
-    const struct chaindata_jv_s *v);
-void chaindata_line_list(chaindata_line_t *l, const char *name,
-    const struct chaindata_jv_s *const *v, size_t n);
-int chaindata_line_close(chaindata_line_t *l);
-void chaindata_line_free(chaindata_line_t *l);
-
 /* for the record kinds */
 
 int chaindata_record_fail(chaindata_record_t *rec,
@@ -219,30 +191,50 @@ chaindata_deflater_t *chaindata_record_deflater(chaindata_record_t *rec);
 unsigned char *chaindata_record_pieces(chaindata_record_t *rec,
     unsigned char *value, const unsigned char *doc, size_t doc_len,
     size_t *cut, unsigned ncut);
-/* an item of a list stored in chunks: a JSON value and its compact size */
+/* an item of a list stored in chunks: a JSON value and its stored size */
 typedef struct {
     const struct chaindata_jv_s  *jv;
     size_t                        size;
 } chaindata_item_t;
 
 /*
- * A list's items in chunks of per (lmdb-schema/pieces.md, "Chunks"): the
- * plain length of its largest chunk, and the PUTs of every chunk, keyed
- * (list, chunk number), each item added to digest (unless NULL); scratch
- * holds the largest chunk.  0, or -1 with the reason in rec.
+ * A list stored in chunks (chaindata_record_chunks.c): its n items in
+ * chunks of per (lmdb-schema/pieces.md, "Chunks") in db, each written by
+ * write (its size bytes at p, data its own; NULL: the JSON value as it
+ * is, compact).
+ */
+typedef struct {
+    chaindata_dbi_e                db;
+    const chaindata_item_t        *items;
+    size_t                         n;
+    unsigned                       per;
+    unsigned char               *(*write)(unsigned char *p,
+                                          const struct chaindata_jv_s *jv,
+                                          const void *data);
+    const void                    *data;
+} chaindata_chunked_t;
+
+/*
+ * The plain length of the largest chunk, and the PUTs of every chunk,
+ * keyed (key, chunk number), each item added to digest (unless NULL);
+ * scratch holds the largest chunk.  0, or -1 with the reason in rec.
  */
 size_t chaindata_chunks_scratch_len(const chaindata_item_t *items,
     size_t n, unsigned per);
 int chaindata_writeset_chunks(chaindata_record_t *rec,
-    chaindata_writeset_t *ws, chaindata_dbi_e db, const unsigned char *list,
-    size_t list_len, const chaindata_item_t *items, size_t n, unsigned per,
-    unsigned char *scratch, chaindata_digest_t *digest);
-/* a record's list after its header (chaindata_record.c) */
+    chaindata_writeset_t *ws, const chaindata_chunked_t *list,
+    const unsigned char *key, size_t key_len, unsigned char *scratch,
+    chaindata_digest_t *digest);
+/* a record's list after its header (chaindata_record_chunks.c) */
 unsigned char *chaindata_record_list(chaindata_record_t *rec,
-    chaindata_writeset_t *ws, chaindata_dbi_e db, const unsigned char *key,
-    size_t key_len, const chaindata_item_t *items, size_t n, unsigned per,
-    unsigned char *scratch, chaindata_digest_t *digest, unsigned char *sum,
-    size_t *chunk0_len);
+    chaindata_writeset_t *ws, const chaindata_chunked_t *list,
+    const unsigned char *key, size_t key_len, unsigned char *scratch,
+    chaindata_digest_t *digest, unsigned char *sum, size_t *chunk0_len);
+/* a transaction's events after its header, keyed by its id (the same) */
+unsigned char *chaindata_record_events(chaindata_record_t *rec,
+    chaindata_writeset_t *ws, chaindata_dbi_e db, const unsigned char *txid,
+    const chaindata_item_t *items, size_t n, unsigned char *scratch,
+    chaindata_digest_t *digest, unsigned char *sum, size_t *chunk0_len);
 int chaindata_record_delete(chaindata_record_t *rec,
     chaindata_writeset_t *ws, chaindata_write_e action, chaindata_dbi_e db,
     const unsigned char *key, size_t key_len);

@@ -13,6 +13,7 @@
  */
 
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -476,9 +477,11 @@ chaindata_rune_entry_size(const chaindata_jv_t *e,
 }
 
 
+/* the chunk writer's way to write an entry: fields are its data */
+
 static unsigned char *
 chaindata_rune_entry_write(unsigned char *p, const chaindata_jv_t *e,
-    const chaindata_field_t *fields)
+    const void *fields)
 {
     if (chaindata_rune_has_unknown(e, fields)) {
         return chaindata_jv_write(p, e);
@@ -489,150 +492,69 @@ chaindata_rune_entry_write(unsigned char *p, const chaindata_jv_t *e,
 
 
 /*
- * The plain length of the largest chunk of the list: its entries joined
- * with commas, per chunk of CHAINDATA_RUNE_CHUNK (lmdb-schema/runes.md).
+ * The chunks of a non-empty list after its header, the last write (its
+ * value trimmed), and its count and digest in h: the entries in
+ * upstream's order, each added to the digest (the entries joined by
+ * newlines: none of them holds one), through the one chunk writer
+ * (chaindata_record_chunks.c).  Returns the header's value, or NULL with
+ * the reason in rec.
  */
 
-static size_t
-chaindata_rune_chunk_max(const chaindata_rune_list_t *list,
-    const chaindata_jv_t *results)
-{
-    size_t                 len, max;
-    unsigned               i;
-    const chaindata_jv_t  *entry;
-
-    len = 0;
-    max = 0;
-    i = 0;
-
-    for (entry = results->child; entry; entry = entry->next) {
-        len += (i ? 1 : 0) + chaindata_rune_entry_size(entry, list->entry);
-
-        if (++i == CHAINDATA_RUNE_CHUNK || entry->next == NULL) {
-            max = len > max ? len : max;
-            len = 0;
-            i = 0;
-        }
-    }
-
-    return max;
-}
-
-
-/*
- * One chunk: the n entries from *entry on, in upstream's order, joined
- * with commas in scratch (room for the largest chunk) and each added to
- * the digest, then compressed as the chunk numbered chunk; *entry moves
- * past them.
- */
-
-static int
-chaindata_rune_write_chunk(chaindata_record_t *rec,
-    const chaindata_rune_list_t *list, const chaindata_jv_t **entry,
-    unsigned n, const unsigned char *key, size_t key_len, uint32_t chunk,
-    unsigned char *scratch, size_t room, chaindata_digest_t *digest,
-    chaindata_writeset_t *ws)
-{
-    size_t                 size, ckey_len, used;
-    uint32_t               start[CHAINDATA_RUNE_CHUNK];
-    unsigned               i;
-    unsigned char         *p, *value, *end;
-    unsigned char          ckey[CHAINDATA_LIST_ENTRY_KEY_MAX];
-    const chaindata_jv_t  *e;
-
-    p = scratch;
-    e = *entry;
-
-    for (i = 0; i < n; i++, e = e->next) {
-        size = chaindata_rune_entry_size(e, list->entry);
-
-        if (size + (i ? 1 : 0) > room - (size_t) (p - scratch)) {
-            return chaindata_record_fail(rec,
-                       "internal error: size mismatch");
-        }
-
-        if (i) {
-            *p++ = ',';
-        }
-
-        start[i] = (uint32_t) (p - scratch);
-        end = chaindata_rune_entry_write(p, e, list->entry);
-
-        if ((size_t) (end - p) != size) {
-            return chaindata_record_fail(rec,
-                       "internal error: size mismatch");
-        }
-
-        /* the entries joined by newlines: none of them holds one */
-        chaindata_digest_add(digest, p, size);
-        p = end;
-    }
-
-    *entry = e;
-
-    ckey_len = chaindata_list_entry_key(ckey, key, key_len, chunk);
-
-    value = chaindata_writeset_add(ws, CHAINDATA_WRITE_PUT, list->entry_db,
-                                   ckey, ckey_len,
-                                   chaindata_chunk_bound(p - scratch, n));
-    if (value == NULL) {
-        return chaindata_record_fail(rec, "out of memory");
-    }
-
-    used = chaindata_record_deflater(rec) == NULL
-           ? 0 : chaindata_chunk_make(rec->deflater, scratch, p - scratch,
-                                      start, n, value);
-    if (used == 0) {
-        return chaindata_record_fail(rec, "internal error: deflate");
-    }
-
-    chaindata_writeset_trim(ws, used);
-
-    return 0;
-}
-
-
-/* the chunks of a non-empty list, and its count and digest in h */
-
-static int
+static unsigned char *
 chaindata_rune_write_chunks(chaindata_record_t *rec,
     const chaindata_rune_list_t *list, const chaindata_jv_t *results,
     const unsigned char *key, size_t key_len, chaindata_writeset_t *ws,
     chaindata_listh_t *h)
 {
-    int                    rc;
-    size_t                 room, left;
-    uint32_t               chunk;
-    unsigned char         *scratch;
-    unsigned char          sha256[CHAINDATA_SHA256_LEN];
+    size_t                 i, room;
+    unsigned char         *scratch, *value;
+    chaindata_item_t      *items;
     chaindata_digest_t     digest;
+    chaindata_chunked_t    chunked;
     const chaindata_jv_t  *entry;
 
-    room = chaindata_rune_chunk_max(list, results);
+    if (results->n > SIZE_MAX / sizeof(chaindata_item_t)) {
+        (void) chaindata_record_fail(rec, "too many results");
+        return NULL;
+    }
+
+    items = malloc(results->n * sizeof(chaindata_item_t));
+    if (items == NULL) {
+        (void) chaindata_record_fail(rec, "out of memory");
+        return NULL;
+    }
+
+    for (i = 0, entry = results->child; entry; i++, entry = entry->next) {
+        items[i].jv = entry;
+        items[i].size = chaindata_rune_entry_size(entry, list->entry);
+    }
+
+    room = chaindata_chunks_scratch_len(items, results->n,
+                                        CHAINDATA_RUNE_CHUNK);
 
     scratch = malloc(room);
     if (scratch == NULL) {
-        return chaindata_record_fail(rec, "out of memory");
+        free(items);
+        (void) chaindata_record_fail(rec, "out of memory");
+        return NULL;
     }
+
+    chunked.db = list->entry_db;
+    chunked.items = items;
+    chunked.n = results->n;
+    chunked.per = CHAINDATA_RUNE_CHUNK;
+    chunked.write = chaindata_rune_entry_write;
+    chunked.data = list->entry;
 
     chaindata_digest_init(&digest);
-    entry = results->child;
-    rc = 0;
-
-    for (chunk = 0, left = results->n; left && rc == 0; chunk++) {
-        rc = chaindata_rune_write_chunk(rec, list, &entry,
-                 left < CHAINDATA_RUNE_CHUNK ? left : CHAINDATA_RUNE_CHUNK,
-                 key, key_len, chunk, scratch, room, &digest, ws);
-        left -= left < CHAINDATA_RUNE_CHUNK ? left : CHAINDATA_RUNE_CHUNK;
-    }
-
-    free(scratch);
-    chaindata_digest_final(&digest, sha256);
-
     h->count = (uint32_t) results->n;
-    memcpy(h->digest, sha256, CHAINDATA_DIGEST_LEN);
 
-    return rc;
+    value = chaindata_record_list(rec, ws, &chunked, key, key_len, scratch,
+                                  &digest, h->digest, &h->chunk0_len);
+    free(scratch);
+    free(items);
+
+    return value;
 }
 
 
@@ -648,7 +570,7 @@ chaindata_rune_write_list(chaindata_record_t *rec,
     const chaindata_jv_t *results, const unsigned char *key,
     size_t key_len, chaindata_writeset_t *ws)
 {
-    size_t             head;
+    unsigned char     *value;
     chaindata_listh_t  h;
 
     if (chaindata_record_delete(rec, ws, CHAINDATA_WRITE_DEL_PREFIX,
@@ -679,20 +601,14 @@ chaindata_rune_write_list(chaindata_record_t *rec,
         return chaindata_record_fail(rec, "out of memory");
     }
 
-    head = ws->nwrites - 1;
-
-    if (chaindata_rune_write_chunks(rec, list, results, key, key_len, ws,
-                                    &h)
-        != 0)
-    {
+    /* the chunks, the first inside the header when it fits a leaf node */
+    value = chaindata_rune_write_chunks(rec, list, results, key, key_len,
+                                        ws, &h);
+    if (value == NULL) {
         return -1;
     }
 
-    /* the first chunk inside the header when it fits a leaf node */
-    h.chunk0_len = chaindata_writeset_join(ws, head, CHAINDATA_NODE_MAX);
-
-    /* the header's value moved with the buffer: find it again */
-    chaindata_listh_encode(ws->buf + ws->writes[head].val_off, &h);
+    chaindata_listh_encode(value, &h);
 
     rec->kind = list->put;
 

@@ -12,6 +12,11 @@ package ChainData::Nats;
 # include => FILE: a configuration the server includes (users and their
 # permissions: nats-server-chaindata.conf), env => {NAME => value} the
 # variables it reads; request(..., {user => U, pass => P}) connects as U.
+#
+# The signed-unit tests make their Ed25519 keys as operators do:
+# ed25519_keys($dir, 'unit', 'other') writes $dir/unit.key (mode 0600)
+# and $dir/unit.pub, and the same for other; openssl(ARGS) runs openssl
+# and returns its output, dying with its error when it fails.
 
 use strict;
 use warnings;
@@ -21,9 +26,9 @@ use IO::Socket::INET;
 use POSIX qw(:sys_wait_h);
 use Time::HiRes qw(sleep time);
 use Test::More ();
-use ChainData::Test qw(temp_dir spew repo_root is_root);
+use ChainData::Test qw(temp_dir spew repo_root is_root run_cmd);
 
-our @EXPORT_OK = qw(require_nats nats_server);
+our @EXPORT_OK = qw(require_nats nats_server openssl ed25519_keys);
 
 my %RUNNING;    # pid => 1, stopped at exit
 
@@ -37,6 +42,21 @@ sub require_nats {
     }
     Test::More::plan(skip_all => 'nats-server is not installed (Debian '
         . 'package nats-server; tools/deps.sh test installs it as root)');
+}
+
+sub openssl {
+    my ($c, $o, $e) = run_cmd(['openssl', @_]);
+    die "openssl @_: $e" if $c;
+    return $o;
+}
+
+sub ed25519_keys {
+    my ($dir, @names) = @_;
+    for my $n (@names) {
+        openssl('genpkey', '-algorithm', 'ed25519', '-out', "$dir/$n.key");
+        openssl('pkey', '-in', "$dir/$n.key", '-pubout', '-out', "$dir/$n.pub");
+        chmod 0600, "$dir/$n.key";
+    }
 }
 
 sub _free_port {
