@@ -1,7 +1,7 @@
 
 /*
  * chaindata-mirror: main and options (doc/mirror.md); the polling loop is
- * chaindata_mirror_feeds.c.
+ * chaindata_mirror_follow.c.
  */
 
 
@@ -22,7 +22,6 @@
 #include "chaindata_signal.h"
 
 
-volatile int  chaindata_mirror_stop;
 
 
 static void
@@ -582,7 +581,7 @@ main(int argc, char **argv)
 
     srand((unsigned) time(NULL) ^ (unsigned) getpid());
 
-    chaindata_feeds_init(&m);
+    chaindata_follow_init(&m);
     m.tty = isatty(STDERR_FILENO);
     chaindata_mirror_default_rate(&m);
     m.started = chaindata_now();
@@ -596,7 +595,7 @@ main(int argc, char **argv)
         && chaindata_mirror_lock(&m) == 0)
     {
         rc = m.nats.url ? chaindata_pub_start(&m) : CHAINDATA_EXIT_OK;
-        rc = rc == CHAINDATA_EXIT_OK ? chaindata_feeds_run(&m)
+        rc = rc == CHAINDATA_EXIT_OK ? chaindata_follow_run(&m)
              : rc == CHAINDATA_MIRROR_STOPPED ? CHAINDATA_EXIT_OK : rc;
     }
 

@@ -47,7 +47,7 @@
 #define CHAINDATA_MIRROR_STOPPED   (-1)
 /* a list that changed between attempts: paged again (balances.c) */
 #define CHAINDATA_MIRROR_AGAIN     (-2)
-/* a poll's answer that stops its feed for good (chaindata_mirror_feeds.c) */
+/* a poll's answer that stops its feed for good (chaindata_mirror_follow.c) */
 #define CHAINDATA_MIRROR_REFUSED   (-3)
 
 #define CHAINDATA_URL_MAX          2048
@@ -258,11 +258,11 @@ struct chaindata_http_s {
 /*
  * A feed of the mirror (stacks, mempool, runes, chainhooks), polled,
  * failing, backing off and recovering on its own
- * (chaindata_mirror_feeds.c).
+ * (chaindata_mirror_follow.c).
  */
-typedef struct chaindata_mfeed_s  chaindata_mfeed_t;
+typedef struct chaindata_follower_s  chaindata_follower_t;
 
-struct chaindata_mfeed_s {
+struct chaindata_follower_s {
     const char          *name;
     chaindata_feedstate_e  state;      /* _NONE: the feed is off */
     int                  caught_up;
@@ -281,7 +281,7 @@ struct chaindata_mfeed_s {
     chaindata_feedstate_t  stored;     /* totals, the last good pass */
 };
 
-#define CHAINDATA_MIRROR_FEEDS  4
+#define CHAINDATA_MIRROR_FOLLOWERS  4
 
 
 struct chaindata_mirror_s {
@@ -328,9 +328,9 @@ struct chaindata_mirror_s {
     int                  once;
     double               interval;
     unsigned             ahead;        /* --blocks-ahead */
-    chaindata_mfeed_t    feeds[CHAINDATA_MIRROR_FEEDS];
-    chaindata_mfeed_t   *polled;       /* the feed whose pass runs */
-    double               feeds_stored;  /* when their state was stored */
+    chaindata_follower_t followers[CHAINDATA_MIRROR_FOLLOWERS];
+    chaindata_follower_t   *polled;       /* the feed whose pass runs */
+    double               followers_stored;  /* when their state was stored */
 
     chaindata_http_t     http;
     chaindata_ingest_t   in;           /* the working index, its writes */
@@ -366,19 +366,27 @@ void chaindata_mirror_log(chaindata_mirror_t *m, const char *level,
     ;
 void chaindata_mirror_progress(chaindata_mirror_t *m, int force);
 
-/* the feeds' loop (chaindata_mirror_feeds.c) */
-void chaindata_feeds_init(chaindata_mirror_t *m);
+/* the feeds' loop (chaindata_mirror_follow.c) */
+void chaindata_follow_init(chaindata_mirror_t *m);
 /* a 429 during a pass: the first logged, the feed's state "throttled" */
-void chaindata_feeds_throttled(chaindata_mirror_t *m, chaindata_req_t *r);
-int chaindata_feeds_run(chaindata_mirror_t *m);
-double chaindata_feeds_wait_max(chaindata_mirror_t *m);
-int chaindata_feeds_too_deep(chaindata_mirror_t *m, const char *source,
+void chaindata_follow_throttled(chaindata_mirror_t *m, chaindata_req_t *r);
+int chaindata_follow_run(chaindata_mirror_t *m);
+
+/* what the followers report to the loop (chaindata_mirror_follow_report.c) */
+#define CHAINDATA_FOLLOW_BACKOFF    1.0
+/* a poll's cost, from the totals before (done 0) and after (done 1) it */
+void chaindata_follower_count(chaindata_mirror_t *m, chaindata_follower_t *f,
+    int done);
+/* the followers' state into the index, at once when changed */
+void chaindata_follow_store(chaindata_mirror_t *m, int changed);
+double chaindata_follow_wait_max(chaindata_mirror_t *m);
+int chaindata_follow_too_deep(chaindata_mirror_t *m, const char *source,
     uint64_t height, uint64_t max);
 /*
  * upstream's tip as a poll saw it: a claim, stored with the feed's state
  * once the feed has fetched the block at that height
  */
-void chaindata_feeds_saw_tip(chaindata_mirror_t *m, const char *source,
+void chaindata_follow_saw_tip(chaindata_mirror_t *m, const char *source,
     uint64_t height, uint64_t block_time);
 
 /* fetching (chaindata_mirror_http.c) */
@@ -496,7 +504,19 @@ typedef struct {
     chaindata_names_t    addresses;
 } chaindata_rnames_t;
 
-/* the Runes feed's parts the fill shares (chaindata_mirror_runes.c) */
+#define CHAINDATA_RUNES             "runes"
+#define CHAINDATA_RUNES_NO_HASH     "none"
+
+/*
+ * the Runes feed's parts the fill shares (chaindata_mirror_runes_lists.c):
+ * the checks of a list's entries, a list of api's route fmt for what
+ */
+const char *chaindata_block_entry(chaindata_plist_t *l,
+    const chaindata_jv_t *e);
+const char *chaindata_tx_entry(chaindata_plist_t *l, const chaindata_jv_t *e);
+chaindata_plist_t *chaindata_runes_list(const char *fmt, const char *api,
+    const char *what,
+    const char *(*entry)(chaindata_plist_t *l, const chaindata_jv_t *e));
 chaindata_plist_t *chaindata_runes_block_list(chaindata_mirror_t *m,
     uint64_t height);
 void chaindata_runes_block_fetched(chaindata_plist_t *l);
@@ -507,6 +527,7 @@ int chaindata_runes_undone(chaindata_mirror_t *m, uint64_t height,
 void chaindata_runes_names_free(chaindata_rnames_t *names);
 
 /* balance lists at the height written (chaindata_mirror_runes_tip.c) */
+int chaindata_runes_is_hash(const unsigned char *p, size_t len);
 void chaindata_runes_at(chaindata_mirror_t *m, const unsigned char *hash,
     size_t len, uint64_t lo, uint64_t hi);
 int chaindata_runes_fetched_at(chaindata_mirror_t *m, const char *address,
@@ -515,6 +536,7 @@ void chaindata_runes_above_begin(chaindata_mirror_t *m);
 void chaindata_runes_above_seen(chaindata_mirror_t *m,
     const unsigned char *hash, size_t len);
 void chaindata_runes_above_committed(chaindata_mirror_t *m);
+/* (chaindata_mirror_runes_settle.c) */
 int chaindata_runes_above_settle(chaindata_mirror_t *m,
     const unsigned char *posh, size_t posh_len);
 void chaindata_runes_above_free(chaindata_mirror_t *m);

@@ -670,7 +670,7 @@ chaindata_http_start(chaindata_http_t *h, chaindata_req_t *r)
 
 /*
  * When to try again: Retry-After if given, else backoff with jitter, up
- * to a poll interval (chaindata_feeds_wait_max(): a request waiting
+ * to a poll interval (chaindata_follow_wait_max(): a request waiting
  * longer would keep its feed from upstream answering again after an
  * outage, and spare upstream nothing).
  */
@@ -682,7 +682,7 @@ chaindata_http_again(chaindata_http_t *h, chaindata_req_t *r)
     curl_off_t  after;
 
     wait = CHAINDATA_BACKOFF * pow(2, r->tries - 1);
-    most = chaindata_feeds_wait_max(h->m);
+    most = chaindata_follow_wait_max(h->m);
 
     if (wait > CHAINDATA_BACKOFF_MAX) {
         wait = CHAINDATA_BACKOFF_MAX;
@@ -761,7 +761,7 @@ chaindata_http_finish(chaindata_http_t *h, chaindata_req_t *r, CURLcode cc)
 
             if (r->status == 429) {
                 h->throttled++;
-                chaindata_feeds_throttled(h->m, r);
+                chaindata_follow_throttled(h->m, r);
             }
 
         } else {
