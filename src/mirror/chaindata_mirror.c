@@ -18,6 +18,7 @@
 
 #include "chaindata_index_files.h"
 #include "chaindata_mirror.h"
+#include "chaindata_mirror_block.h"
 #include "chaindata_secret.h"
 #include "chaindata_signal.h"
 

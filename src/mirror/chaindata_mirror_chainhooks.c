@@ -23,6 +23,7 @@
 
 #include "chaindata_hex.h"
 #include "chaindata_mirror.h"
+#include "chaindata_mirror_block.h"
 
 
 /* a key goes into a path as it is: letters, digits and - . _ ~ only */

@@ -34,6 +34,7 @@
 
 #include "chaindata_hex.h"
 #include "chaindata_mirror.h"
+#include "chaindata_mirror_block.h"
 
 
 #define CHAINDATA_MEMPOOL_PAGE   50

@@ -33,6 +33,7 @@
 
 #include "chaindata_hex.h"
 #include "chaindata_mirror.h"
+#include "chaindata_mirror_block.h"
 
 
 #define CHAINDATA_RUNES_EMPTY_DEPTH 6

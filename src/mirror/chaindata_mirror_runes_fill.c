@@ -94,6 +94,7 @@
 #include <string.h>
 
 #include "chaindata_mirror.h"
+#include "chaindata_mirror_block.h"
 
 
 #define CHAINDATA_RUNES           "runes"

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "chaindata_mirror.h"
+#include "chaindata_mirror_block.h"
 
 
 /*

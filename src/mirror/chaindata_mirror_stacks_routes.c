@@ -31,6 +31,7 @@
 
 #include "chaindata_hex.h"
 #include "chaindata_mirror.h"
+#include "chaindata_mirror_block.h"
 #include "chaindata_mirror_stacks.h"
 
 
