@@ -30,6 +30,9 @@ CORE_SRCS   := $(wildcard src/core/*.c)
 INGEST_SRCS := $(wildcard src/ingest/*.c)
 LOAD_SRCS   := $(wildcard src/load/*.c)
 MIRROR_SRCS := $(wildcard src/mirror/*.c)
+# the mirror but its main (src/NAME/chaindata_NAME.c): what fuzz_mirror takes
+MIRROR_MAIN := src/mirror/chaindata_mirror.c
+MIRROR_LIB  := $(filter-out $(MIRROR_MAIN),$(MIRROR_SRCS))
 MODULE_SRCS := $(wildcard src/ngx/*.c)
 HEADERS     := $(wildcard src/*/*.h)
 # the unit tests: unit_main.c, and a test_*.c a room of the code
@@ -276,7 +279,8 @@ test-valgrind: deps-test all unit
 # libFuzzer targets (clang) for every parser that takes outside input:
 # ingest records and NDJSON streams, the codecs and query lookup, the
 # request target (path and query) of every route, and the mirror's checks
-# of upstream's answers (fuzz_mirror.c compiles the mirror's files in).
+# of upstream's answers (fuzz_mirror.c is compiled with the mirror's files
+# but its main in front: FUZZ_WITH).
 # `make fuzz` runs each for FUZZ_SECONDS; test-asan runs each for
 # FUZZ_SMOKE.
 FUZZ_CC      ?= clang
@@ -290,10 +294,15 @@ FUZZERS      := $(patsubst t/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard t/fuzz/fuzz_*.c
 
 fuzzers: $(FUZZERS)
 
+# what a target is compiled with, in one unit before its own lines (its
+# $@.c, written at each build, includes them and the target)
+$(BUILD)/fuzz/fuzz_mirror: FUZZ_WITH := $(MIRROR_LIB)
+
 $(BUILD)/fuzz/fuzz_%: t/fuzz/fuzz_%.c $(CORE_SRCS) $(INGEST_SRCS) \
                       $(MIRROR_SRCS) $(HEADERS) | deps-fuzz
 	@mkdir -p $(BUILD)/fuzz
-	$(FUZZ_CC) $(FUZZ_FLAGS) $(INCS) -o $@ $< $(CORE_SRCS) $(INGEST_SRCS) \
+	printf '#include "$(CURDIR)/%s"\n' $(FUZZ_WITH) $< > $@.c
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(INCS) -o $@ $@.c $(CORE_SRCS) $(INGEST_SRCS) \
 	    $(LIBS) -lcurl -lm
 
 fuzz: fuzzers
