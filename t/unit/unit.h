@@ -74,5 +74,8 @@ void test_accept_encoding(void);
 /* test_chunks.c */
 void test_chunks(void);
 
+/* test_options.c */
+void test_options(void);
+
 
 #endif /* _CHAINDATA_UNIT_H_INCLUDED_ */
