@@ -191,7 +191,7 @@ chaindata_mirror_from(void *conf, const chaindata_opt_t *o, char *arg)
     chaindata_mirror_t  *m = conf;
 
     *(o->offset == offsetof(chaindata_mirror_t, from_height)
-      ? &m->has_from : &m->has_runes_from) = 1;
+      ? &m->has_from : &m->runes.has_from) = 1;
 
     return 0;
 }
@@ -202,7 +202,7 @@ chaindata_mirror_catch_up(void *conf, const chaindata_opt_t *o, char *arg)
 {
     chaindata_mirror_t  *m = conf;
 
-    if (chaindata_runes_catch_up_mode(arg, &m->runes_catch_up) != 0) {
+    if (chaindata_runes_catch_up_mode(arg, &m->runes.catch_up) != 0) {
         fprintf(stderr, "chaindata-mirror: --catch-up: \"%s\" is not auto, "
                 "fill or replay\n", arg);
         return -1;
@@ -261,23 +261,23 @@ static const chaindata_opt_t  chaindata_mirror_options[] = {
       .type = CHAINDATA_OPT_U64, .offset = CHAINDATA_M(from_height),
       .min = 0, .max = 1e15, .set = chaindata_mirror_from },
     { .name = "runes-from-height", .kind = CHAINDATA_OPT_NUMBER,
-      .type = CHAINDATA_OPT_U64, .offset = CHAINDATA_M(runes_from_height),
+      .type = CHAINDATA_OPT_U64, .offset = CHAINDATA_M(runes.from_height),
       .min = 0, .max = 1e15, .set = chaindata_mirror_from },
     { .name = "max-reorg-depth", .kind = CHAINDATA_OPT_NUMBER,
       .type = CHAINDATA_OPT_U64, .offset = CHAINDATA_M(max_reorg),
       .min = 1, .max = 1e9 },
     { .name = "runes-max-reorg-depth", .kind = CHAINDATA_OPT_NUMBER,
-      .type = CHAINDATA_OPT_U64, .offset = CHAINDATA_M(runes_max_reorg),
+      .type = CHAINDATA_OPT_U64, .offset = CHAINDATA_M(runes.max_reorg),
       .min = 1, .max = 1e9 },
     { .name = "catch-up", .kind = CHAINDATA_OPT_CALL,
       .set = chaindata_mirror_catch_up },
     { .name = "catch-up-window", .kind = CHAINDATA_OPT_NUMBER,
-      .type = CHAINDATA_OPT_SIZE_T, .offset = CHAINDATA_M(runes_fill_window),
+      .type = CHAINDATA_OPT_SIZE_T, .offset = CHAINDATA_M(runes.fill_window),
       .min = 1, .max = CHAINDATA_FILL_BLOCKS },
     { .name = "no-mempool", .kind = CHAINDATA_OPT_FLAG,
       .offset = CHAINDATA_M(no_mempool), .value = 1 },
     { .name = "chainhooks-interval", .kind = CHAINDATA_OPT_NUMBER,
-      .type = CHAINDATA_OPT_DOUBLE, .offset = CHAINDATA_M(hooks_interval),
+      .type = CHAINDATA_OPT_DOUBLE, .offset = CHAINDATA_M(hooks.interval),
       .min = 0.01, .max = 86400 },
     { .name = "once", .kind = CHAINDATA_OPT_FLAG,
       .offset = CHAINDATA_M(once), .value = 1 },
@@ -433,10 +433,10 @@ main(int argc, char **argv)
 
     memset(&m, 0, sizeof(m));
     m.interval = 5;
-    m.hooks_interval = 30;
+    m.hooks.interval = 30;
     m.max_reorg = chaindata_feed_reorg_default("stacks");
-    m.runes_max_reorg = chaindata_feed_reorg_default("runes");
-    m.runes_fill_window = CHAINDATA_FILL_BLOCKS;
+    m.runes.max_reorg = chaindata_feed_reorg_default("runes");
+    m.runes.fill_window = CHAINDATA_FILL_BLOCKS;
     m.http.m = &m;
     m.http.parallel = CHAINDATA_PARALLEL;
     m.http.max_body = CHAINDATA_BODY_BUDGET;

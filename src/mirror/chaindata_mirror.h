@@ -5,7 +5,9 @@
  * ingest code (src/ingest) in block-atomic commits.  The program's state,
  * made of what its rooms' headers declare: the client's
  * (chaindata_mirror_http.h), the followers' (chaindata_mirror_follow.h),
- * the Runes feed's (chaindata_mirror_runes.h); the emitter and block
+ * the Runes feed's (chaindata_mirror_runes.h), the chainhooks'
+ * (chaindata_mirror_chainhooks.h), the mempool's
+ * (chaindata_mirror_mempool.h); the emitter and block
  * writer (chaindata_mirror_block.h), the paged lists
  * (chaindata_mirror_pages.h) and the Stacks follower's rooms
  * (chaindata_mirror_stacks.h) are included where they are used.
@@ -25,9 +27,11 @@
 #include "chaindata_eta.h"
 #include "chaindata_exit.h"
 #include "chaindata_ingest.h"
+#include "chaindata_mirror_chainhooks.h"
 #include "chaindata_mirror_follow.h"
 #include "chaindata_mirror_http.h"
 #include "chaindata_mirror_log.h"
+#include "chaindata_mirror_mempool.h"
 #include "chaindata_mirror_runes.h"
 #include "chaindata_nats.h"
 
@@ -54,45 +58,18 @@ struct chaindata_mirror_s {
     const char          *chainhooks_file;
     uint64_t             from_height;
     int                  has_from;
-    uint64_t             runes_from_height;
-    int                  has_runes_from;
-    uint64_t             runes_behind;   /* the tip last logged below */
-    /* the hash of the runes block the lists being fetched are written
-       with, and the tip's as the status route's ETag last said */
-    unsigned char        runes_at[CHAINDATA_FEED_HASH_MAX];
-    size_t               runes_at_len;
-    uint64_t             runes_at_lo;    /* the blocks written, if any */
-    uint64_t             runes_at_hi;
-    unsigned char        runes_tip_tag[CHAINDATA_FEED_HASH_MAX];
-    size_t               runes_tip_tag_len;
-    chaindata_above_t   *runes_above;
-    size_t               runes_nabove;
-    uint64_t             max_reorg;      /* blocks a rollback may undo, */
-    uint64_t             runes_max_reorg;  /* as followers' by default */
-    chaindata_catchup_e  runes_catch_up;   /* --catch-up */
-    size_t               runes_fill_window; /* --catch-up-window: blocks */
+    uint64_t             max_reorg;      /* blocks a rollback may undo */
     int                  no_mempool;
-
-    /* the chainhooks file's lines: uuid, then the key (never logged) */
-    char               **hooks;
-    size_t               nhooks;
-    double               hooks_interval;
-    double               hooks_next;
-    uint64_t             hooks_skipped;  /* statuses failed and skipped */
+    chaindata_runes_state_t  runes;    /* the Runes feed's */
+    chaindata_hooks_t    hooks;        /* the chainhooks' */
     uint64_t             unknown_stored; /* documents with what is new */
     int                  stacks_claims_logged;  /* a block's counts differ */
-
-    /* the pending transactions the index holds (32-byte ids, sorted) */
-    unsigned char       *pending;
-    size_t               npending;
-    int                  pending_read;
+    chaindata_pending_t  pending;      /* the mempool's */
 
     int                  once;
     double               interval;
     unsigned             ahead;        /* --blocks-ahead */
-    chaindata_follower_t followers[CHAINDATA_MIRROR_FOLLOWERS];
-    chaindata_follower_t   *polled;       /* the feed whose pass runs */
-    double               followers_stored;  /* when their state was stored */
+    chaindata_follow_t   follow;       /* the followers' */
 
     chaindata_http_t     http;
     chaindata_ingest_t   in;           /* the working index, its writes */

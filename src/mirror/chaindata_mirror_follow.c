@@ -48,8 +48,8 @@ chaindata_follow_init(chaindata_mirror_t *m)
     on[CHAINDATA_FOLLOWER_CHAINHOOKS] = m->platform_api != NULL;
 
     for (i = 0; i < CHAINDATA_MIRROR_FOLLOWERS; i++) {
-        m->followers[i].name = names[i];
-        m->followers[i].state = on[i] ? CHAINDATA_FEEDSTATE_FOLLOWING
+        m->follow.followers[i].name = names[i];
+        m->follow.followers[i].state = on[i] ? CHAINDATA_FEEDSTATE_FOLLOWING
                                   : CHAINDATA_FEEDSTATE_NONE;
     }
 }
@@ -88,7 +88,7 @@ chaindata_follower_ready(chaindata_mirror_t *m, size_t i)
         return 1;
     }
 
-    stacks = &m->followers[CHAINDATA_FOLLOWER_STACKS];
+    stacks = &m->follow.followers[CHAINDATA_FOLLOWER_STACKS];
 
     return stacks->state == CHAINDATA_FEEDSTATE_FOLLOWING && stacks->caught_up;
 }
@@ -178,8 +178,8 @@ chaindata_follow_mempool_follows(chaindata_mirror_t *m)
 {
     chaindata_follower_t  *stacks, *mempool;
 
-    stacks = &m->followers[CHAINDATA_FOLLOWER_STACKS];
-    mempool = &m->followers[CHAINDATA_FOLLOWER_MEMPOOL];
+    stacks = &m->follow.followers[CHAINDATA_FOLLOWER_STACKS];
+    mempool = &m->follow.followers[CHAINDATA_FOLLOWER_MEMPOOL];
 
     if (stacks->state != CHAINDATA_FEEDSTATE_STOPPED
         || mempool->state == CHAINDATA_FEEDSTATE_NONE
@@ -212,7 +212,7 @@ chaindata_follow_pass(chaindata_mirror_t *m, int *busy, double *wake)
     *busy = 0;
 
     for (i = 0; i < CHAINDATA_MIRROR_FOLLOWERS; i++) {
-        f = &m->followers[i];
+        f = &m->follow.followers[i];
         now = chaindata_now();
 
         /* looked at before each feed: a pass may poll none */
@@ -233,10 +233,10 @@ chaindata_follow_pass(chaindata_mirror_t *m, int *busy, double *wake)
         }
 
         chaindata_follower_count(m, f, 0);
-        m->polled = f;
+        m->follow.polled = f;
         m->http.pass_429s = 0;
         rc = chaindata_follower_poll(m, i, &done);
-        m->polled = NULL;
+        m->follow.polled = NULL;
         chaindata_follower_count(m, f, 1);
 
         if (rc == CHAINDATA_MIRROR_STOPPED || chaindata_mirror_stop) {
@@ -277,7 +277,7 @@ chaindata_follow_end(chaindata_mirror_t *m, chaindata_feedwhy_e why)
     chaindata_follower_t  *f;
 
     for (i = 0; i < CHAINDATA_MIRROR_FOLLOWERS; i++) {
-        f = &m->followers[i];
+        f = &m->follow.followers[i];
 
         if (f->state != CHAINDATA_FEEDSTATE_NONE
             && f->state != CHAINDATA_FEEDSTATE_STOPPED)
@@ -301,10 +301,10 @@ chaindata_follow_live(chaindata_mirror_t *m, int *given_up)
     *given_up = 0;
 
     for (i = 0, live = 0; i < CHAINDATA_MIRROR_FOLLOWERS; i++) {
-        if (m->followers[i].state == CHAINDATA_FEEDSTATE_STOPPED) {
+        if (m->follow.followers[i].state == CHAINDATA_FEEDSTATE_STOPPED) {
             *given_up = 1;
 
-        } else if (m->followers[i].state != CHAINDATA_FEEDSTATE_NONE) {
+        } else if (m->follow.followers[i].state != CHAINDATA_FEEDSTATE_NONE) {
             live++;
         }
     }
@@ -325,7 +325,7 @@ chaindata_follow_run(chaindata_mirror_t *m)
         wake = chaindata_now() + m->interval;
 
         for (i = 0; i < CHAINDATA_MIRROR_FOLLOWERS; i++) {
-            was[i] = m->followers[i].state;
+            was[i] = m->follow.followers[i].state;
         }
 
         rc = chaindata_follow_pass(m, &busy, &wake);
@@ -344,7 +344,7 @@ chaindata_follow_run(chaindata_mirror_t *m)
         live = chaindata_follow_live(m, &given_up);
 
         for (i = 0, changed = 0; i < CHAINDATA_MIRROR_FOLLOWERS; i++) {
-            changed |= was[i] != m->followers[i].state;
+            changed |= was[i] != m->follow.followers[i].state;
         }
 
         last = live == 0 || (m->once && !busy);

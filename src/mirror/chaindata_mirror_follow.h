@@ -43,6 +43,13 @@ struct chaindata_follower_s {
 
 #define CHAINDATA_MIRROR_FOLLOWERS  4
 
+/* the followers' state */
+typedef struct {
+    chaindata_follower_t   followers[CHAINDATA_MIRROR_FOLLOWERS];
+    chaindata_follower_t  *polled;     /* the feed whose pass runs */
+    double                 stored;     /* when their state was stored */
+} chaindata_follow_t;
+
 
 /* the feeds' loop (chaindata_mirror_follow.c) */
 void chaindata_follow_init(chaindata_mirror_t *m);
@@ -71,10 +78,7 @@ void chaindata_follow_saw_tip(chaindata_mirror_t *m, const char *source,
 int chaindata_stacks_poll(chaindata_mirror_t *m, int *caught_up);
 int chaindata_runes_poll(chaindata_mirror_t *m, int *caught_up);
 int chaindata_mempool_poll(chaindata_mirror_t *m);
-int chaindata_chainhooks_read(chaindata_mirror_t *m);
 int chaindata_chainhooks_poll(chaindata_mirror_t *m);
-void chaindata_chainhooks_free(chaindata_mirror_t *m);
-void chaindata_mempool_free(chaindata_mirror_t *m);
 
 
 #endif /* _CHAINDATA_MIRROR_FOLLOW_H_INCLUDED_ */

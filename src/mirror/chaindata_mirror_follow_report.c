@@ -46,7 +46,8 @@ chaindata_follow_wait_max(chaindata_mirror_t *m)
  */
 
 void
-chaindata_follower_count(chaindata_mirror_t *m, chaindata_follower_t *f, int done)
+chaindata_follower_count(chaindata_mirror_t *m, chaindata_follower_t *f,
+    int done)
 {
     static chaindata_feedstate_t  before;
 
@@ -56,7 +57,7 @@ chaindata_follower_count(chaindata_mirror_t *m, chaindata_follower_t *f, int don
     now.retries = m->http.retried;
     now.throttled = m->http.throttled;
     now.refused = m->http.refused;
-    now.skipped = m->hooks_skipped;
+    now.skipped = m->hooks.skipped;
     now.unknown = m->unknown_stored;
 
     if (!done) {
@@ -80,11 +81,11 @@ chaindata_follow_saw_tip(chaindata_mirror_t *m, const char *source,
     size_t  i;
 
     for (i = 0; i < CHAINDATA_MIRROR_FOLLOWERS; i++) {
-        if (strcmp(m->followers[i].name, source) == 0) {
-            m->followers[i].has_claim = 1;
-            m->followers[i].claim.height = height;
-            m->followers[i].claim.time = block_time;
-            m->followers[i].claim.polled = (uint64_t) time(NULL);
+        if (strcmp(m->follow.followers[i].name, source) == 0) {
+            m->follow.followers[i].has_claim = 1;
+            m->follow.followers[i].claim.height = height;
+            m->follow.followers[i].claim.time = block_time;
+            m->follow.followers[i].claim.polled = (uint64_t) time(NULL);
         }
     }
 }
@@ -184,18 +185,18 @@ chaindata_follow_store(chaindata_mirror_t *m, int changed)
 
     now = chaindata_now();
 
-    if (!changed && now - m->followers_stored < CHAINDATA_FOLLOW_STORE) {
+    if (!changed && now - m->follow.stored < CHAINDATA_FOLLOW_STORE) {
         return;
     }
 
-    m->followers_stored = now;
+    m->follow.stored = now;
     memset(&ws, 0, sizeof(ws));
     rc = 0;
 
     for (i = 0; rc == 0 && i < CHAINDATA_MIRROR_FOLLOWERS; i++) {
-        if (m->followers[i].state != CHAINDATA_FEEDSTATE_NONE) {
-            chaindata_follower_verify_tip(m, &m->followers[i]);
-            rc = chaindata_follower_store(&ws, &m->followers[i]);
+        if (m->follow.followers[i].state != CHAINDATA_FEEDSTATE_NONE) {
+            chaindata_follower_verify_tip(m, &m->follow.followers[i]);
+            rc = chaindata_follower_store(&ws, &m->follow.followers[i]);
         }
     }
 
@@ -221,7 +222,7 @@ chaindata_follow_throttled(chaindata_mirror_t *m, chaindata_req_t *r)
 {
     chaindata_follower_t  *f;
 
-    f = m->polled;
+    f = m->follow.polled;
 
     if (m->http.pass_429s++ > 0 || f == NULL) {
         return;

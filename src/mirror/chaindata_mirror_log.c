@@ -63,10 +63,10 @@ chaindata_mirror_target(chaindata_mirror_t *m, uint64_t *tip)
     size_t  i;
 
     for (i = 0; i < CHAINDATA_MIRROR_FOLLOWERS; i++) {
-        if (m->followers[i].has_tip && m->followers[i].name
-            && strcmp(m->followers[i].name, m->source) == 0)
+        if (m->follow.followers[i].has_tip && m->follow.followers[i].name
+            && strcmp(m->follow.followers[i].name, m->source) == 0)
         {
-            *tip = m->followers[i].tip.height;
+            *tip = m->follow.followers[i].tip.height;
             return 1;
         }
     }

@@ -360,9 +360,9 @@ chaindata_runes_fork(chaindata_mirror_t *m, uint64_t top, uint64_t *fork)
             if (!same) {
                 *fork = height ? height - 1 : 0;
 
-                if (top - *fork > m->runes_max_reorg) {
+                if (top - *fork > m->runes.max_reorg) {
                     return chaindata_follow_too_deep(m, CHAINDATA_RUNES, top,
-                                                    m->runes_max_reorg);
+                                                    m->runes.max_reorg);
                 }
 
             } else if (!empty) {
@@ -419,8 +419,8 @@ chaindata_runes_tip(chaindata_mirror_t *m, uint64_t *tip)
 
     if (r) {
         *tip = r->arg;
-        memcpy(m->runes_tip_tag, r->etag, r->etag_len);
-        m->runes_tip_tag_len = r->etag_len;
+        memcpy(m->runes.tip_tag, r->etag, r->etag_len);
+        m->runes.tip_tag_len = r->etag_len;
         chaindata_req_free(r);
     }
 
@@ -466,8 +466,8 @@ chaindata_runes_below(chaindata_mirror_t *m, uint64_t tip, uint64_t height,
         return chaindata_runes_rollback(m, fork, height);
     }
 
-    if (m->runes_behind != tip) {
-        m->runes_behind = tip;
+    if (m->runes.behind != tip) {
+        m->runes.behind = tip;
         chaindata_mirror_log(m, "warn", "upstream's runes tip %llu is below "
                              "the index's %llu and agrees with it there: "
                              "waiting (a node behind, or a reorg whose new "
@@ -519,7 +519,7 @@ chaindata_runes_poll(chaindata_mirror_t *m, int *caught_up)
         return chaindata_runes_below(m, tip, pos.height, caught_up);
     }
 
-    m->runes_behind = 0;
+    m->runes.behind = 0;
 
     if (have) {
         rc = chaindata_runes_fork(m, pos.height, &fork);
@@ -538,7 +538,7 @@ chaindata_runes_poll(chaindata_mirror_t *m, int *caught_up)
         h = pos.height + 1;
 
     } else {
-        h = m->has_runes_from ? m->runes_from_height : tip;
+        h = m->runes.has_from ? m->runes.from_height : tip;
         pos.hash_len = 0;
         pos.time = 0;
     }
@@ -576,7 +576,7 @@ chaindata_runes_poll(chaindata_mirror_t *m, int *caught_up)
 
     *caught_up = 1;
 
-    if (m->runes_nabove == 0) {
+    if (m->runes.nabove == 0) {
         return CHAINDATA_EXIT_OK;
     }
 

@@ -57,6 +57,27 @@ typedef struct {
 } chaindata_above_t;
 
 
+/* the Runes feed's state */
+typedef struct {
+    uint64_t             from_height;  /* --runes-from-height */
+    int                  has_from;
+    uint64_t             behind;       /* the tip last logged below */
+    /* the hash of the runes block the lists being fetched are written
+       with, and the tip's as the status route's ETag last said */
+    unsigned char        at[CHAINDATA_FEED_HASH_MAX];
+    size_t               at_len;
+    uint64_t             at_lo;        /* the blocks written, if any */
+    uint64_t             at_hi;
+    unsigned char        tip_tag[CHAINDATA_FEED_HASH_MAX];
+    size_t               tip_tag_len;
+    chaindata_above_t   *above;
+    size_t               nabove;
+    uint64_t             max_reorg;    /* --runes-max-reorg-depth */
+    chaindata_catchup_e  catch_up;     /* --catch-up */
+    size_t               fill_window;  /* --catch-up-window: blocks */
+} chaindata_runes_state_t;
+
+
 /* the rune_balances records of addresses (chaindata_mirror_balances.c) */
 int chaindata_balances_records(chaindata_mirror_t *m, char **addresses,
     size_t n);

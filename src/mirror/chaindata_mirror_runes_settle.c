@@ -30,18 +30,18 @@ chaindata_runes_above_settle(chaindata_mirror_t *m,
     chaindata_names_t   all;
     chaindata_above_t  *a, *old;
 
-    if (m->runes_nabove == 0
-        || !chaindata_runes_is_hash(m->runes_tip_tag, m->runes_tip_tag_len)
-        || m->runes_tip_tag_len != posh_len
-        || memcmp(m->runes_tip_tag, posh, posh_len) != 0)
+    if (m->runes.nabove == 0
+        || !chaindata_runes_is_hash(m->runes.tip_tag, m->runes.tip_tag_len)
+        || m->runes.tip_tag_len != posh_len
+        || memcmp(m->runes.tip_tag, posh, posh_len) != 0)
     {
         return CHAINDATA_EXIT_OK;
     }
 
     memset(&all, 0, sizeof(all));
 
-    for (i = 0; i < m->runes_nabove; i++) {
-        a = &m->runes_above[i];
+    for (i = 0; i < m->runes.nabove; i++) {
+        a = &m->runes.above[i];
 
         if (a->blocks
             && chaindata_runes_undone(m, a->lo ? a->lo - 1 : 0, a->hi, &all)
@@ -51,10 +51,10 @@ chaindata_runes_above_settle(chaindata_mirror_t *m,
             return CHAINDATA_EXIT_SYSTEM;
         }
 
-        for (j = 0; j < m->runes_above[i].addresses.n; j++) {
+        for (j = 0; j < m->runes.above[i].addresses.n; j++) {
             if (chaindata_names_add(&all, (const unsigned char *)
-                                    m->runes_above[i].addresses.items[j],
-                                    strlen(m->runes_above[i].addresses
+                                    m->runes.above[i].addresses.items[j],
+                                    strlen(m->runes.above[i].addresses
                                            .items[j]))
                 != 0)
             {
@@ -72,10 +72,10 @@ chaindata_runes_above_settle(chaindata_mirror_t *m,
                          "it): fetched again", all.n);
 
     /* kept aside: the lists fetched again may be kept by their tip */
-    old = m->runes_above;
-    nold = m->runes_nabove;
-    m->runes_above = NULL;
-    m->runes_nabove = 0;
+    old = m->runes.above;
+    nold = m->runes.nabove;
+    m->runes.above = NULL;
+    m->runes.nabove = 0;
 
     chaindata_block_reset(m);
     chaindata_runes_at(m, posh, posh_len, 1, 0);
@@ -90,8 +90,8 @@ chaindata_runes_above_settle(chaindata_mirror_t *m,
     if (rc != CHAINDATA_EXIT_OK) {
         chaindata_block_reset(m);
         chaindata_runes_above_free(m);
-        m->runes_above = old;
-        m->runes_nabove = nold;
+        m->runes.above = old;
+        m->runes.nabove = nold;
         return rc;
     }
 

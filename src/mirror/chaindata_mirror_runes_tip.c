@@ -63,14 +63,14 @@ void
 chaindata_runes_at(chaindata_mirror_t *m, const unsigned char *hash,
     size_t len, uint64_t lo, uint64_t hi)
 {
-    if (len > sizeof(m->runes_at)) {
+    if (len > sizeof(m->runes.at)) {
         len = 0;
     }
 
-    memcpy(m->runes_at, hash, len);
-    m->runes_at_len = len;
-    m->runes_at_lo = lo;
-    m->runes_at_hi = hi;
+    memcpy(m->runes.at, hash, len);
+    m->runes.at_len = len;
+    m->runes.at_lo = lo;
+    m->runes.at_hi = hi;
 }
 
 
@@ -83,16 +83,16 @@ chaindata_runes_fetched_at(chaindata_mirror_t *m, const char *address,
     size_t              i;
     chaindata_above_t  *a;
 
-    if (r == NULL || m->runes_at_len == 0
+    if (r == NULL || m->runes.at_len == 0
         || !chaindata_runes_is_hash(r->etag, r->etag_len)
-        || (r->etag_len == m->runes_at_len
-            && memcmp(r->etag, m->runes_at, r->etag_len) == 0))
+        || (r->etag_len == m->runes.at_len
+            && memcmp(r->etag, m->runes.at, r->etag_len) == 0))
     {
         return 0;
     }
 
-    for (i = 0; i < m->runes_nabove; i++) {
-        a = &m->runes_above[i];
+    for (i = 0; i < m->runes.nabove; i++) {
+        a = &m->runes.above[i];
 
         if (a->tip_len == r->etag_len
             && memcmp(a->tip, r->etag, r->etag_len) == 0)
@@ -101,31 +101,31 @@ chaindata_runes_fetched_at(chaindata_mirror_t *m, const char *address,
         }
     }
 
-    if (i == m->runes_nabove) {
-        a = realloc(m->runes_above, (i + 1) * sizeof(chaindata_above_t));
+    if (i == m->runes.nabove) {
+        a = realloc(m->runes.above, (i + 1) * sizeof(chaindata_above_t));
         if (a == NULL) {
             return -1;
         }
 
-        m->runes_above = a;
-        a = &m->runes_above[m->runes_nabove++];
+        m->runes.above = a;
+        a = &m->runes.above[m->runes.nabove++];
         memset(a, 0, sizeof(chaindata_above_t));
         memcpy(a->tip, r->etag, r->etag_len);
         a->tip_len = r->etag_len;
     }
 
-    if (m->runes_at_lo > m->runes_at_hi) {
+    if (m->runes.at_lo > m->runes.at_hi) {
         return chaindata_names_add(&a->addresses,
                                    (const unsigned char *) address,
                                    strlen(address));
     }
 
-    if (!a->blocks || m->runes_at_lo < a->lo) {
-        a->lo = m->runes_at_lo;
+    if (!a->blocks || m->runes.at_lo < a->lo) {
+        a->lo = m->runes.at_lo;
     }
 
-    if (!a->blocks || m->runes_at_hi > a->hi) {
-        a->hi = m->runes_at_hi;
+    if (!a->blocks || m->runes.at_hi > a->hi) {
+        a->hi = m->runes.at_hi;
     }
 
     a->blocks = 1;
@@ -141,8 +141,8 @@ chaindata_runes_above_begin(chaindata_mirror_t *m)
 {
     size_t  i;
 
-    for (i = 0; i < m->runes_nabove; i++) {
-        m->runes_above[i].seen = 0;
+    for (i = 0; i < m->runes.nabove; i++) {
+        m->runes.above[i].seen = 0;
     }
 }
 
@@ -155,11 +155,11 @@ chaindata_runes_above_seen(chaindata_mirror_t *m, const unsigned char *hash,
 {
     size_t  i;
 
-    for (i = 0; i < m->runes_nabove; i++) {
-        if (m->runes_above[i].tip_len == len
-            && memcmp(m->runes_above[i].tip, hash, len) == 0)
+    for (i = 0; i < m->runes.nabove; i++) {
+        if (m->runes.above[i].tip_len == len
+            && memcmp(m->runes.above[i].tip, hash, len) == 0)
         {
-            m->runes_above[i].seen = 1;
+            m->runes.above[i].seen = 1;
         }
     }
 }
@@ -172,16 +172,16 @@ chaindata_runes_above_committed(chaindata_mirror_t *m)
 {
     size_t  i, k;
 
-    for (i = 0, k = 0; i < m->runes_nabove; i++) {
-        if (m->runes_above[i].seen) {
-            chaindata_names_free(&m->runes_above[i].addresses);
+    for (i = 0, k = 0; i < m->runes.nabove; i++) {
+        if (m->runes.above[i].seen) {
+            chaindata_names_free(&m->runes.above[i].addresses);
             continue;
         }
 
-        m->runes_above[k++] = m->runes_above[i];
+        m->runes.above[k++] = m->runes.above[i];
     }
 
-    m->runes_nabove = k;
+    m->runes.nabove = k;
 }
 
 
@@ -190,11 +190,11 @@ chaindata_runes_above_free(chaindata_mirror_t *m)
 {
     size_t  i;
 
-    for (i = 0; i < m->runes_nabove; i++) {
-        chaindata_names_free(&m->runes_above[i].addresses);
+    for (i = 0; i < m->runes.nabove; i++) {
+        chaindata_names_free(&m->runes.above[i].addresses);
     }
 
-    free(m->runes_above);
-    m->runes_above = NULL;
-    m->runes_nabove = 0;
+    free(m->runes.above);
+    m->runes.above = NULL;
+    m->runes.nabove = 0;
 }
