@@ -1,6 +1,7 @@
 
 /*
- * chaindata-mirror: main and options (doc/mirror.md); the polling loop is
+ * chaindata-mirror: main, its options' table and usage (doc/mirror.md),
+ * the top room: nothing calls into it.  The polling loop is
  * chaindata_mirror_follow.c.
  */
 
