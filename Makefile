@@ -294,15 +294,18 @@ FUZZERS      := $(patsubst t/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard t/fuzz/fuzz_*.c
 
 fuzzers: $(FUZZERS)
 
-# what a target is compiled with, in one unit before its own lines (its
-# $@.c, written at each build, includes them and the target)
+# what a target is compiled with, in one unit before its own lines (the
+# unit, written at each build into fuzz-units/ where t/fuzz/run looks for
+# no target, includes them and the target)
 $(BUILD)/fuzz/fuzz_mirror: FUZZ_WITH := $(MIRROR_LIB)
 
 $(BUILD)/fuzz/fuzz_%: t/fuzz/fuzz_%.c $(CORE_SRCS) $(INGEST_SRCS) \
                       $(MIRROR_SRCS) $(HEADERS) | deps-fuzz
-	@mkdir -p $(BUILD)/fuzz
-	printf '#include "$(CURDIR)/%s"\n' $(FUZZ_WITH) $< > $@.c
-	$(FUZZ_CC) $(FUZZ_FLAGS) $(INCS) -o $@ $@.c $(CORE_SRCS) $(INGEST_SRCS) \
+	@mkdir -p $(BUILD)/fuzz $(BUILD)/fuzz-units
+	printf '#include "$(CURDIR)/%s"\n' $(FUZZ_WITH) $< \
+	    > $(BUILD)/fuzz-units/$(@F).c
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(INCS) -o $@ $(BUILD)/fuzz-units/$(@F).c \
+	    $(CORE_SRCS) $(INGEST_SRCS) \
 	    $(LIBS) -lcurl -lm
 
 fuzz: fuzzers
