@@ -53,7 +53,7 @@ PROGRAMS    := $(patsubst src/%/,chaindata-%,$(dir $(wildcard \
 .PHONY: all deps deps-test deps-fuzz module loader mirror unit test \
         test-upstream check-layout run bench bench-mirror bench-runes-catchup \
         bench-gzip bench-gzip-runes bench-tx-v3 bench-fanout bench-bulk \
-        bench-metrics bench-cold \
+        bench-metrics bench-cold bench-runes-fill-disk \
         clean
 
 all: module loader mirror
@@ -197,6 +197,11 @@ bench-mirror: all
 # export (bench/runes-catchup; BENCH_RUNES_* variables set the data set)
 bench-runes-catchup: all
 	bench/runes-catchup
+
+# what a Runes catch-up fill leaves on disk: data.mdb, pages used and free
+# (bench/runes-fill-disk; BENCH_RUNES_*, BENCH_BASE_MIRROR for a before)
+bench-runes-fill-disk: all
+	bench/runes-fill-disk
 
 bench-gzip: all
 	@sh tools/deps.sh bench

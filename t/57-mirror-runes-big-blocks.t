@@ -21,8 +21,8 @@ use lib "$FindBin::Bin/lib";
 use Test::More;
 use ChainData::Test qw(:all);
 use ChainData::Runes qw(rune_locations);
-use ChainData::Upstream qw(write_capture capture_path nginx_locations
-                           index_dump);
+use ChainData::Upstream qw(write_capture capture_path captured_activity
+                           nginx_locations index_dump);
 
 require_build();
 my $MIRROR = build_path('chaindata-mirror');
@@ -34,11 +34,7 @@ ok($answers > 9000, "capture $CAPTURE: $answers answers");
 
 # what upstream serves for each transaction: its first page (none has
 # more than 60 entries here), from the capture
-my %tx;
-for my $f (glob "$root/up/runes/v1/transactions/*/activity/q=offset=0\\&limit=60") {
-    my ($id) = $f =~ m{transactions/([0-9a-f]{64})/};
-    $tx{$id} = slurp($f);
-}
+my %tx = %{ captured_activity($root) };
 my %rows = (844010 => 0, 844011 => 0);
 for my $id (keys %tx) {
     my ($h) = $tx{$id} =~ /"block_height":(\d+)/;

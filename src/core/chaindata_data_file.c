@@ -25,10 +25,8 @@
 #define CHAINDATA_LMDB_MAGIC        0xBEEFC0DEu
 #define CHAINDATA_LMDB_VERSION      1u
 
-#define CHAINDATA_META_OFF          16          /* the page header */
 #define CHAINDATA_META_PSIZE        24          /* dbs[FREE_DBI].md_pad */
 #define CHAINDATA_META_LAST_PG      120
-#define CHAINDATA_META_TXNID        128
 #define CHAINDATA_META_LEN          136
 
 /* LMDB's page sizes: the system's page size, at least 4 KiB, 64 KiB most */

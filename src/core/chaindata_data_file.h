@@ -19,6 +19,10 @@
 
 #define CHAINDATA_DATA_FILE_ERR_LEN  160
 
+/* a meta page: the page header, then the meta record; its transaction id */
+#define CHAINDATA_META_OFF          16
+#define CHAINDATA_META_TXNID        128         /* from the meta record */
+
 
 /*
  * dir/data.mdb: 0 when it holds the pages its newest valid meta page

@@ -90,13 +90,52 @@ chaindata_index_open_dbs(chaindata_index_t *ix)
 }
 
 
+/*
+ * A writer holds a shared flock on the data.mdb it opened, which
+ * chaindata_index_compact() takes exclusive (or refuses): 0, 1 when
+ * data.mdb was renamed over while this one waited for it (open it again),
+ * or an errno.
+ */
+
+static int
+chaindata_index_hold(chaindata_index_t *ix)
+{
+    int          fd;
+    char         path[4096];
+    struct stat  held, named;
+
+    if (mdb_env_get_fd(ix->env, &fd) != 0) {
+        return EINVAL;
+    }
+
+    while (flock(fd, LOCK_SH) != 0) {
+        if (errno != EINTR) {
+            /* no flock here: a compaction cannot take it either */
+            return 0;
+        }
+    }
+
+    snprintf(path, sizeof(path), "%s/data.mdb", ix->path);
+
+    if (fstat(fd, &held) != 0 || stat(path, &named) != 0) {
+        return errno;
+    }
+
+    return held.st_dev != named.st_dev || held.st_ino != named.st_ino;
+}
+
+
 int
 chaindata_index_open(chaindata_index_t *ix)
 {
-    int                      rc, dead;
+    int                      rc, dead, tries;
     char                     err[CHAINDATA_INDEX_FILES_ERR_LEN];
     MDB_envinfo              info;
     chaindata_index_owner_t  own;
+
+    tries = 0;
+
+again:
 
     if (mkdir(ix->path, CHAINDATA_INDEX_DIR_MODE) != 0 && errno != EEXIST) {
         fprintf(stderr, "%s: cannot create %s: %s\n", ix->prog, ix->path,
@@ -125,6 +164,17 @@ chaindata_index_open(chaindata_index_t *ix)
     }
 
     chaindata_index_owner_end(&own);
+
+    if (rc == 0) {
+        rc = chaindata_index_hold(ix);
+
+        if (rc == 1 && ++tries < 8) {
+            chaindata_index_close(ix);
+            goto again;
+        }
+
+        rc = rc == 1 ? EAGAIN : rc;
+    }
 
     if (rc != 0) {
         fprintf(stderr, "%s: cannot open the index at %s: %s\n", ix->prog,

@@ -50,6 +50,20 @@ void chaindata_index_close(chaindata_index_t *ix);
 int chaindata_index_commit(chaindata_index_t *ix,
     const chaindata_writeset_t *ws);
 
+/*
+ * The pages of the index, used (to the last page written) and free
+ * (LMDB's free list): 0, or an LMDB error.
+ */
+int chaindata_index_pages(chaindata_index_t *ix, size_t *used, size_t *free);
+
+/*
+ * Rewrites data.mdb without its free pages, in place, safe with readers
+ * open on it (chaindata_index_compact.c says how): 0 when done, the index
+ * open again; 1 when refused, why in err (len bytes), the index as it was;
+ * -1 when the compact index could not be opened again (err says).
+ */
+int chaindata_index_compact(chaindata_index_t *ix, char *err, size_t len);
+
 /* beside LMDB's codes (MDB_KEYEXIST is -30799, the last -30780) */
 #define CHAINDATA_INDEX_MOVED  (-30700)
 

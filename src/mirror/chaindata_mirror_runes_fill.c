@@ -102,6 +102,7 @@
 #define CHAINDATA_FILL_CHUNK      64       /* blocks asked for at once */
 #define CHAINDATA_FILL_BYTES      (256 * 1024 * 1024)  /* writes a window */
 #define CHAINDATA_FILL_GROUP      256      /* addresses asked for at once */
+#define CHAINDATA_FILL_FREE       16       /* free pages worth compacting */
 
 
 int
@@ -484,6 +485,56 @@ chaindata_fill_window(chaindata_mirror_t *m, chaindata_window_t *w,
 }
 
 
+/*
+ * The end of a fill: the pages its windows freed given back
+ * (chaindata_index_compact(): the index rewritten compact in place, safe
+ * with the edge's readers open), when they are more than a
+ * CHAINDATA_FILL_FREE-th of the index; refused, the index keeps them and
+ * the log says why.
+ */
+
+static int
+chaindata_fill_compact(chaindata_mirror_t *m)
+{
+    int       rc;
+    char      err[512];
+    size_t    used, free, after, gone;
+    double    t;
+
+    if (chaindata_index_pages(&m->in.ix, &used, &free) != 0
+        || free <= used / CHAINDATA_FILL_FREE)
+    {
+        return CHAINDATA_EXIT_OK;
+    }
+
+    t = chaindata_now();
+    rc = chaindata_index_compact(&m->in.ix, err, sizeof(err));
+
+    if (rc == 1) {
+        chaindata_mirror_log(m, "warn", "runes: the index keeps the %zu "
+                             "free pages of the fill (of %zu): not "
+                             "compacted: %s (chaindata-load --snapshot "
+                             "writes a compact copy)", free, used, err);
+        return CHAINDATA_EXIT_OK;
+    }
+
+    if (rc != 0) {
+        chaindata_mirror_log(m, "error", "runes: the index compacted: %s",
+                             err);
+        return CHAINDATA_EXIT_SYSTEM;
+    }
+
+    gone = chaindata_index_pages(&m->in.ix, &after, &free) == 0
+           && after < used ? used - after : 0;
+
+    chaindata_mirror_log(m, "info", "runes: the index compacted after the "
+                         "fill: %zu pages of %zu given back (%.1f s)",
+                         gone, used, chaindata_now() - t);
+
+    return CHAINDATA_EXIT_OK;
+}
+
+
 /* blocks from..to, window by window; posh, pos: the position, kept */
 
 int
@@ -532,5 +583,5 @@ chaindata_runes_fill(chaindata_mirror_t *m, uint64_t from, uint64_t to,
                          (unsigned long long) requests,
                          txs ? (double) requests / txs : 0.0);
 
-    return CHAINDATA_EXIT_OK;
+    return chaindata_fill_compact(m);
 }

@@ -77,5 +77,8 @@ void test_chunks(void);
 /* test_options.c */
 void test_options(void);
 
+/* test_compact.c */
+void test_compact(void);
+
 
 #endif /* _CHAINDATA_UNIT_H_INCLUDED_ */

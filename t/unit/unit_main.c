@@ -34,6 +34,7 @@ main(void)
     test_listh();
     test_streamseq();
     test_writers();
+    test_compact();
     test_writeset_join();
     test_digest();
     test_js_number();

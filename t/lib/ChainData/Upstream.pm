@@ -45,7 +45,7 @@ our @EXPORT_OK = qw(
     confirmed_docs derive_doc grow_events make_chain write_chain tx_page
     block_hash nginx_locations write_runes runes_page btc_hash rune_chain
     runes_history runes_tip RUNES_LIMITS write_capture capture_path
-    index_dump json_canonical
+    captured_activity index_dump json_canonical
 );
 
 # the confirmed fixture documents (raw "data" text), in fixture order
@@ -332,6 +332,18 @@ sub write_capture {
     }
     close $fh or die "gzip -dc $file: failed";
     return $n;
+}
+
+# what a capture written by write_capture() under $root serves for each
+# transaction's activity: its first page of 60, by transaction id
+sub captured_activity {
+    my ($root) = @_;
+    my %tx;
+    for my $f (glob "$root/up/runes/v1/transactions/*/activity/q=offset=0\\&limit=60") {
+        my ($id) = $f =~ m{transactions/([0-9a-f]{64})/};
+        $tx{$id} = ChainData::Test::slurp($f);
+    }
+    return \%tx;
 }
 
 # a decoded JSON value as text, members in name order: the same entries
