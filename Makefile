@@ -31,6 +31,9 @@ INGEST_SRCS := $(wildcard src/ingest/*.c)
 STREAM_SRCS := $(wildcard src/stream/*.c)
 LOAD_SRCS   := $(wildcard src/load/*.c)
 MIRROR_SRCS := $(wildcard src/mirror/*.c)
+# the mirror but its main (src/NAME/chaindata_NAME.c): what fuzz_mirror takes
+MIRROR_MAIN := src/mirror/chaindata_mirror.c
+MIRROR_LIB  := $(filter-out $(MIRROR_MAIN),$(MIRROR_SRCS))
 MODULE_SRCS := $(wildcard src/ngx/*.c)
 HEADERS     := $(wildcard src/*/*.h)
 # the unit tests: unit_main.c, and a test_*.c a room of the code
@@ -290,7 +293,8 @@ test-valgrind: deps-test all unit
 # libFuzzer targets (clang) for every parser that takes outside input:
 # ingest records and NDJSON streams, the codecs and query lookup, the
 # request target (path and query) of every route, and the mirror's checks
-# of upstream's answers (fuzz_mirror.c compiles the mirror's files in).
+# of upstream's answers (fuzz_mirror.c is compiled with the mirror's files
+# but its main in front: FUZZ_WITH).
 # `make fuzz` runs each for FUZZ_SECONDS; test-asan runs each for
 # FUZZ_SMOKE.
 FUZZ_CC      ?= clang
@@ -304,11 +308,19 @@ FUZZERS      := $(patsubst t/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard t/fuzz/fuzz_*.c
 
 fuzzers: $(FUZZERS)
 
+# what a target is compiled with, in one unit before its own lines (the
+# unit, written at each build into fuzz-units/ where t/fuzz/run looks for
+# no target, includes them and the target)
+$(BUILD)/fuzz/fuzz_mirror: FUZZ_WITH := $(MIRROR_LIB)
+
 $(BUILD)/fuzz/fuzz_%: t/fuzz/fuzz_%.c $(CORE_SRCS) $(INGEST_SRCS) \
                       $(STREAM_SRCS) $(MIRROR_SRCS) $(HEADERS) | deps-fuzz
-	@mkdir -p $(BUILD)/fuzz
-	$(FUZZ_CC) $(FUZZ_FLAGS) $(INCS) -o $@ $< $(CORE_SRCS) $(INGEST_SRCS) \
-	    $(STREAM_SRCS) $(LIBS) -lcurl -lm
+	@mkdir -p $(BUILD)/fuzz $(BUILD)/fuzz-units
+	printf '#include "$(CURDIR)/%s"\n' $(FUZZ_WITH) $< \
+	    > $(BUILD)/fuzz-units/$(@F).c
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(INCS) -o $@ $(BUILD)/fuzz-units/$(@F).c \
+	    $(CORE_SRCS) $(INGEST_SRCS) $(STREAM_SRCS) \
+	    $(LIBS) -lcurl -lm
 
 fuzz: fuzzers
 	t/fuzz/run --seconds $(FUZZ_SECONDS)

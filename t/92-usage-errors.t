@@ -24,6 +24,13 @@ my @CASES = (
     ['chaindata-mirror', ['--no-such-option'], qr/unrecognized option '--no-such-option'$/],
     ['chaindata-mirror', ['--db', '/nonexistent'],
      qr/^chaindata-mirror: name a source: /],
+    # a value refused names its option (it once named the value)
+    ['chaindata-mirror', ['--interval', '0'],
+     qr/^chaindata-mirror: --interval wants a number from 0\.01 to 86400, not "0"$/],
+    ['chaindata-mirror', ['--stacks-api', 'ftp://x'],
+     qr/^chaindata-mirror: --stacks-api wants an http:\/\/ or https:\/\/ URL$/],
+    ['chaindata-load', ['--max-readers', '0'],
+     qr/^chaindata-load: --max-readers wants a number from 1 to 1048576, not "0"$/],
 );
 
 for my $c (@CASES) {

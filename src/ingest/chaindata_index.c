@@ -90,38 +90,6 @@ chaindata_index_open_dbs(chaindata_index_t *ix)
 }
 
 
-int
-chaindata_index_parse_size(const char *s, size_t *out)
-{
-    char                *end;
-    unsigned long long   v, mult;
-
-    errno = 0;
-    v = strtoull(s, &end, 10);
-
-    if (errno || end == s || s[0] == '-') {
-        return -1;
-    }
-
-    switch (*end) {
-    case '\0': mult = 1; break;
-    case 'K': case 'k': mult = 1ULL << 10; end++; break;
-    case 'M': case 'm': mult = 1ULL << 20; end++; break;
-    case 'G': case 'g': mult = 1ULL << 30; end++; break;
-    case 'T': case 't': mult = 1ULL << 40; end++; break;
-    default: return -1;
-    }
-
-    if (*end != '\0' || v == 0 || v > SIZE_MAX / mult) {
-        return -1;
-    }
-
-    *out = (size_t) (v * mult);
-
-    return 0;
-}
-
-
 /*
  * A writer holds a shared flock on the data.mdb it opened, which
  * chaindata_index_compact() takes exclusive (or refuses): 0, 1 when

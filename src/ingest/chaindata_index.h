@@ -37,9 +37,6 @@ typedef struct {
 } chaindata_index_t;
 
 
-/* a --map-size value: digits and K, M, G or T; 0, or -1 when invalid */
-int chaindata_index_parse_size(const char *s, size_t *out);
-
 /* 0, or -1 after a message on standard error */
 int chaindata_index_open(chaindata_index_t *ix);
 void chaindata_index_close(chaindata_index_t *ix);

@@ -10,8 +10,8 @@
 
 
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +27,7 @@
 #include "chaindata_schema.h"
 #include "chaindata_load.h"
 #include "chaindata_load_nats.h"
+#include "chaindata_options.h"
 #include "chaindata_progress.h"
 #include "chaindata_secret.h"
 #include "chaindata_status.h"
@@ -514,140 +515,87 @@ chaindata_summary(chaindata_loader_t *ld)
 
 
 static int
+chaindata_load_help(void *conf, const chaindata_opt_t *o, char *arg)
+{
+    chaindata_usage(stdout);
+    exit(CHAINDATA_EXIT_OK);
+}
+
+
+static int
+chaindata_load_version(void *conf, const chaindata_opt_t *o, char *arg)
+{
+    /* CHAINDATA_VERSION: the Makefile's, from debian/changelog */
+    printf("chaindata-load %s\n", CHAINDATA_VERSION);
+    exit(CHAINDATA_EXIT_OK);
+}
+
+
+static int
+chaindata_load_nats_option(void *conf, int c, char *arg)
+{
+    return chaindata_nats_option(&((chaindata_loader_t *) conf)->nats, c,
+                                 arg);
+}
+
+
+#define CHAINDATA_L(field)  offsetof(chaindata_loader_t, field)
+
+/* the options (doc/loader.md "Options"), the usage above says them */
+static const chaindata_opt_t  chaindata_load_options[] = {
+    { .name = "db", .kind = CHAINDATA_OPT_STRING,
+      .offset = CHAINDATA_L(db_path) },
+    { .name = "batch", .kind = CHAINDATA_OPT_COUNT,
+      .type = CHAINDATA_OPT_SIZE_T, .offset = CHAINDATA_L(batch) },
+    { .name = "skip-invalid", .kind = CHAINDATA_OPT_FLAG,
+      .offset = CHAINDATA_L(skip_invalid), .value = 1 },
+    { .name = "map-size", .kind = CHAINDATA_OPT_SIZE,
+      .offset = CHAINDATA_L(map_size) },
+    { .name = "max-map-size", .kind = CHAINDATA_OPT_SIZE,
+      .offset = CHAINDATA_L(max_map_size) },
+    { .name = "max-readers", .kind = CHAINDATA_OPT_COUNT,
+      .type = CHAINDATA_OPT_UINT, .offset = CHAINDATA_L(max_readers),
+      .max = CHAINDATA_MAX_READERS_LIMIT },
+    { .name = "quiet", .kind = CHAINDATA_OPT_FLAG,
+      .offset = CHAINDATA_L(quiet), .value = 1 },
+    { .name = "follow", .kind = CHAINDATA_OPT_FLAG,
+      .offset = CHAINDATA_L(follow), .value = 1 },
+    { .name = "stats", .kind = CHAINDATA_OPT_FLAG,
+      .offset = CHAINDATA_L(stats), .value = 1 },
+    { .name = "once", .kind = CHAINDATA_OPT_FLAG,
+      .offset = CHAINDATA_L(once), .value = 1 },
+    { .name = "max-reorg-depth", .kind = CHAINDATA_OPT_COUNT,
+      .type = CHAINDATA_OPT_U64, .offset = CHAINDATA_L(max_depth) },
+    { .name = "snapshot", .kind = CHAINDATA_OPT_STRING,
+      .offset = CHAINDATA_L(snapshot) },
+    { .name = "bulk", .kind = CHAINDATA_OPT_FLAG,
+      .offset = CHAINDATA_L(bulk), .value = 1 },
+    { .name = "progress-interval", .kind = CHAINDATA_OPT_SECONDS,
+      .offset = CHAINDATA_L(progress_interval) },
+    { .name = "help", .kind = CHAINDATA_OPT_ACTION, .key = 'h',
+      .set = chaindata_load_help },
+    { .name = "version", .kind = CHAINDATA_OPT_ACTION,
+      .set = chaindata_load_version },
+    { .name = NULL }
+};
+
+
+static int
 chaindata_parse_args(chaindata_loader_t *ld, int argc,
     char **argv)
 {
-    int          c;
-    char        *end;
-    unsigned long  n;
-
-    static const struct option  options[] = {
-        { "db", required_argument, NULL, 'd' },
-        { "batch", required_argument, NULL, 'b' },
-        { "skip-invalid", no_argument, NULL, 's' },
-        { "map-size", required_argument, NULL, 'm' },
-        { "max-map-size", required_argument, NULL, 'M' },
-        { "max-readers", required_argument, NULL, 'r' },
-        { "quiet", no_argument, NULL, 'q' },
-        { "follow", no_argument, NULL, 'f' },
-        { "stats", no_argument, NULL, 'S' },
-        { "once", no_argument, NULL, CHAINDATA_NATS_OPT + 'o' },
-        { "max-reorg-depth", required_argument, NULL, 'R' },
+    static const struct option  more[] = {
         CHAINDATA_NATS_OPTIONS,
         CHAINDATA_NATS_OPTION_VERIFY_KEY,
-        { "snapshot", required_argument, NULL, 'O' },
-        { "bulk", no_argument, NULL, 'B' },
-        { "progress-interval", required_argument, NULL, 'P' },
-        { "help", no_argument, NULL, 'h' },
-        { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 }
     };
 
-    while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-        switch (c) {
-
-        case 'd':
-            ld->db_path = optarg;
-            break;
-
-        case 'b':
-        case 'R':
-            errno = 0;
-            n = strtoul(optarg, &end, 10);
-            if (errno || *end || n == 0 || optarg[0] == '-') {
-                fprintf(stderr, "chaindata-load: %s wants a positive "
-                        "number, not \"%s\"\n",
-                        c == 'b' ? "--batch" : "--max-reorg-depth", optarg);
-                return -1;
-            }
-
-            if (c == 'b') {
-                ld->batch = n;
-
-            } else {
-                ld->max_depth = n;
-            }
-            break;
-
-        case 's':
-            ld->skip_invalid = 1;
-            break;
-
-        case 'r':
-            errno = 0;
-            n = strtoul(optarg, &end, 10);
-            if (errno || *end || n == 0 || n > CHAINDATA_MAX_READERS_LIMIT
-                || optarg[0] == '-')
-            {
-                fprintf(stderr, "chaindata-load: --max-readers wants a "
-                        "number from 1 to %d, not \"%s\"\n",
-                        CHAINDATA_MAX_READERS_LIMIT, optarg);
-                return -1;
-            }
-            ld->max_readers = (unsigned int) n;
-            break;
-
-        case 'm':
-        case 'M':
-            if (chaindata_index_parse_size(optarg,
-                                     c == 'm' ? &ld->map_size
-                                                       : &ld->max_map_size)
-                != 0)
-            {
-                fprintf(stderr, "chaindata-load: bad size \"%s\"\n", optarg);
-                return -1;
-            }
-            break;
-
-        case 'q':
-            ld->quiet = 1;
-            break;
-
-        case 'f':
-            ld->follow = 1;
-            break;
-
-        case 'S':
-            ld->stats = 1;
-            break;
-
-        case 'O':
-            ld->snapshot = optarg;
-            break;
-
-        case 'B':
-            ld->bulk = 1;
-            break;
-
-        case 'P':
-            errno = 0;
-            ld->progress_interval = strtod(optarg, &end);
-            if (errno || *end || !(ld->progress_interval > 0)) {
-                fprintf(stderr, "chaindata-load: --progress-interval wants "
-                        "a positive number of seconds, not \"%s\"\n",
-                        optarg);
-                return -1;
-            }
-            break;
-
-        case 'h':
-            chaindata_usage(stdout);
-            exit(CHAINDATA_EXIT_OK);
-
-        case 'V':
-            /* CHAINDATA_VERSION: the Makefile's, from debian/changelog */
-            printf("chaindata-load %s\n", CHAINDATA_VERSION);
-            exit(CHAINDATA_EXIT_OK);
-
-        case CHAINDATA_NATS_OPT + 'o':
-            ld->once = 1;
-            break;
-
-        default:
-            if (chaindata_nats_option(&ld->nats, c, optarg) != 1) {
-                return -1;
-            }
-        }
+    if (chaindata_options_parse("chaindata-load", chaindata_load_options,
+                                more, chaindata_load_nats_option, ld, argc,
+                                argv)
+        != 0)
+    {
+        return -1;
     }
 
     if (ld->db_path == NULL) {

@@ -1,13 +1,13 @@
 
 /*
- * chaindata-mirror: main and options (doc/mirror.md); the polling loop is
- * chaindata_mirror_feeds.c.
+ * chaindata-mirror: main, its options' table and usage (doc/mirror.md),
+ * the top room: nothing calls into it.  The polling loop is
+ * chaindata_mirror_follow.c.
  */
 
 
-#include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,11 +18,10 @@
 
 #include "chaindata_index_files.h"
 #include "chaindata_mirror.h"
+#include "chaindata_mirror_block.h"
+#include "chaindata_options.h"
 #include "chaindata_secret.h"
 #include "chaindata_signal.h"
-
-
-volatile int  chaindata_mirror_stop;
 
 
 static void
@@ -107,39 +106,17 @@ chaindata_mirror_usage(FILE *out)
 }
 
 
-static int
-chaindata_mirror_number(const char *opt, const char *s, double min,
-    double max, double *out)
-{
-    char    *end;
-    double   v;
-
-    errno = 0;
-    v = strtod(s, &end);
-
-    if (errno || end == s || *end || v < min || v > max) {
-        fprintf(stderr, "chaindata-mirror: %s wants a number from %g to "
-                "%g, not \"%s\"\n", opt, min, max, s);
-        return -1;
-    }
-
-    *out = v;
-
-    return 0;
-}
-
-
 /* an http:// or https:// base URL, trailing slashes dropped */
 
 static int
-chaindata_mirror_url(const char *opt, char *url)
+chaindata_mirror_url(void *conf, const chaindata_opt_t *o, char *url)
 {
     size_t  n;
 
     if (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0)
     {
-        fprintf(stderr, "chaindata-mirror: %s wants an http:// or https:// "
-                "URL\n", opt);
+        fprintf(stderr, "chaindata-mirror: --%s wants an http:// or "
+                "https:// URL\n", o->name);
         return -1;
     }
 
@@ -210,39 +187,142 @@ chaindata_mirror_default_rate(chaindata_mirror_t *m)
 
 
 static int
+chaindata_mirror_from(void *conf, const chaindata_opt_t *o, char *arg)
+{
+    chaindata_mirror_t  *m = conf;
+
+    *(o->offset == offsetof(chaindata_mirror_t, from_height)
+      ? &m->has_from : &m->runes.has_from) = 1;
+
+    return 0;
+}
+
+
+static int
+chaindata_mirror_catch_up(void *conf, const chaindata_opt_t *o, char *arg)
+{
+    chaindata_mirror_t  *m = conf;
+
+    if (chaindata_runes_catch_up_mode(arg, &m->runes.catch_up) != 0) {
+        fprintf(stderr, "chaindata-mirror: --catch-up: \"%s\" is not auto, "
+                "fill or replay\n", arg);
+        return -1;
+    }
+
+    return 0;
+}
+
+
+static int
+chaindata_mirror_help(void *conf, const chaindata_opt_t *o, char *arg)
+{
+    chaindata_mirror_usage(stdout);
+    exit(CHAINDATA_EXIT_OK);
+}
+
+
+static int
+chaindata_mirror_version(void *conf, const chaindata_opt_t *o, char *arg)
+{
+    /* CHAINDATA_VERSION: the Makefile's, from debian/changelog */
+    printf("chaindata-mirror %s\n", CHAINDATA_VERSION);
+    exit(CHAINDATA_EXIT_OK);
+}
+
+
+/* the options of other rooms' tables: the request headers, NATS */
+
+static int
+chaindata_mirror_other(void *conf, int c, char *arg)
+{
+    int                  rc;
+    chaindata_mirror_t  *m = conf;
+
+    rc = chaindata_http_option(&m->http, c, arg);
+
+    return rc != 0 ? rc : chaindata_nats_option(&m->nats, c, arg);
+}
+
+
+#define CHAINDATA_M(field)  offsetof(chaindata_mirror_t, field)
+
+/* the options (doc/mirror.md "Options"), the usage above says them */
+static const chaindata_opt_t  chaindata_mirror_options[] = {
+    { .name = "db", .kind = CHAINDATA_OPT_STRING,
+      .offset = CHAINDATA_M(db_path) },
+    { .name = "stacks-api", .kind = CHAINDATA_OPT_STRING,
+      .offset = CHAINDATA_M(stacks_api), .set = chaindata_mirror_url },
+    { .name = "runes-api", .kind = CHAINDATA_OPT_STRING,
+      .offset = CHAINDATA_M(runes_api), .set = chaindata_mirror_url },
+    { .name = "platform-api", .kind = CHAINDATA_OPT_STRING,
+      .offset = CHAINDATA_M(platform_api), .set = chaindata_mirror_url },
+    { .name = "chainhooks", .kind = CHAINDATA_OPT_STRING,
+      .offset = CHAINDATA_M(chainhooks_file) },
+    { .name = "from-height", .kind = CHAINDATA_OPT_NUMBER,
+      .type = CHAINDATA_OPT_U64, .offset = CHAINDATA_M(from_height),
+      .min = 0, .max = 1e15, .set = chaindata_mirror_from },
+    { .name = "runes-from-height", .kind = CHAINDATA_OPT_NUMBER,
+      .type = CHAINDATA_OPT_U64, .offset = CHAINDATA_M(runes.from_height),
+      .min = 0, .max = 1e15, .set = chaindata_mirror_from },
+    { .name = "max-reorg-depth", .kind = CHAINDATA_OPT_NUMBER,
+      .type = CHAINDATA_OPT_U64, .offset = CHAINDATA_M(max_reorg),
+      .min = 1, .max = 1e9 },
+    { .name = "runes-max-reorg-depth", .kind = CHAINDATA_OPT_NUMBER,
+      .type = CHAINDATA_OPT_U64, .offset = CHAINDATA_M(runes.max_reorg),
+      .min = 1, .max = 1e9 },
+    { .name = "catch-up", .kind = CHAINDATA_OPT_CALL,
+      .set = chaindata_mirror_catch_up },
+    { .name = "catch-up-window", .kind = CHAINDATA_OPT_NUMBER,
+      .type = CHAINDATA_OPT_SIZE_T, .offset = CHAINDATA_M(runes.fill_window),
+      .min = 1, .max = CHAINDATA_FILL_BLOCKS },
+    { .name = "no-mempool", .kind = CHAINDATA_OPT_FLAG,
+      .offset = CHAINDATA_M(no_mempool), .value = 1 },
+    { .name = "chainhooks-interval", .kind = CHAINDATA_OPT_NUMBER,
+      .type = CHAINDATA_OPT_DOUBLE, .offset = CHAINDATA_M(hooks.interval),
+      .min = 0.01, .max = 86400 },
+    { .name = "once", .kind = CHAINDATA_OPT_FLAG,
+      .offset = CHAINDATA_M(once), .value = 1 },
+    { .name = "follow", .kind = CHAINDATA_OPT_FLAG,
+      .offset = CHAINDATA_M(once), .value = 0 },
+    { .name = "interval", .kind = CHAINDATA_OPT_NUMBER,
+      .type = CHAINDATA_OPT_DOUBLE, .offset = CHAINDATA_M(interval),
+      .min = 0.01, .max = 86400 },
+    { .name = "parallel", .kind = CHAINDATA_OPT_NUMBER,
+      .type = CHAINDATA_OPT_UINT, .offset = CHAINDATA_M(http.parallel),
+      .min = 1, .max = 256 },
+    { .name = "max-body-bytes", .kind = CHAINDATA_OPT_SIZE,
+      .offset = CHAINDATA_M(http.max_body), .min = 65536 },
+    { .name = "blocks-ahead", .kind = CHAINDATA_OPT_NUMBER,
+      .type = CHAINDATA_OPT_UINT, .offset = CHAINDATA_M(ahead),
+      .min = 1, .max = 1024 },
+    { .name = "rate", .kind = CHAINDATA_OPT_NUMBER,
+      .type = CHAINDATA_OPT_DOUBLE, .offset = CHAINDATA_M(http.rate),
+      .min = 0, .max = 1e6 },
+    { .name = "retries", .kind = CHAINDATA_OPT_NUMBER,
+      .type = CHAINDATA_OPT_UINT, .offset = CHAINDATA_M(http.retries),
+      .min = 0, .max = 100 },
+    { .name = "timeout", .kind = CHAINDATA_OPT_NUMBER,
+      .type = CHAINDATA_OPT_MSEC, .offset = CHAINDATA_M(http.timeout_ms),
+      .min = 0.1, .max = 3600 },
+    { .name = "max-wait", .kind = CHAINDATA_OPT_NUMBER,
+      .type = CHAINDATA_OPT_DOUBLE, .offset = CHAINDATA_M(http.max_wait),
+      .min = 0.1, .max = 86400 },
+    { .name = "map-size", .kind = CHAINDATA_OPT_SIZE,
+      .offset = CHAINDATA_M(in.ix.map_size) },
+    { .name = "max-map-size", .kind = CHAINDATA_OPT_SIZE,
+      .offset = CHAINDATA_M(in.ix.max_map_size) },
+    { .name = "help", .kind = CHAINDATA_OPT_ACTION, .key = 'h',
+      .set = chaindata_mirror_help },
+    { .name = "version", .kind = CHAINDATA_OPT_ACTION,
+      .set = chaindata_mirror_version },
+    { .name = NULL }
+};
+
+
+static int
 chaindata_mirror_args(chaindata_mirror_t *m, int argc, char **argv)
 {
-    int     c;
-    double  v;
-
-    static const struct option  options[] = {
-        { "db", required_argument, NULL, 'd' },
-        { "stacks-api", required_argument, NULL, 's' },
-        { "runes-api", required_argument, NULL, 'r' },
-        { "platform-api", required_argument, NULL, 'p' },
-        { "chainhooks", required_argument, NULL, 'c' },
-        { "from-height", required_argument, NULL, 'F' },
-        { "runes-from-height", required_argument, NULL, 'G' },
-        { "max-reorg-depth", required_argument, NULL, 'D' },
-        { "runes-max-reorg-depth", required_argument, NULL, 'E' },
-        { "catch-up", required_argument, NULL, 'U' },
-        { "catch-up-window", required_argument, NULL, 'w' },
-        { "no-mempool", no_argument, NULL, 'N' },
-        { "chainhooks-interval", required_argument, NULL, 'I' },
-        { "once", no_argument, NULL, 'o' },
-        { "follow", no_argument, NULL, 'f' },
-        { "interval", required_argument, NULL, 'i' },
-        { "parallel", required_argument, NULL, 'P' },
-        { "max-body-bytes", required_argument, NULL, 'B' },
-        { "blocks-ahead", required_argument, NULL, 'A' },
-        { "rate", required_argument, NULL, 'R' },
-        { "retries", required_argument, NULL, 't' },
-        { "timeout", required_argument, NULL, 'T' },
-        { "max-wait", required_argument, NULL, 'W' },
-        { "map-size", required_argument, NULL, 'm' },
-        { "max-map-size", required_argument, NULL, 'M' },
-        { "help", no_argument, NULL, 'h' },
-        { "version", no_argument, NULL, 'V' },
+    static const struct option  more[] = {
         CHAINDATA_NATS_OPTIONS,
         CHAINDATA_NATS_OPTION_MAX_MSGS,
         CHAINDATA_NATS_OPTION_SIGN_KEY,
@@ -250,200 +330,11 @@ chaindata_mirror_args(chaindata_mirror_t *m, int argc, char **argv)
         { NULL, 0, NULL, 0 }
     };
 
-    while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-
-        switch (chaindata_http_option(&m->http, c, optarg)) {
-        case 1:
-            continue;
-        case -1:
-            return -1;
-        }
-
-        switch (c) {
-
-        case 'd':
-            m->db_path = optarg;
-            break;
-
-        case 's':
-        case 'r':
-        case 'p':
-            if (chaindata_mirror_url(argv[optind - 1], optarg) != 0) {
-                return -1;
-            }
-
-            *(c == 's' ? &m->stacks_api
-              : c == 'r' ? &m->runes_api : &m->platform_api) = optarg;
-            break;
-
-        case 'c':
-            m->chainhooks_file = optarg;
-            break;
-
-        case 'F':
-        case 'G':
-            if (chaindata_mirror_number(argv[optind - 1], optarg, 0, 1e15,
-                                        &v) != 0)
-            {
-                return -1;
-            }
-
-            if (c == 'F') {
-                m->from_height = (uint64_t) v;
-                m->has_from = 1;
-
-            } else {
-                m->runes_from_height = (uint64_t) v;
-                m->has_runes_from = 1;
-            }
-            break;
-
-        case 'D':
-        case 'E':
-            if (chaindata_mirror_number(argv[optind - 1], optarg, 1, 1e9,
-                                        &v) != 0)
-            {
-                return -1;
-            }
-
-            *(c == 'D' ? &m->max_reorg : &m->runes_max_reorg) = (uint64_t) v;
-            break;
-
-        case 'N':
-            m->no_mempool = 1;
-            break;
-
-        case 'w':
-            if (chaindata_mirror_number("--catch-up-window", optarg, 1,
-                                        CHAINDATA_FILL_BLOCKS, &v)
-                != 0)
-            {
-                return -1;
-            }
-
-            m->runes_fill_window = (size_t) v;
-            break;
-
-        case 'U':
-            if (chaindata_runes_catch_up_mode(optarg, &m->runes_catch_up)
-                != 0)
-            {
-                fprintf(stderr, "chaindata-mirror: --catch-up: \"%s\" is "
-                        "not auto, fill or replay\n", optarg);
-                return -1;
-            }
-            break;
-
-        case 'o':
-        case 'f':
-            m->once = (c == 'o');
-            break;
-
-        case 'i':
-        case 'I':
-            if (chaindata_mirror_number(argv[optind - 1], optarg, 0.01,
-                                        86400, c == 'i' ? &m->interval
-                                                        : &m->hooks_interval)
-                != 0)
-            {
-                return -1;
-            }
-            break;
-
-        case 'P':
-            if (chaindata_mirror_number("--parallel", optarg, 1, 256, &v)
-                != 0)
-            {
-                return -1;
-            }
-
-            m->http.parallel = (unsigned) v;
-            break;
-
-        case 'B':
-            if (chaindata_index_parse_size(optarg, &m->http.max_body) != 0
-                || m->http.max_body < 65536)
-            {
-                fprintf(stderr, "chaindata-mirror: --max-body-bytes wants "
-                        "a size of 64K or more (K, M, G suffixes)\n");
-                return -1;
-            }
-            break;
-
-        case 'A':
-            if (chaindata_mirror_number("--blocks-ahead", optarg, 1, 1024,
-                                        &v) != 0)
-            {
-                return -1;
-            }
-
-            m->ahead = (unsigned) v;
-            break;
-
-        case 'R':
-            if (chaindata_mirror_number("--rate", optarg, 0, 1e6,
-                                        &m->http.rate) != 0)
-            {
-                return -1;
-            }
-            break;
-
-        case 't':
-            if (chaindata_mirror_number("--retries", optarg, 0, 100, &v)
-                != 0)
-            {
-                return -1;
-            }
-
-            m->http.retries = (unsigned) v;
-            break;
-
-        case 'T':
-            if (chaindata_mirror_number("--timeout", optarg, 0.1, 3600, &v)
-                != 0)
-            {
-                return -1;
-            }
-
-            m->http.timeout_ms = (long) (v * 1000);
-            break;
-
-        case 'W':
-            if (chaindata_mirror_number("--max-wait", optarg, 0.1, 86400, &v)
-                != 0)
-            {
-                return -1;
-            }
-
-            m->http.max_wait = v;
-            break;
-
-        case 'm':
-        case 'M':
-            if (chaindata_index_parse_size(optarg, c == 'm' ? &m->in.ix.map_size
-                                                       : &m->in.ix.max_map_size)
-                != 0)
-            {
-                fprintf(stderr, "chaindata-mirror: bad size \"%s\"\n",
-                        optarg);
-                return -1;
-            }
-            break;
-
-        case 'h':
-            chaindata_mirror_usage(stdout);
-            exit(CHAINDATA_EXIT_OK);
-
-        case 'V':
-            /* CHAINDATA_VERSION: the Makefile's, from debian/changelog */
-            printf("chaindata-mirror %s\n", CHAINDATA_VERSION);
-            exit(CHAINDATA_EXIT_OK);
-
-        default:
-            if (chaindata_nats_option(&m->nats, c, optarg) != 1) {
-                return -1;
-            }
-        }
+    if (chaindata_options_parse("chaindata-mirror", chaindata_mirror_options,
+                                more, chaindata_mirror_other, m, argc, argv)
+        != 0)
+    {
+        return -1;
     }
 
     if (optind != argc) {
@@ -543,10 +434,10 @@ main(int argc, char **argv)
 
     memset(&m, 0, sizeof(m));
     m.interval = 5;
-    m.hooks_interval = 30;
+    m.hooks.interval = 30;
     m.max_reorg = chaindata_feed_reorg_default("stacks");
-    m.runes_max_reorg = chaindata_feed_reorg_default("runes");
-    m.runes_fill_window = CHAINDATA_FILL_BLOCKS;
+    m.runes.max_reorg = chaindata_feed_reorg_default("runes");
+    m.runes.fill_window = CHAINDATA_FILL_BLOCKS;
     m.http.m = &m;
     m.http.parallel = CHAINDATA_PARALLEL;
     m.http.max_body = CHAINDATA_BODY_BUDGET;
@@ -582,7 +473,7 @@ main(int argc, char **argv)
 
     srand((unsigned) time(NULL) ^ (unsigned) getpid());
 
-    chaindata_feeds_init(&m);
+    chaindata_follow_init(&m);
     m.tty = isatty(STDERR_FILENO);
     chaindata_mirror_default_rate(&m);
     m.started = chaindata_now();
@@ -596,7 +487,7 @@ main(int argc, char **argv)
         && chaindata_mirror_lock(&m) == 0)
     {
         rc = m.nats.url ? chaindata_pub_start(&m) : CHAINDATA_EXIT_OK;
-        rc = rc == CHAINDATA_EXIT_OK ? chaindata_feeds_run(&m)
+        rc = rc == CHAINDATA_EXIT_OK ? chaindata_follow_run(&m)
              : rc == CHAINDATA_MIRROR_STOPPED ? CHAINDATA_EXIT_OK : rc;
     }
 

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "chaindata_mirror.h"
+#include "chaindata_mirror_block.h"
 
 
 /*

@@ -23,6 +23,7 @@
 
 #include "chaindata_hex.h"
 #include "chaindata_mirror.h"
+#include "chaindata_mirror_block.h"
 
 
 /* a key goes into a path as it is: letters, digits and - . _ ~ only */
@@ -77,17 +78,17 @@ chaindata_hooks_line(chaindata_mirror_t *m, char *line, size_t lineno)
 
     *end = '\0';
 
-    hooks = realloc(m->hooks, (m->nhooks + 2) * sizeof(char *));
+    hooks = realloc(m->hooks.lines, (m->hooks.n + 2) * sizeof(char *));
     if (hooks == NULL) {
         return -1;
     }
 
-    m->hooks = hooks;
-    hooks[m->nhooks] = strdup(uuid);
-    hooks[m->nhooks + 1] = strdup(key);
-    m->nhooks += 2;
+    m->hooks.lines = hooks;
+    hooks[m->hooks.n] = strdup(uuid);
+    hooks[m->hooks.n + 1] = strdup(key);
+    m->hooks.n += 2;
 
-    return hooks[m->nhooks - 2] && hooks[m->nhooks - 1] ? 0 : -1;
+    return hooks[m->hooks.n - 2] && hooks[m->hooks.n - 1] ? 0 : -1;
 }
 
 
@@ -128,7 +129,7 @@ chaindata_chainhooks_read(chaindata_mirror_t *m)
     memset(line, 0, sizeof(line));
     fclose(f);
 
-    if (rc == 0 && m->nhooks == 0) {
+    if (rc == 0 && m->hooks.n == 0) {
         fprintf(stderr, "chaindata-mirror: %s names no chainhook\n",
                 m->chainhooks_file);
         rc = -1;
@@ -184,12 +185,12 @@ chaindata_chainhooks_poll(chaindata_mirror_t *m)
 
     now = chaindata_now();
 
-    if (m->nhooks == 0 || now < m->hooks_next) {
+    if (m->hooks.n == 0 || now < m->hooks.next) {
         return CHAINDATA_EXIT_OK;
     }
 
-    m->hooks_next = now + m->hooks_interval;
-    n = m->nhooks / 2;
+    m->hooks.next = now + m->hooks.interval;
+    n = m->hooks.n / 2;
 
     reqs = calloc(n + 1, sizeof(chaindata_req_t *));
     if (reqs == NULL) {
@@ -199,11 +200,11 @@ chaindata_chainhooks_poll(chaindata_mirror_t *m)
     for (i = 0; i < n; i++) {
         reqs[i] = chaindata_req_new(chaindata_hook_check,
                                     "%s/v1/ext/%s/chainhooks/%s/status",
-                                    m->platform_api, m->hooks[2 * i + 1],
-                                    m->hooks[2 * i]);
+                                    m->platform_api, m->hooks.lines[2 * i + 1],
+                                    m->hooks.lines[2 * i]);
         if (reqs[i]) {
             snprintf(reqs[i]->label, sizeof(reqs[i]->label),
-                     "the status of chainhook %s", m->hooks[2 * i]);
+                     "the status of chainhook %s", m->hooks.lines[2 * i]);
             reqs[i]->gone_ok = 1;
             reqs[i]->may_fail = 1;
         }
@@ -222,8 +223,9 @@ chaindata_chainhooks_poll(chaindata_mirror_t *m)
                                  reqs[i]->tries);
             failed++;
 
-        } else if (chaindata_hook_record(m, m->hooks[2 * i],
-                                         m->hooks[2 * i + 1], reqs[i]->root)
+        } else if (chaindata_hook_record(m, m->hooks.lines[2 * i],
+                                         m->hooks.lines[2 * i + 1],
+                                         reqs[i]->root)
                    != 0)
         {
             /* an answer the record's checks refused: counted as one */
@@ -231,7 +233,7 @@ chaindata_chainhooks_poll(chaindata_mirror_t *m)
 
             chaindata_mirror_log(m, "warn", "the status of chainhook %s: "
                                  "skipped, the others go on",
-                                 m->hooks[2 * i]);
+                                 m->hooks.lines[2 * i]);
             failed++;
         }
     }
@@ -242,7 +244,7 @@ chaindata_chainhooks_poll(chaindata_mirror_t *m)
         rc = CHAINDATA_EXIT_SYSTEM;
     }
 
-    m->hooks_skipped += failed;
+    m->hooks.skipped += failed;
 
     if (rc == CHAINDATA_EXIT_OK && failed && m->once) {
         /* following, the skipped ones are asked again next interval */
@@ -270,12 +272,12 @@ chaindata_chainhooks_free(chaindata_mirror_t *m)
 {
     size_t  i;
 
-    for (i = 0; i < m->nhooks; i++) {
-        memset(m->hooks[i], 0, strlen(m->hooks[i]));
-        free(m->hooks[i]);
+    for (i = 0; i < m->hooks.n; i++) {
+        memset(m->hooks.lines[i], 0, strlen(m->hooks.lines[i]));
+        free(m->hooks.lines[i]);
     }
 
-    free(m->hooks);
-    m->hooks = NULL;
-    m->nhooks = 0;
+    free(m->hooks.lines);
+    m->hooks.lines = NULL;
+    m->hooks.n = 0;
 }

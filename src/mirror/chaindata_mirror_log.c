@@ -18,6 +18,10 @@
 #define CHAINDATA_REPORT_LOG   30.0
 
 
+/* set by SIGINT or SIGTERM (main): every loop and wait of the mirror ends */
+volatile int  chaindata_mirror_stop;
+
+
 double
 chaindata_now(void)
 {
@@ -58,11 +62,11 @@ chaindata_mirror_target(chaindata_mirror_t *m, uint64_t *tip)
 {
     size_t  i;
 
-    for (i = 0; i < CHAINDATA_MIRROR_FEEDS; i++) {
-        if (m->feeds[i].has_tip && m->feeds[i].name
-            && strcmp(m->feeds[i].name, m->source) == 0)
+    for (i = 0; i < CHAINDATA_MIRROR_FOLLOWERS; i++) {
+        if (m->follow.followers[i].has_tip && m->follow.followers[i].name
+            && strcmp(m->follow.followers[i].name, m->source) == 0)
         {
-            *tip = m->feeds[i].tip.height;
+            *tip = m->follow.followers[i].tip.height;
             return 1;
         }
     }

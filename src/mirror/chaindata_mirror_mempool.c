@@ -34,6 +34,7 @@
 
 #include "chaindata_hex.h"
 #include "chaindata_mirror.h"
+#include "chaindata_mirror_block.h"
 
 
 #define CHAINDATA_MEMPOOL_PAGE   50
@@ -126,7 +127,8 @@ chaindata_mempool_scan(chaindata_mirror_t *m)
          rc = mdb_cursor_get(cur, &key, &val, MDB_NEXT))
     {
         if (key.mv_size == CHAINDATA_TXID_LEN && chaindata_stored_pending(&val)
-            && chaindata_ids_add(&m->pending, &m->npending, key.mv_data) != 0)
+            && chaindata_ids_add(&m->pending.ids, &m->pending.n, key.mv_data)
+               != 0)
         {
             rc = ENOMEM;
             break;
@@ -403,13 +405,13 @@ chaindata_mempool_gone(chaindata_mirror_t *m, const unsigned char *listed,
     chaindata_req_t      **reqs;
     const chaindata_jv_t  *root, *st;
 
-    reqs = calloc(m->npending + 1, sizeof(chaindata_req_t *));
+    reqs = calloc(m->pending.n + 1, sizeof(chaindata_req_t *));
     if (reqs == NULL) {
         return CHAINDATA_EXIT_SYSTEM;
     }
 
-    for (i = 0, n = 0; i < m->npending; i++) {
-        id = m->pending + i * CHAINDATA_TXID_LEN;
+    for (i = 0, n = 0; i < m->pending.n; i++) {
+        id = m->pending.ids + i * CHAINDATA_TXID_LEN;
 
         if (chaindata_ids_has(listed, nlisted, id)) {
             continue;
@@ -658,7 +660,7 @@ chaindata_mempool_listed(chaindata_mirror_t *m, chaindata_req_t **pages,
                 return CHAINDATA_EXIT_SYSTEM;
             }
 
-            if (!chaindata_ids_has(m->pending, m->npending, id)) {
+            if (!chaindata_ids_has(m->pending.ids, m->pending.n, id)) {
                 news[nnew].doc = tx;
                 memcpy(news[nnew++].id, id, CHAINDATA_TXID_LEN);
             }
@@ -717,14 +719,14 @@ chaindata_mempool_poll(chaindata_mirror_t *m)
     unsigned char    *listed, *next;
     chaindata_req_t **pages;
 
-    if (!m->pending_read) {
+    if (!m->pending.read) {
         if (chaindata_mempool_scan(m) != 0) {
             chaindata_mirror_log(m, "error", "cannot read the pending "
                                  "transactions of the index");
             return CHAINDATA_EXIT_SYSTEM;
         }
 
-        m->pending_read = 1;
+        m->pending.read = 1;
     }
 
     rc = chaindata_mempool_pages(m, &pages, &npages);
@@ -761,9 +763,9 @@ chaindata_mempool_poll(chaindata_mirror_t *m)
     }
 
     chaindata_ids_unique(next, &nnext);
-    free(m->pending);
-    m->pending = next;
-    m->npending = nnext;
+    free(m->pending.ids);
+    m->pending.ids = next;
+    m->pending.n = nnext;
 
     return CHAINDATA_EXIT_OK;
 }
@@ -772,7 +774,7 @@ chaindata_mempool_poll(chaindata_mirror_t *m)
 void
 chaindata_mempool_free(chaindata_mirror_t *m)
 {
-    free(m->pending);
-    m->pending = NULL;
-    m->npending = 0;
+    free(m->pending.ids);
+    m->pending.ids = NULL;
+    m->pending.n = 0;
 }

@@ -22,6 +22,7 @@
 #include <openssl/rand.h>
 
 #include "chaindata_mirror.h"
+#include "chaindata_mirror_block.h"
 #include "chaindata_stream.h"
 
 

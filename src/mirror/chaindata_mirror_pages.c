@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "chaindata_mirror.h"
+#include "chaindata_mirror_block.h"
 
 
 #define CHAINDATA_PAGES_ROUND     64

@@ -33,202 +33,10 @@
 
 #include "chaindata_hex.h"
 #include "chaindata_mirror.h"
+#include "chaindata_mirror_block.h"
 
 
-#define CHAINDATA_RUNES             "runes"
-#define CHAINDATA_RUNES_NO_HASH     "none"
 #define CHAINDATA_RUNES_EMPTY_DEPTH 6
-
-
-int
-chaindata_names_add(chaindata_names_t *s, const unsigned char *p,
-    size_t len)
-{
-    char  **items;
-
-    if (s->n == s->cap) {
-        s->cap = s->cap ? s->cap * 2 : 64;
-        items = realloc(s->items, s->cap * sizeof(char *));
-        if (items == NULL) {
-            return -1;
-        }
-
-        s->items = items;
-    }
-
-    s->items[s->n] = strndup((const char *) p, len);
-
-    return s->items[s->n++] ? 0 : -1;
-}
-
-
-static int
-chaindata_names_cmp(const void *a, const void *b)
-{
-    return strcmp(*(char *const *) a, *(char *const *) b);
-}
-
-
-/* sorted, each once: the order of the records is the same every run */
-
-void
-chaindata_names_unique(chaindata_names_t *s)
-{
-    size_t  i, k;
-
-    if (s->n == 0) {
-        return;
-    }
-
-    qsort(s->items, s->n, sizeof(char *), chaindata_names_cmp);
-
-    for (i = 0, k = 0; i < s->n; i++) {
-        if (k && strcmp(s->items[k - 1], s->items[i]) == 0) {
-            free(s->items[i]);
-            continue;
-        }
-
-        s->items[k++] = s->items[i];
-    }
-
-    s->n = k;
-}
-
-
-void
-chaindata_names_free(chaindata_names_t *s)
-{
-    size_t  i;
-
-    for (i = 0; i < s->n; i++) {
-        free(s->items[i]);
-    }
-
-    free(s->items);
-    memset(s, 0, sizeof(*s));
-}
-
-
-static int
-chaindata_is_txid(const chaindata_jv_t *v)
-{
-    return v && v->type == CHAINDATA_JV_STRING
-           && v->len == CHAINDATA_TXID_HEX_LEN
-           && chaindata_hex_is_lower(v->str, v->len);
-}
-
-
-/* an activity entry of a block: at its height, all of one hash */
-
-static const char *
-chaindata_block_entry(chaindata_plist_t *l, const chaindata_jv_t *e)
-{
-    uint64_t               h, t;
-    size_t                 len;
-    unsigned char          hash[CHAINDATA_FEED_HASH_MAX];
-    const chaindata_jv_t  *loc;
-
-    loc = chaindata_jv_get(e, "location");
-
-    if (loc == NULL || loc->type != CHAINDATA_JV_OBJECT
-        || chaindata_jv_u64(loc, "block_height", &h) != 0
-        || chaindata_jv_hash(loc, "block_hash", hash, &len) != 0
-        || len == 0
-        || chaindata_jv_u64(loc, "timestamp", &t) != 0
-        || !chaindata_is_txid(chaindata_jv_get(loc, "tx_id")))
-    {
-        return "no location (block_height, block_hash, tx_id, timestamp)";
-    }
-
-    if (h != l->height) {
-        return "activity of another block";
-    }
-
-    if (l->hash_len == 0) {
-        memcpy(l->hash, hash, len);
-        l->hash_len = len;
-
-    } else if (len != l->hash_len || memcmp(hash, l->hash, len) != 0) {
-        return "activity of two block hashes at one height";
-    }
-
-    if (t > l->time) {
-        l->time = t;
-    }
-
-    return NULL;
-}
-
-
-/* an activity entry of a transaction: of that transaction */
-
-static const char *
-chaindata_tx_entry(chaindata_plist_t *l, const chaindata_jv_t *e)
-{
-    const chaindata_jv_t  *loc, *id;
-
-    loc = chaindata_jv_get(e, "location");
-    id = loc ? chaindata_jv_get(loc, "tx_id") : NULL;
-
-    if (!chaindata_is_txid(id) || memcmp(id->str, l->id, id->len) != 0) {
-        return "activity of another transaction";
-    }
-
-    return NULL;
-}
-
-
-static chaindata_plist_t *
-chaindata_runes_list(const char *fmt, const char *api, const char *what,
-    const char *(*entry)(chaindata_plist_t *l, const chaindata_jv_t *e))
-{
-    chaindata_plist_t  *l;
-
-    l = calloc(1, sizeof(chaindata_plist_t));
-    if (l == NULL) {
-        return NULL;
-    }
-
-    snprintf(l->base, sizeof(l->base), fmt, api, what);
-    snprintf(l->id, sizeof(l->id), "%s", what);
-    l->limit = CHAINDATA_RUNES_PAGE;
-    l->counted = 1;
-    l->entry = entry;
-
-    return l;
-}
-
-
-/* a block's activity list, not fetched yet */
-
-chaindata_plist_t *
-chaindata_runes_block_list(chaindata_mirror_t *m, uint64_t height)
-{
-    char                h[24];
-    chaindata_plist_t  *l;
-
-    snprintf(h, sizeof(h), "%llu", (unsigned long long) height);
-
-    l = chaindata_runes_list("%s/runes/v1/blocks/%s/activity", m->runes_api,
-                             h, chaindata_block_entry);
-    if (l) {
-        l->height = height;
-    }
-
-    return l;
-}
-
-
-/* a fetched block without activity: the hash "none" */
-
-void
-chaindata_runes_block_fetched(chaindata_plist_t *l)
-{
-    if (l->hash_len == 0) {
-        l->hash_len = sizeof(CHAINDATA_RUNES_NO_HASH) - 1;
-        memcpy(l->hash, CHAINDATA_RUNES_NO_HASH, l->hash_len);
-    }
-}
 
 
 /* a block's activity, every page; its hash (or "none") and time */
@@ -256,38 +64,6 @@ chaindata_runes_block(chaindata_mirror_t *m, uint64_t height,
     *out = l;
 
     return CHAINDATA_EXIT_OK;
-}
-
-
-static int
-chaindata_runes_name(void *ctx, const chaindata_jv_t *e)
-{
-    int                    i;
-    chaindata_rnames_t    *names;
-    const chaindata_jv_t  *v;
-
-    static const char  *members[] = { "address", "receiver_address" };
-
-    names = ctx;
-    v = chaindata_jv_get(chaindata_jv_get(e, "location"), "tx_id");
-
-    if (chaindata_names_add(&names->txs, v->str, v->len) != 0) {
-        return -1;
-    }
-
-    for (i = 0; i < 2; i++) {
-        v = chaindata_jv_get(e, members[i]);
-
-        /* an address the edge cannot serve has no list to keep */
-        if (v && v->type == CHAINDATA_JV_STRING
-            && chaindata_address_check(v->str, v->len) == 0
-            && chaindata_names_add(&names->addresses, v->str, v->len) != 0)
-        {
-            return -1;
-        }
-    }
-
-    return 0;
 }
 
 
@@ -368,33 +144,6 @@ chaindata_runes_free(chaindata_plist_t **lists, size_t n)
     }
 
     free(lists);
-}
-
-
-void
-chaindata_runes_names_free(chaindata_rnames_t *names)
-{
-    chaindata_names_free(&names->txs);
-    chaindata_names_free(&names->addresses);
-}
-
-
-/* the transactions and addresses a fetched block names, sorted, once */
-
-int
-chaindata_runes_names(chaindata_plist_t *blk, chaindata_rnames_t *names)
-{
-    memset(names, 0, sizeof(chaindata_rnames_t));
-
-    if (chaindata_plist_each(blk, chaindata_runes_name, names) != 0) {
-        chaindata_runes_names_free(names);
-        return -1;
-    }
-
-    chaindata_names_unique(&names->txs);
-    chaindata_names_unique(&names->addresses);
-
-    return 0;
 }
 
 
@@ -494,55 +243,6 @@ chaindata_runes_mirror(chaindata_mirror_t *m, chaindata_plist_t *blk,
     strcpy(m->source, CHAINDATA_RUNES);
 
     return CHAINDATA_EXIT_OK;
-}
-
-
-/* the addresses whose balance lists the blocks above height wrote */
-
-int
-chaindata_runes_undone(chaindata_mirror_t *m, uint64_t height,
-    uint64_t top, chaindata_names_t *addresses)
-{
-    int                    rc;
-    char                   err[CHAINDATA_ERR_LEN];
-    size_t                 len;
-    unsigned char         *v;
-    chaindata_jv_t        *root;
-    chaindata_arena_t     *arena;
-    const chaindata_jv_t  *u, *a;
-
-    arena = chaindata_arena_create();
-    if (arena == NULL) {
-        return -1;
-    }
-
-    for (rc = 0; rc == 0 && ++height <= top; /* void */ ) {
-        if (chaindata_feed_block_get(&m->in.ix, CHAINDATA_RUNES, height, &v,
-                                     &len)
-            != 0)
-        {
-            continue;
-        }
-
-        chaindata_arena_reset(arena);
-        root = chaindata_jdoc_parse(arena, v, len, err, sizeof(err));
-        u = root ? chaindata_jv_get(root, "undo") : NULL;
-
-        for (u = u ? u->child : NULL; rc == 0 && u; u = u->next) {
-            a = chaindata_jv_get(u, "address");
-
-            if (a && a->type == CHAINDATA_JV_STRING) {
-                rc = chaindata_names_add(addresses, a->str, a->len);
-            }
-        }
-
-        free(v);
-    }
-
-    chaindata_arena_destroy(arena);
-    chaindata_names_unique(addresses);
-
-    return rc;
 }
 
 
@@ -660,9 +360,9 @@ chaindata_runes_fork(chaindata_mirror_t *m, uint64_t top, uint64_t *fork)
             if (!same) {
                 *fork = height ? height - 1 : 0;
 
-                if (top - *fork > m->runes_max_reorg) {
-                    return chaindata_feeds_too_deep(m, CHAINDATA_RUNES, top,
-                                                    m->runes_max_reorg);
+                if (top - *fork > m->runes.max_reorg) {
+                    return chaindata_follow_too_deep(m, CHAINDATA_RUNES, top,
+                                                    m->runes.max_reorg);
                 }
 
             } else if (!empty) {
@@ -719,14 +419,14 @@ chaindata_runes_tip(chaindata_mirror_t *m, uint64_t *tip)
 
     if (r) {
         *tip = r->arg;
-        memcpy(m->runes_tip_tag, r->etag, r->etag_len);
-        m->runes_tip_tag_len = r->etag_len;
+        memcpy(m->runes.tip_tag, r->etag, r->etag_len);
+        m->runes.tip_tag_len = r->etag_len;
         chaindata_req_free(r);
     }
 
     /* the Runes API says no time of its tip */
     if (rc == CHAINDATA_EXIT_OK && *tip != UINT64_MAX) {
-        chaindata_feeds_saw_tip(m, CHAINDATA_RUNES, *tip, 0);
+        chaindata_follow_saw_tip(m, CHAINDATA_RUNES, *tip, 0);
     }
 
     return rc;
@@ -766,8 +466,8 @@ chaindata_runes_below(chaindata_mirror_t *m, uint64_t tip, uint64_t height,
         return chaindata_runes_rollback(m, fork, height);
     }
 
-    if (m->runes_behind != tip) {
-        m->runes_behind = tip;
+    if (m->runes.behind != tip) {
+        m->runes.behind = tip;
         chaindata_mirror_log(m, "warn", "upstream's runes tip %llu is below "
                              "the index's %llu and agrees with it there: "
                              "waiting (a node behind, or a reorg whose new "
@@ -819,7 +519,7 @@ chaindata_runes_poll(chaindata_mirror_t *m, int *caught_up)
         return chaindata_runes_below(m, tip, pos.height, caught_up);
     }
 
-    m->runes_behind = 0;
+    m->runes.behind = 0;
 
     if (have) {
         rc = chaindata_runes_fork(m, pos.height, &fork);
@@ -838,7 +538,7 @@ chaindata_runes_poll(chaindata_mirror_t *m, int *caught_up)
         h = pos.height + 1;
 
     } else {
-        h = m->has_runes_from ? m->runes_from_height : tip;
+        h = m->runes.has_from ? m->runes.from_height : tip;
         pos.hash_len = 0;
         pos.time = 0;
     }
@@ -876,7 +576,7 @@ chaindata_runes_poll(chaindata_mirror_t *m, int *caught_up)
 
     *caught_up = 1;
 
-    if (m->runes_nabove == 0) {
+    if (m->runes.nabove == 0) {
         return CHAINDATA_EXIT_OK;
     }
 

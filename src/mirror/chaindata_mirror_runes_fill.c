@@ -94,6 +94,7 @@
 #include <string.h>
 
 #include "chaindata_mirror.h"
+#include "chaindata_mirror_block.h"
 
 
 #define CHAINDATA_RUNES           "runes"
@@ -129,7 +130,7 @@ chaindata_runes_catch_up_mode(const char *s, chaindata_catchup_e *mode)
 int
 chaindata_runes_fills(chaindata_mirror_t *m, uint64_t behind)
 {
-    switch (m->runes_catch_up) {
+    switch (m->runes.catch_up) {
 
     case CHAINDATA_CATCHUP_FILL:
         return 1;
@@ -428,12 +429,12 @@ chaindata_fill_window(chaindata_mirror_t *m, chaindata_window_t *w,
     chaindata_block_reset(m);
     chaindata_runes_above_begin(m);
 
-    while (w->blocks < m->runes_fill_window
+    while (w->blocks < m->runes.fill_window
            && m->in.ws.len < CHAINDATA_FILL_BYTES
            && from + w->blocks <= to)
     {
         left = to - (from + w->blocks) + 1;
-        n = m->runes_fill_window - w->blocks;
+        n = m->runes.fill_window - w->blocks;
 
         if (n > CHAINDATA_FILL_CHUNK) {
             n = CHAINDATA_FILL_CHUNK;

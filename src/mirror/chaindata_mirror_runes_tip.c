@@ -45,7 +45,7 @@
 #define CHAINDATA_RUNES_HASH_LEN  64
 
 
-static int
+int
 chaindata_runes_is_hash(const unsigned char *p, size_t len)
 {
     return len == CHAINDATA_RUNES_HASH_LEN
@@ -63,14 +63,14 @@ void
 chaindata_runes_at(chaindata_mirror_t *m, const unsigned char *hash,
     size_t len, uint64_t lo, uint64_t hi)
 {
-    if (len > sizeof(m->runes_at)) {
+    if (len > sizeof(m->runes.at)) {
         len = 0;
     }
 
-    memcpy(m->runes_at, hash, len);
-    m->runes_at_len = len;
-    m->runes_at_lo = lo;
-    m->runes_at_hi = hi;
+    memcpy(m->runes.at, hash, len);
+    m->runes.at_len = len;
+    m->runes.at_lo = lo;
+    m->runes.at_hi = hi;
 }
 
 
@@ -83,16 +83,16 @@ chaindata_runes_fetched_at(chaindata_mirror_t *m, const char *address,
     size_t              i;
     chaindata_above_t  *a;
 
-    if (r == NULL || m->runes_at_len == 0
+    if (r == NULL || m->runes.at_len == 0
         || !chaindata_runes_is_hash(r->etag, r->etag_len)
-        || (r->etag_len == m->runes_at_len
-            && memcmp(r->etag, m->runes_at, r->etag_len) == 0))
+        || (r->etag_len == m->runes.at_len
+            && memcmp(r->etag, m->runes.at, r->etag_len) == 0))
     {
         return 0;
     }
 
-    for (i = 0; i < m->runes_nabove; i++) {
-        a = &m->runes_above[i];
+    for (i = 0; i < m->runes.nabove; i++) {
+        a = &m->runes.above[i];
 
         if (a->tip_len == r->etag_len
             && memcmp(a->tip, r->etag, r->etag_len) == 0)
@@ -101,31 +101,31 @@ chaindata_runes_fetched_at(chaindata_mirror_t *m, const char *address,
         }
     }
 
-    if (i == m->runes_nabove) {
-        a = realloc(m->runes_above, (i + 1) * sizeof(chaindata_above_t));
+    if (i == m->runes.nabove) {
+        a = realloc(m->runes.above, (i + 1) * sizeof(chaindata_above_t));
         if (a == NULL) {
             return -1;
         }
 
-        m->runes_above = a;
-        a = &m->runes_above[m->runes_nabove++];
+        m->runes.above = a;
+        a = &m->runes.above[m->runes.nabove++];
         memset(a, 0, sizeof(chaindata_above_t));
         memcpy(a->tip, r->etag, r->etag_len);
         a->tip_len = r->etag_len;
     }
 
-    if (m->runes_at_lo > m->runes_at_hi) {
+    if (m->runes.at_lo > m->runes.at_hi) {
         return chaindata_names_add(&a->addresses,
                                    (const unsigned char *) address,
                                    strlen(address));
     }
 
-    if (!a->blocks || m->runes_at_lo < a->lo) {
-        a->lo = m->runes_at_lo;
+    if (!a->blocks || m->runes.at_lo < a->lo) {
+        a->lo = m->runes.at_lo;
     }
 
-    if (!a->blocks || m->runes_at_hi > a->hi) {
-        a->hi = m->runes_at_hi;
+    if (!a->blocks || m->runes.at_hi > a->hi) {
+        a->hi = m->runes.at_hi;
     }
 
     a->blocks = 1;
@@ -141,8 +141,8 @@ chaindata_runes_above_begin(chaindata_mirror_t *m)
 {
     size_t  i;
 
-    for (i = 0; i < m->runes_nabove; i++) {
-        m->runes_above[i].seen = 0;
+    for (i = 0; i < m->runes.nabove; i++) {
+        m->runes.above[i].seen = 0;
     }
 }
 
@@ -155,11 +155,11 @@ chaindata_runes_above_seen(chaindata_mirror_t *m, const unsigned char *hash,
 {
     size_t  i;
 
-    for (i = 0; i < m->runes_nabove; i++) {
-        if (m->runes_above[i].tip_len == len
-            && memcmp(m->runes_above[i].tip, hash, len) == 0)
+    for (i = 0; i < m->runes.nabove; i++) {
+        if (m->runes.above[i].tip_len == len
+            && memcmp(m->runes.above[i].tip, hash, len) == 0)
         {
-            m->runes_above[i].seen = 1;
+            m->runes.above[i].seen = 1;
         }
     }
 }
@@ -172,106 +172,16 @@ chaindata_runes_above_committed(chaindata_mirror_t *m)
 {
     size_t  i, k;
 
-    for (i = 0, k = 0; i < m->runes_nabove; i++) {
-        if (m->runes_above[i].seen) {
-            chaindata_names_free(&m->runes_above[i].addresses);
+    for (i = 0, k = 0; i < m->runes.nabove; i++) {
+        if (m->runes.above[i].seen) {
+            chaindata_names_free(&m->runes.above[i].addresses);
             continue;
         }
 
-        m->runes_above[k++] = m->runes_above[i];
+        m->runes.above[k++] = m->runes.above[i];
     }
 
-    m->runes_nabove = k;
-}
-
-
-/*
- * At the end of a pass at upstream's tip, the index's position posh:
- * when upstream's tip is that block, the lists kept by any other tip are
- * fetched again, in one write.
- */
-
-int
-chaindata_runes_above_settle(chaindata_mirror_t *m,
-    const unsigned char *posh, size_t posh_len)
-{
-    int                 rc;
-    size_t              i, j, nold;
-    chaindata_names_t   all;
-    chaindata_above_t  *a, *old;
-
-    if (m->runes_nabove == 0
-        || !chaindata_runes_is_hash(m->runes_tip_tag, m->runes_tip_tag_len)
-        || m->runes_tip_tag_len != posh_len
-        || memcmp(m->runes_tip_tag, posh, posh_len) != 0)
-    {
-        return CHAINDATA_EXIT_OK;
-    }
-
-    memset(&all, 0, sizeof(all));
-
-    for (i = 0; i < m->runes_nabove; i++) {
-        a = &m->runes_above[i];
-
-        if (a->blocks
-            && chaindata_runes_undone(m, a->lo ? a->lo - 1 : 0, a->hi, &all)
-               != 0)
-        {
-            chaindata_names_free(&all);
-            return CHAINDATA_EXIT_SYSTEM;
-        }
-
-        for (j = 0; j < m->runes_above[i].addresses.n; j++) {
-            if (chaindata_names_add(&all, (const unsigned char *)
-                                    m->runes_above[i].addresses.items[j],
-                                    strlen(m->runes_above[i].addresses
-                                           .items[j]))
-                != 0)
-            {
-                chaindata_names_free(&all);
-                return CHAINDATA_EXIT_SYSTEM;
-            }
-        }
-    }
-
-    chaindata_names_unique(&all);
-
-    chaindata_mirror_log(m, "warn", "runes: %zu balance lists were fetched "
-                         "while upstream's tip was a block it no longer "
-                         "has (reorganised away before the index reached "
-                         "it): fetched again", all.n);
-
-    /* kept aside: the lists fetched again may be kept by their tip */
-    old = m->runes_above;
-    nold = m->runes_nabove;
-    m->runes_above = NULL;
-    m->runes_nabove = 0;
-
-    chaindata_block_reset(m);
-    chaindata_runes_at(m, posh, posh_len, 1, 0);
-
-    rc = chaindata_balances_records(m, all.items, all.n);
-    chaindata_names_free(&all);
-
-    if (rc == CHAINDATA_EXIT_OK && chaindata_block_write(m) != 0) {
-        rc = CHAINDATA_EXIT_SYSTEM;
-    }
-
-    if (rc != CHAINDATA_EXIT_OK) {
-        chaindata_block_reset(m);
-        chaindata_runes_above_free(m);
-        m->runes_above = old;
-        m->runes_nabove = nold;
-        return rc;
-    }
-
-    for (i = 0; i < nold; i++) {
-        chaindata_names_free(&old[i].addresses);
-    }
-
-    free(old);
-
-    return CHAINDATA_EXIT_OK;
+    m->runes.nabove = k;
 }
 
 
@@ -280,11 +190,11 @@ chaindata_runes_above_free(chaindata_mirror_t *m)
 {
     size_t  i;
 
-    for (i = 0; i < m->runes_nabove; i++) {
-        chaindata_names_free(&m->runes_above[i].addresses);
+    for (i = 0; i < m->runes.nabove; i++) {
+        chaindata_names_free(&m->runes.above[i].addresses);
     }
 
-    free(m->runes_above);
-    m->runes_above = NULL;
-    m->runes_nabove = 0;
+    free(m->runes.above);
+    m->runes.above = NULL;
+    m->runes.nabove = 0;
 }

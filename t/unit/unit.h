@@ -74,6 +74,9 @@ void test_accept_encoding(void);
 /* test_chunks.c */
 void test_chunks(void);
 
+/* test_options.c */
+void test_options(void);
+
 /* test_compact.c */
 void test_compact(void);
 

@@ -58,6 +58,7 @@ main(void)
     test_eta();
     test_data_file();
     test_history();
+    test_options();
 
     printf("1..%d\n", tests);
 

@@ -1,0 +1,326 @@
+
+/*
+ * chaindata-mirror: what a request carries and where it may go, below
+ * the HTTP client (chaindata_mirror_http.c): the request headers bound
+ * to their source, and the URLs made of what upstream wrote checked
+ * before they are sent.
+ */
+
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chaindata_hex.h"
+#include "chaindata_mirror.h"
+#include "chaindata_secret.h"
+
+
+/*
+ * Request headers (doc/operations.md, "Keys and credentials").  Each is
+ * bound to one source and goes with that source's requests only: those
+ * whose URL starts with the source's URL (a redirect is never followed).
+ * --header is bound to the one source there is, and refused when there
+ * are more: it once went to every upstream.  The value leaves the
+ * command line at once; from a file (one header a line, the file
+ * readable by its owner alone), it never is on it.
+ */
+
+static const char  *chaindata_http_source_names[] = {
+    "stacks", "runes", "platform"
+};
+
+
+static int
+chaindata_http_add(struct curl_slist **list, const char *opt,
+    const char *header)
+{
+    struct curl_slist  *l;
+
+    if (strchr(header, ':') == NULL || strpbrk(header, "\r\n")) {
+        fprintf(stderr, "chaindata-mirror: --%s wants \"Name: value\"\n",
+                opt);
+        return -1;
+    }
+
+    l = curl_slist_append(*list, header);
+    if (l == NULL) {
+        fprintf(stderr, "chaindata-mirror: out of memory\n");
+        return -1;
+    }
+
+    *list = l;
+
+    return 0;
+}
+
+
+/* a file's non-empty lines, each a header */
+
+static int
+chaindata_http_add_file(struct curl_slist **list, const char *opt,
+    const char *path)
+{
+    int    rc;
+    char  *text, *line, *next;
+
+    text = chaindata_secret_read_file("chaindata-mirror", path);
+    if (text == NULL) {
+        return -1;
+    }
+
+    rc = 0;
+
+    for (line = text; rc == 0 && line; line = next) {
+        next = strchr(line, '\n');
+
+        if (next) {
+            *next++ = '\0';
+        }
+
+        line[strcspn(line, "\r")] = '\0';
+
+        if (*line) {
+            rc = chaindata_http_add(list, opt, line);
+        }
+    }
+
+    chaindata_secret_free(text);
+
+    return rc;
+}
+
+
+int
+chaindata_http_option(chaindata_http_t *h, int c, char *arg)
+{
+    int                  rc;
+    const char          *opt;
+    struct curl_slist  **list;
+
+    switch (c - CHAINDATA_HTTP_OPT) {
+    case 'H': opt = "header"; list = &h->headers; break;
+    case 's': opt = "stacks-header"; list = &h->bound[0]; break;
+    case 'r': opt = "runes-header"; list = &h->bound[1]; break;
+    case 'p': opt = "platform-header"; list = &h->bound[2]; break;
+    case 'S': return chaindata_http_add_file(&h->bound[0],
+                                             "stacks-header-file", arg)
+                     ? -1 : 1;
+    case 'R': return chaindata_http_add_file(&h->bound[1],
+                                             "runes-header-file", arg)
+                     ? -1 : 1;
+    case 'P': return chaindata_http_add_file(&h->bound[2],
+                                             "platform-header-file", arg)
+                     ? -1 : 1;
+    default: return 0;
+    }
+
+    rc = chaindata_http_add(list, opt, arg);
+
+    /* the value leaves the command line (ps shows it otherwise) */
+    memset(arg, 'x', strlen(arg));
+
+    return rc ? -1 : 1;
+}
+
+
+/* sources at the same URL: one host, one list of headers for both */
+
+static int
+chaindata_http_share(chaindata_http_t *h)
+{
+    size_t              i, j;
+    struct curl_slist  *l, *merged[CHAINDATA_SOURCES];
+
+    memset(merged, 0, sizeof(merged));
+
+    for (i = 0; i < CHAINDATA_SOURCES; i++) {
+        for (j = 0; h->base[i] && j < CHAINDATA_SOURCES; j++) {
+            if (h->base[j] == NULL || strcmp(h->base[i], h->base[j]) != 0) {
+                continue;
+            }
+
+            for (l = h->bound[j]; l; l = l->next) {
+                if (chaindata_http_add(&merged[i], "header", l->data) != 0) {
+                    return -1;
+                }
+            }
+        }
+    }
+
+    for (i = 0; i < CHAINDATA_SOURCES; i++) {
+        curl_slist_free_all(h->bound[i]);
+        h->bound[i] = merged[i];
+    }
+
+    return 0;
+}
+
+
+int
+chaindata_http_bind(chaindata_http_t *h)
+{
+    size_t              i, n, one;
+    struct curl_slist  *l;
+
+    n = 0;
+    one = 0;
+
+    for (i = 0; i < CHAINDATA_SOURCES; i++) {
+        if (h->base[i]) {
+            n++;
+            one = i;
+
+        } else if (h->bound[i]) {
+            fprintf(stderr, "chaindata-mirror: --%s-header without "
+                    "--%s-api\n", chaindata_http_source_names[i],
+                    chaindata_http_source_names[i]);
+            return -1;
+        }
+    }
+
+    if (chaindata_http_share(h) != 0) {
+        return -1;
+    }
+
+    if (h->headers == NULL) {
+        return 0;
+    }
+
+    if (n != 1) {
+        fprintf(stderr, "chaindata-mirror: --header would go to every "
+                "source: with more than one, bind each header to its "
+                "source (--stacks-header, --runes-header, "
+                "--platform-header)\n");
+        return -1;
+    }
+
+    for (l = h->headers; l; l = l->next) {
+        if (chaindata_http_add(&h->bound[one], "header", l->data) != 0) {
+            return -1;
+        }
+    }
+
+    curl_slist_free_all(h->headers);
+    h->headers = NULL;
+
+    return 0;
+}
+
+
+/*
+ * The headers of a request: those of the source whose URL is the
+ * longest that starts the request's URL, up to a '/', a '?' or its end.
+ */
+
+struct curl_slist *
+chaindata_http_headers(chaindata_http_t *h, const char *url)
+{
+    char                 end;
+    size_t               i, len, best;
+    struct curl_slist   *l;
+
+    l = NULL;
+    best = 0;
+
+    for (i = 0; i < CHAINDATA_SOURCES; i++) {
+        if (h->base[i] == NULL) {
+            continue;
+        }
+
+        len = strlen(h->base[i]);
+
+        if (len <= best || len == 0 || strncmp(url, h->base[i], len) != 0) {
+            continue;
+        }
+
+        end = url[len];
+
+        if (end == '\0' || end == '/' || end == '?'
+            || h->base[i][len - 1] == '/')
+        {
+            best = len;
+            l = h->bound[i];
+        }
+    }
+
+    return l;
+}
+
+
+int
+chaindata_url_txid(const chaindata_jv_t *id)
+{
+    int            prefixed;
+    unsigned char  bin[32];
+
+    return id && id->type == CHAINDATA_JV_STRING && id->len == 66
+           && chaindata_txid_parse(id->str, id->len, bin, &prefixed) == 0
+           && prefixed;
+}
+
+
+/*
+ * A URL sent as it reads: after "scheme://host", a path of letters,
+ * digits and "-._~:@!$*+,;=" (no '%': no encoded dot either) with no "."
+ * or ".." segment (libcurl would resolve it, sending a path that no
+ * longer starts with the source's), then a query of those, '%' and '&'
+ * but no '?' or '/', no fragment.  1 plain; 0 with *bad the
+ * offset of what is not.
+ */
+
+int
+chaindata_url_plain(const char *url, size_t *bad)
+{
+    int          query;
+    size_t       seg;
+    const char  *p, *s;
+
+    p = strstr(url, "://");
+    p = p ? strchr(p + 3, '/') : NULL;
+
+    if (p == NULL) {
+        *bad = 0;
+        return 0;
+    }
+
+    query = 0;
+    seg = 0;
+
+    for (s = p; *s; s++) {
+        if (!query && (*s == '/' || *s == '?')) {
+            /* the segment that ends here: "." or ".." */
+            if ((seg == 1 && s[-1] == '.')
+                || (seg == 2 && s[-1] == '.' && s[-2] == '.'))
+            {
+                break;
+            }
+
+            seg = 0;
+            query = (*s == '?');
+            continue;
+        }
+
+        seg++;
+
+        if ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')
+            || (*s >= '0' && *s <= '9') || strchr("-._~:@!$*+,;=", *s)
+            || (query && strchr("%&", *s)))
+        {
+            continue;
+        }
+
+        break;
+    }
+
+    if (*s == '\0' && !query
+        && ((seg == 1 && s[-1] == '.')
+            || (seg == 2 && s[-1] == '.' && s[-2] == '.')))
+    {
+        s--;
+    }
+
+    *bad = (size_t) (s - url);
+
+    return *s == '\0';
+}
