@@ -10,6 +10,7 @@
 #include <ngx_core.h>
 #include <ngx_http.h>
 
+#include "ngx_http_chaindata_env.h"
 #include "ngx_http_chaindata_module.h"
 #include "ngx_http_chaindata_store.h"
 #include "ngx_http_chaindata_gzip.h"
@@ -649,7 +650,7 @@ ngx_http_chaindata_check_conf(ngx_cycle_t *cycle, void *conf)
         return NGX_CONF_OK;
     }
 
-    if (ngx_http_chaindata_store_check(cycle, &mcf->db, mcf->max_readers)
+    if (ngx_http_chaindata_env_check(cycle, &mcf->db, mcf->max_readers)
         != NGX_OK)
     {
         return NGX_CONF_ERROR;
@@ -699,6 +700,7 @@ ngx_http_chaindata_exit_process(ngx_cycle_t *cycle)
     ngx_http_chaindata_redact_log_done();
     ngx_http_chaindata_budget_done();
     ngx_http_chaindata_store_close();
+    ngx_http_chaindata_env_exit();
     ngx_http_chaindata_threads_exit();
     ngx_http_chaindata_gzip_done();
 }
