@@ -73,21 +73,25 @@ static ngx_int_t ngx_http_chaindata_page_entries(const MDB_val *record,
 
 
 /*
- * an unknown list is the empty list when the index holds the whole
- * history, never "not found" (not_found: the 404 is never sent)
+ * What the two routes share: a page of a stored list, gzip or plain.  An
+ * unknown list is the empty list when the index holds the whole history,
+ * never "not found" (not_found: the 404 is never sent).
  */
+#define NGX_HTTP_CHAINDATA_RUNE_PAGES                                        \
+    .describe = ngx_http_chaindata_page_describe,                            \
+    .lookup = ngx_http_chaindata_page_lookup,                                \
+    .size = ngx_http_chaindata_page_size,                                    \
+    .write = ngx_http_chaindata_page_write,                                  \
+    .cache_control = NGX_HTTP_CHAINDATA_CACHE_PUBLIC,                        \
+    .pieces = 1
+
 
 static ngx_http_chaindata_rune_route_t  ngx_http_chaindata_activity_route = {
     .route = {
-        .describe = ngx_http_chaindata_page_describe,
-        .lookup = ngx_http_chaindata_page_lookup,
-        .size = ngx_http_chaindata_page_size,
-        .write = ngx_http_chaindata_page_write,
+        NGX_HTTP_CHAINDATA_RUNE_PAGES,
         .invalid = "params/tx_id must match pattern \"^[a-fA-F0-9]{64}$\"",
         .no_route = "Route not found: the path must end in /{tx_id}/activity",
-        .unreadable = "the rune activity could not be read from the index",
-        .cache_control = NGX_HTTP_CHAINDATA_CACHE_PUBLIC,
-        .pieces = 1
+        .unreadable = "the rune activity could not be read from the index"
     },
     .segment = "activity",
     .key = chaindata_txid_list_key,
@@ -98,17 +102,12 @@ static ngx_http_chaindata_rune_route_t  ngx_http_chaindata_activity_route = {
 
 static ngx_http_chaindata_rune_route_t  ngx_http_chaindata_balances_route = {
     .route = {
-        .describe = ngx_http_chaindata_page_describe,
-        .lookup = ngx_http_chaindata_page_lookup,
-        .size = ngx_http_chaindata_page_size,
-        .write = ngx_http_chaindata_page_write,
+        NGX_HTTP_CHAINDATA_RUNE_PAGES,
         .invalid = "params/address must be a Bitcoin address (base58, or "
                    "bech32 in one case)",
         .no_route = "Route not found: the path must end in "
                     "/{address}/balances",
-        .unreadable = "the rune balances could not be read from the index",
-        .cache_control = NGX_HTTP_CHAINDATA_CACHE_PUBLIC,
-        .pieces = 1
+        .unreadable = "the rune balances could not be read from the index"
     },
     .segment = "balances",
     .key = chaindata_address_key,

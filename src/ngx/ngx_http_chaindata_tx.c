@@ -163,27 +163,6 @@ ngx_http_chaindata_tx_etag(ngx_http_request_t *r,
 }
 
 
-/*
- * The read: the transaction's record, then the chunks of events of the
- * page (lmdb-schema/pieces.md, "Chunks").
- */
-
-static void
-ngx_http_chaindata_tx_describe(void *ctx, ngx_http_chaindata_read_t *read)
-{
-    ngx_http_chaindata_tx_t  *tx = ctx;
-
-    read->db = CHAINDATA_DBI_TX;
-    read->key = tx->q.txid;
-    read->key_len = sizeof(tx->q.txid);
-    read->list_db = CHAINDATA_DBI_TX_EVENT;
-    read->list = ngx_http_chaindata_tx_events;
-    read->per = CHAINDATA_EVENT_CHUNK;
-    read->offset = tx->q.offset;
-    read->limit = tx->q.limit;
-}
-
-
 static ngx_int_t
 ngx_http_chaindata_tx_lookup(ngx_http_request_t *r, void *ctx,
     const MDB_val *record, ngx_http_chaindata_reply_t *reply)
@@ -209,6 +188,27 @@ ngx_http_chaindata_tx_lookup(ngx_http_request_t *r, void *ctx,
 
     return ngx_http_chaindata_tx_etag(r, &tx->h, &tx->q, reply->gzip,
                                       &reply->etag);
+}
+
+
+/*
+ * The read: the transaction's record, then the chunks of events of the
+ * page (lmdb-schema/pieces.md, "Chunks").
+ */
+
+static void
+ngx_http_chaindata_tx_describe(void *ctx, ngx_http_chaindata_read_t *read)
+{
+    ngx_http_chaindata_tx_t  *tx = ctx;
+
+    read->db = CHAINDATA_DBI_TX;
+    read->key = tx->q.txid;
+    read->key_len = sizeof(tx->q.txid);
+    read->list_db = CHAINDATA_DBI_TX_EVENT;
+    read->list = ngx_http_chaindata_tx_events;
+    read->per = CHAINDATA_EVENT_CHUNK;
+    read->offset = tx->q.offset;
+    read->limit = tx->q.limit;
 }
 
 

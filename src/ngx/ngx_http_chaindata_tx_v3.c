@@ -59,34 +59,31 @@ static ngx_int_t ngx_http_chaindata_tx3_list(const MDB_val *record,
     uint64_t *count, MDB_val *chunk0);
 
 
-static ngx_http_chaindata_route_t  ngx_http_chaindata_tx3_route = {
-    .describe = ngx_http_chaindata_tx3_describe,
-    .lookup = ngx_http_chaindata_tx3_lookup,
-    .size = ngx_http_chaindata_tx3_size,
-    .write = ngx_http_chaindata_tx3_write,
-    .code = "FST_ERR_VALIDATION",
-    .invalid = "params/tx_id must match pattern \"^(0x)?[a-fA-F0-9]{64}$\"",
-    .not_found = "Transaction not found",
-    .unreadable = "the transaction could not be read from the index",
-    .cache_control = NGX_HTTP_CHAINDATA_CACHE_PUBLIC,
-    .pieces = 1,
+/* what the document's route and its events' share: all but the body */
+#define NGX_HTTP_CHAINDATA_TX3_ROUTE                                         \
+    .describe = ngx_http_chaindata_tx3_describe,                             \
+    .lookup = ngx_http_chaindata_tx3_lookup,                                 \
+    .code = "FST_ERR_VALIDATION",                                            \
+    .invalid = "params/tx_id must match pattern \"^(0x)?[a-fA-F0-9]{64}$\"", \
+    .not_found = "Transaction not found",                                    \
+    .unreadable = "the transaction could not be read from the index",        \
+    .cache_control = NGX_HTTP_CHAINDATA_CACHE_PUBLIC,                        \
+    .pieces = 1,                                                             \
     .invalid_bare = 1
+
+
+static ngx_http_chaindata_route_t  ngx_http_chaindata_tx3_route = {
+    NGX_HTTP_CHAINDATA_TX3_ROUTE,
+    .size = ngx_http_chaindata_tx3_size,
+    .write = ngx_http_chaindata_tx3_write
 };
 
 
 /* its events (a transaction not found is upstream's 400: the lookup's) */
 static ngx_http_chaindata_route_t  ngx_http_chaindata_tx3_events_route = {
-    .describe = ngx_http_chaindata_tx3_describe,
-    .lookup = ngx_http_chaindata_tx3_lookup,
+    NGX_HTTP_CHAINDATA_TX3_ROUTE,
     .size = ngx_http_chaindata_tx3_events_size,
-    .write = ngx_http_chaindata_tx3_events_write,
-    .code = "FST_ERR_VALIDATION",
-    .invalid = "params/tx_id must match pattern \"^(0x)?[a-fA-F0-9]{64}$\"",
-    .not_found = "Transaction not found",
-    .unreadable = "the transaction could not be read from the index",
-    .cache_control = NGX_HTTP_CHAINDATA_CACHE_PUBLIC,
-    .pieces = 1,
-    .invalid_bare = 1
+    .write = ngx_http_chaindata_tx3_events_write
 };
 
 
