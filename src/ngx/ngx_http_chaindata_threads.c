@@ -180,7 +180,7 @@ ngx_http_chaindata_threads_note(const ngx_http_chaindata_read_t *read,
 }
 
 
-/* the request's state in the pool, made at its first task (NULL: none) */
+/* the request's state in the pool, made at its first task (NULL: no memory) */
 
 static ngx_http_chaindata_threads_ctx_t *
 ngx_http_chaindata_threads_ctx(ngx_http_request_t *r)
@@ -256,9 +256,10 @@ ngx_http_chaindata_threads_post(ngx_http_request_t *r,
     t->request = r;
     t->held = held;
     t->nice = mcf->thread_nice;
+    /* the key outlives the handler's ctx, which the resumed one makes anew */
+    ngx_memcpy(t->key, read->key, read->key_len);
     t->read = *read;
-    t->read.key = ngx_cpymem(t->key, read->key, read->key_len)
-                  - read->key_len;
+    t->read.key = t->key;
 
     task->handler = ngx_http_chaindata_threads_warm;
     task->event.data = task;
