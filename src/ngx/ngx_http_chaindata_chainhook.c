@@ -17,7 +17,6 @@
 #include "chaindata_schema.h"
 #include "ngx_http_chaindata_module.h"
 #include "ngx_http_chaindata_reply.h"
-#include "ngx_http_chaindata_store.h"
 
 
 #define NGX_HTTP_CHAINDATA_KEY_SHORT                                         \
@@ -39,13 +38,13 @@ typedef struct {
 } ngx_http_chaindata_chh_t;
 
 
+static void ngx_http_chaindata_chh_describe(void *ctx,
+    ngx_http_chaindata_read_t *read);
 static ngx_int_t ngx_http_chaindata_chh_lookup(ngx_http_request_t *r,
-    void *ctx, ngx_http_chaindata_reply_t *reply);
+    void *ctx, const MDB_val *record, ngx_http_chaindata_reply_t *reply);
 static ngx_int_t ngx_http_chaindata_chh_size(ngx_http_request_t *r,
     void *ctx, ngx_http_chaindata_reply_t *reply);
 static u_char *ngx_http_chaindata_chh_write(void *ctx, u_char *p);
-static ngx_int_t ngx_http_chaindata_chh_warm(void *ctx,
-    ngx_http_chaindata_warm_t *warm);
 
 
 /*
@@ -53,18 +52,15 @@ static ngx_int_t ngx_http_chaindata_chh_warm(void *ctx,
  * no ETag: a chainhook's status is per key and never cached.
  */
 static ngx_http_chaindata_route_t  ngx_http_chaindata_chh_route = {
-    ngx_http_chaindata_chh_lookup,
-    ngx_http_chaindata_chh_size,
-    ngx_http_chaindata_chh_write,
-    "FST_ERR_VALIDATION",
-    NULL,
-    NGX_HTTP_CHAINDATA_ROUTE_SHAPE,
-    "chainhook not found",
-    "the chainhook could not be read from the index",
-    NGX_HTTP_CHAINDATA_CACHE_NONE,
-    0,
-    0,
-    ngx_http_chaindata_chh_warm
+    .describe = ngx_http_chaindata_chh_describe,
+    .lookup = ngx_http_chaindata_chh_lookup,
+    .size = ngx_http_chaindata_chh_size,
+    .write = ngx_http_chaindata_chh_write,
+    .code = "FST_ERR_VALIDATION",
+    .no_route = NGX_HTTP_CHAINDATA_ROUTE_SHAPE,
+    .not_found = "chainhook not found",
+    .unreadable = "the chainhook could not be read from the index",
+    .cache_control = NGX_HTTP_CHAINDATA_CACHE_NONE
 };
 
 
@@ -132,31 +128,22 @@ no_route:
 
 static ngx_int_t
 ngx_http_chaindata_chh_lookup(ngx_http_request_t *r, void *ctx,
-    ngx_http_chaindata_reply_t *reply)
+    const MDB_val *record, ngx_http_chaindata_reply_t *reply)
 {
     ngx_http_chaindata_chh_t  *chh = ctx;
 
-    ngx_int_t      rc;
-    MDB_val        val;
     ngx_uint_t     found, match;
     const u_char  *stored;
 
-    rc = ngx_http_chaindata_store_get(r->connection->log,
-                                      CHAINDATA_DBI_CHAINHOOK,
-                                      chh->uuid, sizeof(chh->uuid), &val);
-
-    if (rc == NGX_ERROR) {
-        return NGX_ERROR;
-    }
-
-    found = (rc == NGX_OK);
+    found = (record != NULL);
 
     if (found
-        && chaindata_chh_decode(&chh->h, val.mv_data, val.mv_size) != 0)
+        && chaindata_chh_decode(&chh->h, record->mv_data, record->mv_size)
+           != 0)
     {
         ngx_http_chaindata_log_damaged(r->connection->log,
                                        CHAINDATA_DBI_CHAINHOOK,
-                                       val.mv_data, val.mv_size);
+                                       record->mv_data, record->mv_size);
         return NGX_ERROR;
     }
 
@@ -171,20 +158,21 @@ ngx_http_chaindata_chh_lookup(ngx_http_request_t *r, void *ctx,
 }
 
 
-/* chaindata_threads: the chainhook's record (the key is checked inline) */
+/* the read: the chainhook's record (the key is checked by the lookup) */
 
-static ngx_int_t
-ngx_http_chaindata_chh_warm(void *ctx, ngx_http_chaindata_warm_t *warm)
+static void
+ngx_http_chaindata_chh_describe(void *ctx, ngx_http_chaindata_read_t *read)
 {
     ngx_http_chaindata_chh_t  *chh = ctx;
 
-    warm->db = CHAINDATA_DBI_CHAINHOOK;
-    warm->range_db = CHAINDATA_DBI_COUNT;
-    warm->key = chh->uuid;
-    warm->key_len = sizeof(chh->uuid);
-    warm->list = NULL;
-
-    return NGX_OK;
+    read->db = CHAINDATA_DBI_CHAINHOOK;
+    read->key = chh->uuid;
+    read->key_len = sizeof(chh->uuid);
+    read->list_db = CHAINDATA_DBI_COUNT;
+    read->list = NULL;
+    read->per = 0;
+    read->offset = 0;
+    read->limit = 0;
 }
 
 

@@ -18,72 +18,51 @@
 
 /*
  * The page [offset, offset + limit) of a list of count items stored in
- * chunks of per items under list (lmdb-schema/pieces.md, "Chunks"): the
- * chunks it needs read and checked.  chunk0 is the first chunk when its
- * header holds it (chunk0->mv_size 0 when not): then only the chunks
- * after it are looked up, none for a page of the first chunk.
+ * chunks of per items under its record's key (lmdb-schema/pieces.md,
+ * "Chunks"): the chunks it needs read and checked.  chunk0 is the first
+ * chunk when the record holds it (chunk0->mv_size 0 when not): then only
+ * the chunks after it are looked up, none for a page of the first chunk.
  */
 
 ngx_int_t
 ngx_http_chaindata_chunks_read(ngx_http_request_t *r,
-    ngx_http_chaindata_chunks_t *ch, chaindata_dbi_e db, u_char *list,
-    size_t list_len, const MDB_val *chunk0, uint64_t count, unsigned per,
-    uint64_t offset, uint64_t limit, const char *what)
+    ngx_http_chaindata_chunks_t *ch, const ngx_http_chaindata_read_t *read,
+    uint64_t count, const MDB_val *chunk0, const char *what)
 {
-    size_t              key_len;
-    uint64_t            left;
-    ngx_uint_t          i, got, first;
-    chaindata_chunk_t  *c;
-    u_char              key[CHAINDATA_LIST_ENTRY_KEY_MAX];
+    uint64_t                    left;
+    ngx_uint_t                  i;
+    chaindata_chunk_t          *c;
+    ngx_http_chaindata_plan_t  *plan;
 
     ch->pool = r->pool;
-    ch->n = chaindata_chunk_plan(count, per, offset, limit, ch->span,
-                                 NGX_HTTP_CHAINDATA_SPANS_MAX);
-    if (ch->n == 0) {
-        return NGX_OK;
-    }
+    plan = &ch->plan;
 
-    first = 0;
-
-    if (chunk0->mv_size && ch->span[0].chunk == 0) {
-        ch->val[0] = *chunk0;
-        first = 1;
-    }
-
-    got = 0;
-
-    if (first < ch->n) {
-        key_len = chaindata_list_entry_key(key, list, list_len,
-                                           ch->span[first].chunk);
-
-        if (ngx_http_chaindata_store_range(r->connection->log, db, list,
-                                           list_len, key, key_len,
-                                           ch->val + first, ch->n - first,
-                                           &got)
-            != NGX_OK)
-        {
-            return NGX_ERROR;
-        }
-    }
-
-    if (first + got != ch->n) {
-        ngx_log_error(NGX_LOG_ALERT, r->connection->log, 0,
-                      "chaindata: %s counts %uL entries but \"%s\" holds "
-                      "fewer", what, count, chaindata_db_names[db]);
+    if (ngx_http_chaindata_store_chunks(r->connection->log, read, count,
+                                        chunk0, plan)
+        != NGX_OK)
+    {
         return NGX_ERROR;
     }
 
-    for (i = 0; i < ch->n; i++) {
-        c = &ch->chunk[i];
-        left = count - (uint64_t) ch->span[i].chunk * per;
+    if (plan->got != plan->n) {
+        ngx_log_error(NGX_LOG_ALERT, r->connection->log, 0,
+                      "chaindata: %s counts %uL entries but \"%s\" holds "
+                      "fewer", what, count, chaindata_db_names[read->list_db]);
+        return NGX_ERROR;
+    }
 
-        if (chaindata_chunk_decode(c, ch->val[i].mv_data, ch->val[i].mv_size)
+    for (i = 0; i < plan->n; i++) {
+        c = &ch->chunk[i];
+        left = count - (uint64_t) plan->span[i].chunk * read->per;
+
+        if (chaindata_chunk_decode(c, plan->val[i].mv_data,
+                                   plan->val[i].mv_size)
             != 0
-            || c->n != (left < per ? left : per))
+            || c->n != (left < read->per ? left : read->per))
         {
-            ngx_http_chaindata_log_damaged(r->connection->log, db,
-                                           ch->val[i].mv_data,
-                                           ch->val[i].mv_size);
+            ngx_http_chaindata_log_damaged(r->connection->log, read->list_db,
+                                           plan->val[i].mv_data,
+                                           plan->val[i].mv_size);
             return NGX_ERROR;
         }
     }
@@ -104,17 +83,18 @@ ngx_http_chaindata_chunks_len(ngx_http_chaindata_gz_t *gz,
 
     len = 0;
 
-    for (i = 0; i < ch->n; i++) {
+    for (i = 0; i < ch->plan.n; i++) {
         if (i) {
             len += ngx_http_chaindata_gz_bytes_len(gz, 1);
         }
 
-        if (chaindata_chunk_span_whole(&ch->chunk[i], &ch->span[i])) {
+        if (chaindata_chunk_span_whole(&ch->chunk[i], &ch->plan.span[i])) {
             len += ngx_http_chaindata_gz_piece_len(gz, &ch->chunk[i].piece);
             continue;
         }
 
-        chaindata_chunk_span_bytes(&ch->chunk[i], &ch->span[i], &start, &n);
+        chaindata_chunk_span_bytes(&ch->chunk[i], &ch->plan.span[i], &start,
+                                   &n);
         len += ngx_http_chaindata_gz_bytes_len(gz, n);
     }
 
@@ -161,18 +141,18 @@ ngx_http_chaindata_chunks_write(ngx_http_chaindata_gz_t *gz, u_char *p,
 {
     ngx_uint_t  i;
 
-    for (i = 0; i < ch->n && !gz->failed; i++) {
+    for (i = 0; i < ch->plan.n && !gz->failed; i++) {
         if (i) {
             p = ngx_http_chaindata_gz_bytes(gz, p, (u_char *) ",", 1);
         }
 
-        if (chaindata_chunk_span_whole(&ch->chunk[i], &ch->span[i])) {
+        if (chaindata_chunk_span_whole(&ch->chunk[i], &ch->plan.span[i])) {
             p = ngx_http_chaindata_gz_piece(gz, p, &ch->chunk[i].piece);
             continue;
         }
 
         p = ngx_http_chaindata_chunk_cut(gz, p, ch->pool, &ch->chunk[i],
-                                         &ch->span[i]);
+                                         &ch->plan.span[i]);
     }
 
     return p;

@@ -19,7 +19,7 @@
 
 #include "chaindata_hex.h"
 #include "chaindata_layout.h"
-#include "ngx_http_chaindata_reply.h"
+#include "ngx_http_chaindata_send.h"
 
 
 /* an entity tag of a list, or an entry of another shape */

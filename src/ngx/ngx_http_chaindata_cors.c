@@ -30,7 +30,7 @@
 #include <ngx_http.h>
 
 #include "ngx_http_chaindata_module.h"
-#include "ngx_http_chaindata_reply.h"
+#include "ngx_http_chaindata_send.h"
 
 
 static ngx_http_output_header_filter_pt  ngx_http_chaindata_cors_next;

@@ -1,10 +1,10 @@
 
 /*
- * chaindata: the texts of the error statuses (the reason phrase every
- * error body carries), and JSON bodies for the errors nginx answers
- * itself, before or instead of a route's handler (a request line it
- * cannot parse, a target or headers too large, a body too large, a method
- * it refuses, a rate limit, a 500):
+ * chaindata: JSON bodies for the errors nginx answers itself, before or
+ * instead of a route's handler (a request line it cannot parse, a target
+ * or headers too large, a body too large, a method it refuses, a rate
+ * limit, a 500), with the texts of the error statuses
+ * (ngx_http_chaindata_send.c):
  *
  *     error_page 400 403 404 405 408 411 412 413 414 416 429
  *                500 501 502 503 504 505 /_chaindata/error;
@@ -33,98 +33,6 @@
 
 #include "ngx_http_chaindata_module.h"
 #include "ngx_http_chaindata_reply.h"
-
-
-/*
- * Every status an error body can carry: the reason phrase of Node's
- * http.STATUS_CODES, as fastify sends it in "error" (and chaindata_error
- * in the status line), and the fixed message of chaindata_error.  405
- * has its message where the Allow header is added, in
- * ngx_http_chaindata_send_not_allowed().
- */
-
-typedef struct {
-    ngx_uint_t    status;
-    const char   *reason;
-    const char   *message;
-} ngx_http_chaindata_status_text_t;
-
-
-static ngx_http_chaindata_status_text_t  ngx_http_chaindata_status_texts[] = {
-    { NGX_HTTP_BAD_REQUEST, "Bad Request",
-      "the request could not be understood" },
-    { NGX_HTTP_UNAUTHORIZED, "Unauthorized",
-      "authentication is required" },
-    { NGX_HTTP_FORBIDDEN, "Forbidden",
-      "access to this resource is forbidden" },
-    { NGX_HTTP_NOT_FOUND, "Not Found",
-      "Route not found" },
-    { NGX_HTTP_NOT_ALLOWED, "Method Not Allowed",
-      NULL },
-    { NGX_HTTP_REQUEST_TIME_OUT, "Request Timeout",
-      "the request was not received in time" },
-    { NGX_HTTP_CHAINDATA_GONE, "Gone",
-      "the resource is no longer available" },
-    { NGX_HTTP_LENGTH_REQUIRED, "Length Required",
-      "a request body needs a Content-Length" },
-    { NGX_HTTP_PRECONDITION_FAILED, "Precondition Failed",
-      "a precondition of the request does not hold" },
-    { NGX_HTTP_REQUEST_ENTITY_TOO_LARGE, "Payload Too Large",
-      "the request body is too large" },
-    { NGX_HTTP_REQUEST_URI_TOO_LARGE, "URI Too Long",
-      "the request target is too long" },
-    { NGX_HTTP_RANGE_NOT_SATISFIABLE, "Range Not Satisfiable",
-      "the requested range cannot be served" },
-    { NGX_HTTP_TOO_MANY_REQUESTS, "Too Many Requests",
-      "too many requests, slow down" },
-    { NGX_HTTP_CHAINDATA_HEADER_TOO_LARGE, "Request Header Fields Too Large",
-      "the request headers are too large" },
-    { NGX_HTTP_INTERNAL_SERVER_ERROR, "Internal Server Error",
-      "the request could not be served" },
-    { NGX_HTTP_NOT_IMPLEMENTED, "Not Implemented",
-      "the request needs a feature this server does not have" },
-    { NGX_HTTP_BAD_GATEWAY, "Bad Gateway",
-      "an upstream server failed" },
-    { NGX_HTTP_SERVICE_UNAVAILABLE, "Service Unavailable",
-      "the service is unavailable right now" },
-    { NGX_HTTP_GATEWAY_TIME_OUT, "Gateway Timeout",
-      "an upstream server did not answer in time" },
-    { NGX_HTTP_VERSION_NOT_SUPPORTED, "HTTP Version Not Supported",
-      "this HTTP version is not served" },
-    { 0, NULL, NULL }
-};
-
-
-/* the statuses of no row: other 4xx, other 5xx */
-static ngx_http_chaindata_status_text_t  ngx_http_chaindata_client_error =
-    { 0, "Client Error", "the request cannot be served" };
-
-static ngx_http_chaindata_status_text_t  ngx_http_chaindata_server_error =
-    { 0, "Server Error", "the request could not be served" };
-
-
-static ngx_http_chaindata_status_text_t *
-ngx_http_chaindata_status_text(ngx_uint_t status)
-{
-    ngx_http_chaindata_status_text_t  *t;
-
-    for (t = ngx_http_chaindata_status_texts; t->status; t++) {
-        if (t->status == status) {
-            return t;
-        }
-    }
-
-    return status < NGX_HTTP_INTERNAL_SERVER_ERROR
-           ? &ngx_http_chaindata_client_error
-           : &ngx_http_chaindata_server_error;
-}
-
-
-const char *
-ngx_http_chaindata_reason(ngx_uint_t status)
-{
-    return ngx_http_chaindata_status_text(status)->reason;
-}
 
 
 /*
@@ -188,22 +96,9 @@ ngx_http_chaindata_error_handler(ngx_http_request_t *r)
     r->headers_out.status_line.len = ngx_sprintf(p, "%ui %s", status, reason)
                                      - p;
 
-    return ngx_http_chaindata_send_status(r, status);
-}
-
-
-/*
- * The body of an error status: the fixed text chaindata_error answers it
- * with; the routes answer their own 412 with it too.
- */
-
-ngx_int_t
-ngx_http_chaindata_send_status(ngx_http_request_t *r, ngx_uint_t status)
-{
     if (status == NGX_HTTP_NOT_ALLOWED) {
         return ngx_http_chaindata_send_not_allowed(r);
     }
 
-    return ngx_http_chaindata_send_error(r, status, NULL,
-               ngx_http_chaindata_status_text(status)->message);
+    return ngx_http_chaindata_send_status(r, status);
 }

@@ -16,7 +16,7 @@
 #include "chaindata_accept_encoding.h"
 #include "chaindata_piece.h"
 #include "ngx_http_chaindata_gzip.h"
-#include "ngx_http_chaindata_reply.h"
+#include "ngx_http_chaindata_send.h"
 
 
 /* made once per worker process: inflating allocates nothing */

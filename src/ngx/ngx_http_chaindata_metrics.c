@@ -308,40 +308,19 @@ ngx_http_chaindata_metrics_init_zone(ngx_shm_zone_t *shm_zone, void *data)
 }
 
 
-/* the route a location's content handler serves; CHAINDATA_ROUTES: none */
+/*
+ * the route a location serves (chaindata_route_e, told by its directive:
+ * ngx_http_chaindata_module.c); CHAINDATA_ROUTES: none
+ */
 
 static chaindata_route_e
-ngx_http_chaindata_metrics_route(ngx_http_handler_pt handler)
+ngx_http_chaindata_metrics_route(ngx_http_request_t *r)
 {
-    if (handler == ngx_http_chaindata_tx_handler) {
-        return CHAINDATA_ROUTE_TX;
-    }
+    ngx_http_chaindata_loc_conf_t  *lcf;
 
-    if (handler == ngx_http_chaindata_tx_v3_handler) {
-        return CHAINDATA_ROUTE_TX_V3;
-    }
+    lcf = ngx_http_get_module_loc_conf(r, ngx_http_chaindata_module);
 
-    if (handler == ngx_http_chaindata_rune_activity_handler) {
-        return CHAINDATA_ROUTE_RUNE_ACTIVITY;
-    }
-
-    if (handler == ngx_http_chaindata_rune_balances_handler) {
-        return CHAINDATA_ROUTE_RUNE_BALANCES;
-    }
-
-    if (handler == ngx_http_chaindata_chainhook_handler) {
-        return CHAINDATA_ROUTE_CHAINHOOK;
-    }
-
-    if (handler == ngx_http_chaindata_migration_handler) {
-        return CHAINDATA_ROUTE_MIGRATION;
-    }
-
-    if (handler == ngx_http_chaindata_status_handler) {
-        return CHAINDATA_ROUTE_STATUS;
-    }
-
-    return CHAINDATA_ROUTES;
+    return (chaindata_route_e) lcf->route;
 }
 
 
@@ -372,7 +351,6 @@ ngx_http_chaindata_metrics_now_us(void)
 static ngx_int_t
 ngx_http_chaindata_metrics_start(ngx_http_request_t *r)
 {
-    ngx_http_core_loc_conf_t          *clcf;
     ngx_http_chaindata_metrics_ctx_t  *ctx;
 
     if (r != r->main
@@ -381,9 +359,7 @@ ngx_http_chaindata_metrics_start(ngx_http_request_t *r)
         return NGX_DECLINED;
     }
 
-    clcf = ngx_http_get_module_loc_conf(r, ngx_http_core_module);
-
-    if (ngx_http_chaindata_metrics_route(clcf->handler) == CHAINDATA_ROUTES) {
+    if (ngx_http_chaindata_metrics_route(r) == CHAINDATA_ROUTES) {
         return NGX_DECLINED;
     }
 
@@ -468,7 +444,6 @@ ngx_http_chaindata_metrics_log(ngx_http_request_t *r)
     ngx_table_elt_t                         *ce;
     chaindata_route_e                        route;
     chaindata_metrics_t                     *m;
-    ngx_http_core_loc_conf_t                *clcf;
     chaindata_metrics_route_t               *rt;
     ngx_http_chaindata_metrics_main_conf_t  *mmcf;
 
@@ -481,8 +456,7 @@ ngx_http_chaindata_metrics_log(ngx_http_request_t *r)
     mmcf = ngx_http_get_module_main_conf(r, ngx_http_chaindata_metrics_module);
     m = mmcf->zone->data;
 
-    clcf = ngx_http_get_module_loc_conf(r, ngx_http_core_module);
-    route = ngx_http_chaindata_metrics_route(clcf->handler);
+    route = ngx_http_chaindata_metrics_route(r);
 
     if (route == CHAINDATA_ROUTES) {
         route = ngx_http_chaindata_metrics_fell_back(r, mmcf);
@@ -606,7 +580,6 @@ void
 ngx_http_chaindata_metrics_fallback(ngx_http_request_t *r)
 {
     chaindata_route_e                        route;
-    ngx_http_core_loc_conf_t                *clcf;
     ngx_http_variable_value_t               *v;
     ngx_http_chaindata_metrics_main_conf_t  *mmcf;
 
@@ -616,8 +589,7 @@ ngx_http_chaindata_metrics_fallback(ngx_http_request_t *r)
         return;
     }
 
-    clcf = ngx_http_get_module_loc_conf(r, ngx_http_core_module);
-    route = ngx_http_chaindata_metrics_route(clcf->handler);
+    route = ngx_http_chaindata_metrics_route(r);
 
     if (route == CHAINDATA_ROUTES) {
         return;

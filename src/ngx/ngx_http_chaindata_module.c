@@ -10,6 +10,8 @@
 #include <ngx_core.h>
 #include <ngx_http.h>
 
+#include "chaindata_metrics.h"
+#include "ngx_http_chaindata_env.h"
 #include "ngx_http_chaindata_module.h"
 #include "ngx_http_chaindata_store.h"
 #include "ngx_http_chaindata_gzip.h"
@@ -382,6 +384,7 @@ ngx_http_chaindata_create_loc_conf(ngx_conf_t *cf)
      *     lcf->miss_fallback = { 0, NULL };
      */
 
+    lcf->route = CHAINDATA_ROUTES;
     lcf->deprecation = NGX_CONF_UNSET;
     lcf->sunset = NGX_CONF_UNSET;
     lcf->migration_redirect = NGX_CONF_UNSET;
@@ -456,6 +459,46 @@ ngx_http_chaindata_db(ngx_conf_t *cf, ngx_command_t *cmd, void *conf)
 
 
 /*
+ * The route a location's content handler serves, for the traffic counters
+ * (ngx_http_chaindata_metrics.c); CHAINDATA_ROUTES: none.
+ */
+
+static chaindata_route_e
+ngx_http_chaindata_route_of(ngx_http_handler_pt handler)
+{
+    if (handler == ngx_http_chaindata_tx_handler) {
+        return CHAINDATA_ROUTE_TX;
+    }
+
+    if (handler == ngx_http_chaindata_tx_v3_handler) {
+        return CHAINDATA_ROUTE_TX_V3;
+    }
+
+    if (handler == ngx_http_chaindata_rune_activity_handler) {
+        return CHAINDATA_ROUTE_RUNE_ACTIVITY;
+    }
+
+    if (handler == ngx_http_chaindata_rune_balances_handler) {
+        return CHAINDATA_ROUTE_RUNE_BALANCES;
+    }
+
+    if (handler == ngx_http_chaindata_chainhook_handler) {
+        return CHAINDATA_ROUTE_CHAINHOOK;
+    }
+
+    if (handler == ngx_http_chaindata_migration_handler) {
+        return CHAINDATA_ROUTE_MIGRATION;
+    }
+
+    if (handler == ngx_http_chaindata_status_handler) {
+        return CHAINDATA_ROUTE_STATUS;
+    }
+
+    return CHAINDATA_ROUTES;
+}
+
+
+/*
  * The location directives that name a content handler (cmd->post).  The
  * error bodies and the deprecated endpoints read no index: they need no
  * chaindata_db.
@@ -477,6 +520,7 @@ ngx_http_chaindata_handler_slot(ngx_conf_t *cf, ngx_command_t *cmd,
     }
 
     clcf->handler = (ngx_http_handler_pt) cmd->post;
+    lcf->route = ngx_http_chaindata_route_of(clcf->handler);
 
     /* the Stacks API exposes its version header (ngx_http_chaindata_cors.c) */
     if (clcf->handler == ngx_http_chaindata_tx_handler
@@ -649,7 +693,7 @@ ngx_http_chaindata_check_conf(ngx_cycle_t *cycle, void *conf)
         return NGX_CONF_OK;
     }
 
-    if (ngx_http_chaindata_store_check(cycle, &mcf->db, mcf->max_readers)
+    if (ngx_http_chaindata_env_check(cycle, &mcf->db, mcf->max_readers)
         != NGX_OK)
     {
         return NGX_CONF_ERROR;
@@ -699,6 +743,7 @@ ngx_http_chaindata_exit_process(ngx_cycle_t *cycle)
     ngx_http_chaindata_redact_log_done();
     ngx_http_chaindata_budget_done();
     ngx_http_chaindata_store_close();
+    ngx_http_chaindata_env_exit();
     ngx_http_chaindata_threads_exit();
     ngx_http_chaindata_gzip_done();
 }

@@ -74,6 +74,9 @@ typedef struct {
     ngx_flag_t   cors;            /* chaindata_cors */
     ngx_uint_t   cors_route;      /* this location's, not inherited */
     ngx_uint_t   deprecated_v1;   /* v1's Warning: 299 (not inherited) */
+    ngx_uint_t   route;           /* chaindata_route_e of this location's
+                                     handler, CHAINDATA_ROUTES: none (not
+                                     inherited) */
     ngx_str_t    miss_fallback;   /* chaindata_miss_fallback: "@name" */
 } ngx_http_chaindata_loc_conf_t;
 

@@ -20,7 +20,6 @@
 #include "ngx_http_chaindata_chunks.h"
 #include "ngx_http_chaindata_module.h"
 #include "ngx_http_chaindata_reply.h"
-#include "ngx_http_chaindata_store.h"
 #include "ngx_http_chaindata_threads.h"
 
 
@@ -62,60 +61,58 @@ typedef struct {
 #define NGX_HTTP_CHAINDATA_PAGE_TAIL  "]}"
 
 
+static void ngx_http_chaindata_page_describe(void *ctx,
+    ngx_http_chaindata_read_t *read);
 static ngx_int_t ngx_http_chaindata_page_lookup(ngx_http_request_t *r,
-    void *ctx, ngx_http_chaindata_reply_t *reply);
+    void *ctx, const MDB_val *record, ngx_http_chaindata_reply_t *reply);
 static ngx_int_t ngx_http_chaindata_page_size(ngx_http_request_t *r,
     void *ctx, ngx_http_chaindata_reply_t *reply);
 static u_char *ngx_http_chaindata_page_write(void *ctx, u_char *p);
-static ngx_int_t ngx_http_chaindata_page_warm(void *ctx,
-    ngx_http_chaindata_warm_t *warm);
 static ngx_int_t ngx_http_chaindata_page_entries(const MDB_val *record,
-    uint64_t *count, ngx_uint_t *chunk0_inline);
+    uint64_t *count, MDB_val *chunk0);
 
 
 /*
- * an unknown list is the empty list when the index holds the whole
- * history, never "not found" (not_found: the 404 is never sent)
+ * What the two routes share: a page of a stored list, gzip or plain.  An
+ * unknown list is the empty list when the index holds the whole history,
+ * never "not found" (not_found: the 404 is never sent).
  */
+#define NGX_HTTP_CHAINDATA_RUNE_PAGES                                        \
+    .describe = ngx_http_chaindata_page_describe,                            \
+    .lookup = ngx_http_chaindata_page_lookup,                                \
+    .size = ngx_http_chaindata_page_size,                                    \
+    .write = ngx_http_chaindata_page_write,                                  \
+    .cache_control = NGX_HTTP_CHAINDATA_CACHE_PUBLIC,                        \
+    .pieces = 1
+
 
 static ngx_http_chaindata_rune_route_t  ngx_http_chaindata_activity_route = {
-    { ngx_http_chaindata_page_lookup,
-      ngx_http_chaindata_page_size,
-      ngx_http_chaindata_page_write,
-      NULL,
-      "params/tx_id must match pattern \"^[a-fA-F0-9]{64}$\"",
-      "Route not found: the path must end in /{tx_id}/activity",
-      NULL,
-      "the rune activity could not be read from the index",
-      NGX_HTTP_CHAINDATA_CACHE_PUBLIC,
-      1,
-      0,
-      ngx_http_chaindata_page_warm },
-    "activity",
-    chaindata_txid_list_key,
-    CHAINDATA_DBI_RUNE_ACTIVITY,
-    CHAINDATA_DBI_RUNE_ACTIVITY_ENTRY
+    .route = {
+        NGX_HTTP_CHAINDATA_RUNE_PAGES,
+        .invalid = "params/tx_id must match pattern \"^[a-fA-F0-9]{64}$\"",
+        .no_route = "Route not found: the path must end in /{tx_id}/activity",
+        .unreadable = "the rune activity could not be read from the index"
+    },
+    .segment = "activity",
+    .key = chaindata_txid_list_key,
+    .head_db = CHAINDATA_DBI_RUNE_ACTIVITY,
+    .entry_db = CHAINDATA_DBI_RUNE_ACTIVITY_ENTRY
 };
 
 
 static ngx_http_chaindata_rune_route_t  ngx_http_chaindata_balances_route = {
-    { ngx_http_chaindata_page_lookup,
-      ngx_http_chaindata_page_size,
-      ngx_http_chaindata_page_write,
-      NULL,
-      "params/address must be a Bitcoin address (base58, or bech32 in one "
-      "case)",
-      "Route not found: the path must end in /{address}/balances",
-      NULL,
-      "the rune balances could not be read from the index",
-      NGX_HTTP_CHAINDATA_CACHE_PUBLIC,
-      1,
-      0,
-      ngx_http_chaindata_page_warm },
-    "balances",
-    chaindata_address_key,
-    CHAINDATA_DBI_RUNE_BALANCES,
-    CHAINDATA_DBI_RUNE_BALANCE_ENTRY
+    .route = {
+        NGX_HTTP_CHAINDATA_RUNE_PAGES,
+        .invalid = "params/address must be a Bitcoin address (base58, or "
+                   "bech32 in one case)",
+        .no_route = "Route not found: the path must end in "
+                    "/{address}/balances",
+        .unreadable = "the rune balances could not be read from the index"
+    },
+    .segment = "balances",
+    .key = chaindata_address_key,
+    .head_db = CHAINDATA_DBI_RUNE_BALANCES,
+    .entry_db = CHAINDATA_DBI_RUNE_BALANCE_ENTRY
 };
 
 
@@ -149,29 +146,29 @@ ngx_http_chaindata_page_etag(ngx_http_request_t *r,
 }
 
 
-/* chaindata_threads: the list's head, then the chunks of the page */
+/* the read: the list's head, then the chunks of the page */
 
-static ngx_int_t
-ngx_http_chaindata_page_warm(void *ctx, ngx_http_chaindata_warm_t *warm)
+static void
+ngx_http_chaindata_page_describe(void *ctx, ngx_http_chaindata_read_t *read)
 {
     ngx_http_chaindata_rune_page_t  *page = ctx;
 
-    warm->db = page->rune->head_db;
-    warm->range_db = page->rune->entry_db;
-    warm->key = page->q.key;
-    warm->key_len = page->q.key_len;
-    warm->list = ngx_http_chaindata_page_entries;
-    warm->per = CHAINDATA_RUNE_CHUNK;
-    warm->offset = page->q.offset;
-    warm->limit = page->q.limit;
-
-    return NGX_OK;
+    read->db = page->rune->head_db;
+    read->key = page->q.key;
+    read->key_len = page->q.key_len;
+    read->list_db = page->rune->entry_db;
+    read->list = ngx_http_chaindata_page_entries;
+    read->per = CHAINDATA_RUNE_CHUNK;
+    read->offset = page->q.offset;
+    read->limit = page->q.limit;
 }
 
 
+/* the head's entries, for chaindata_threads */
+
 static ngx_int_t
 ngx_http_chaindata_page_entries(const MDB_val *record, uint64_t *count,
-    ngx_uint_t *chunk0_inline)
+    MDB_val *chunk0)
 {
     chaindata_listh_t  h;
 
@@ -180,7 +177,8 @@ ngx_http_chaindata_page_entries(const MDB_val *record, uint64_t *count,
     }
 
     *count = h.count;
-    *chunk0_inline = (h.chunk0_len != 0);
+    chunk0->mv_data = (void *) h.chunk0;
+    chunk0->mv_size = h.chunk0_len;
 
     return NGX_OK;
 }
@@ -188,20 +186,11 @@ ngx_http_chaindata_page_entries(const MDB_val *record, uint64_t *count,
 
 static ngx_int_t
 ngx_http_chaindata_page_lookup(ngx_http_request_t *r, void *ctx,
-    ngx_http_chaindata_reply_t *reply)
+    const MDB_val *record, ngx_http_chaindata_reply_t *reply)
 {
     ngx_http_chaindata_rune_page_t  *page = ctx;
 
-    ngx_int_t        rc;
-    MDB_val          val;
-    chaindata_dbi_e  db;
-
-    db = page->rune->head_db;
-
-    rc = ngx_http_chaindata_store_get(r->connection->log, db, page->q.key,
-                                      page->q.key_len, &val);
-
-    if (rc == NGX_DECLINED) {
+    if (record == NULL) {
         /*
          * unknown: the empty list, as upstream answers, when the index
          * holds the whole history; else a miss it cannot tell
@@ -222,14 +211,13 @@ ngx_http_chaindata_page_lookup(ngx_http_request_t *r, void *ctx,
         ngx_memcpy(page->h.digest, CHAINDATA_EMPTY_DIGEST,
                    CHAINDATA_DIGEST_LEN);
 
-    } else if (rc != NGX_OK) {
-        return NGX_ERROR;
-
-    } else if (chaindata_listh_decode(&page->h, val.mv_data, val.mv_size)
+    } else if (chaindata_listh_decode(&page->h, record->mv_data,
+                                      record->mv_size)
                != 0)
     {
-        ngx_http_chaindata_log_damaged(r->connection->log, db, val.mv_data,
-                                       val.mv_size);
+        ngx_http_chaindata_log_damaged(r->connection->log,
+                                       page->rune->head_db, record->mv_data,
+                                       record->mv_size);
         return NGX_ERROR;
     }
 
@@ -264,11 +252,9 @@ ngx_http_chaindata_page_size(ngx_http_request_t *r, void *ctx,
     chunk0.mv_data = (void *) page->h.chunk0;
     chunk0.mv_size = page->h.chunk0_len;
 
-    if (ngx_http_chaindata_chunks_read(r, &page->entries,
-                                       page->rune->entry_db, q->key,
-                                       q->key_len, &chunk0, page->h.count,
-                                       CHAINDATA_RUNE_CHUNK, q->offset,
-                                       q->limit, "a rune list header")
+    if (ngx_http_chaindata_chunks_read(r, &page->entries, reply->read,
+                                       page->h.count, &chunk0,
+                                       "a rune list header")
         != NGX_OK)
     {
         return NGX_ERROR;

@@ -20,11 +20,7 @@
 #include "chaindata_history.h"
 #include "chaindata_schema.h"
 #include "chaindata_status.h"
-
-
-/* checks for nginx -t and the master: the worker user can read the index */
-ngx_int_t ngx_http_chaindata_store_check(ngx_cycle_t *cycle, ngx_str_t *db,
-    ngx_uint_t max_readers);
+#include "ngx_http_chaindata_read.h"
 
 /*
  * routes: the chains the configured routes serve (1 << each
@@ -46,28 +42,26 @@ ngx_uint_t ngx_http_chaindata_store_readers_full(void);
  */
 const char *ngx_http_chaindata_store_failure(void);
 
-/* NGX_OK, NGX_DECLINED when absent, NGX_ERROR (logged) */
-ngx_int_t ngx_http_chaindata_store_get(ngx_log_t *log,
-    chaindata_dbi_e  db, u_char *key, size_t key_len, MDB_val *val);
-
 /*
- * Up to n values whose keys start with prefix, from the key start on;
- * *got tells how many.  NGX_OK or NGX_ERROR (logged).
+ * Between begin and end, a route's read (ngx_http_chaindata_read.h): the
+ * record, NGX_OK, NGX_DECLINED when absent, NGX_ERROR (logged); the
+ * chunks of the record's list that the page takes, when the record holds
+ * count items and maybe the first chunk (chunk0), NGX_OK or NGX_ERROR
+ * (logged).
  */
-ngx_int_t ngx_http_chaindata_store_range(ngx_log_t *log,
-    chaindata_dbi_e db, u_char *prefix, size_t prefix_len,
-    u_char *start, size_t start_len, MDB_val *vals, ngx_uint_t n,
-    ngx_uint_t *got);
+ngx_int_t ngx_http_chaindata_store_read(ngx_log_t *log,
+    const ngx_http_chaindata_read_t *read, MDB_val *record);
+ngx_int_t ngx_http_chaindata_store_chunks(ngx_log_t *log,
+    const ngx_http_chaindata_read_t *read, uint64_t count,
+    const MDB_val *chunk0, ngx_http_chaindata_plan_t *plan);
 
 
 /*
  * For chaindata_threads: the environment open and its databases (NULL
- * when none is), and the number of the opening, which changes with each;
- * between begin and end, the first value found (NGX_DECLINED: none).
+ * when none is), and the number of the opening, which changes with each
+ * (and when the map moves).
  */
 MDB_env *ngx_http_chaindata_store_env(MDB_dbi **dbi, ngx_uint_t *generation);
-ngx_int_t ngx_http_chaindata_store_first(MDB_val *val,
-    ngx_uint_t *generation);
 
 
 /*

@@ -1,6 +1,6 @@
 
 /*
- * chaindata_threads: lookups likely to fault run in nginx's thread pool
+ * chaindata_threads: reads likely to fault run in nginx's thread pool
  * first (ngx_http_chaindata_threads.c).
  */
 
@@ -15,8 +15,9 @@
 
 #include <lmdb.h>
 
+#include "ngx_http_chaindata_hints.h"
 #include "ngx_http_chaindata_module.h"
-#include "ngx_http_chaindata_reply.h"
+#include "ngx_http_chaindata_read.h"
 
 
 /*
@@ -32,25 +33,16 @@ ngx_int_t ngx_http_chaindata_threads_init(ngx_cycle_t *cycle,
     ngx_http_chaindata_main_conf_t *mcf);
 void ngx_http_chaindata_threads_exit(void);
 
-/* a request's key, hashed once, from _post() to _note(): hashed = 0 first */
-typedef struct {
-    uint32_t                      hash;
-    unsigned                      hashed:1;
-} ngx_http_chaindata_threads_key_t;
-
-/* NGX_DONE: the request resumes once the lookup is warm; NGX_DECLINED */
+/*
+ * Before a route reads the index (ngx_http_chaindata_read.h), and after:
+ * NGX_DONE, the request resumes once the read is warm, or NGX_DECLINED;
+ * note says where the record was (mv_data NULL: absent).
+ */
 ngx_int_t ngx_http_chaindata_threads_post(ngx_http_request_t *r,
-    const ngx_http_chaindata_route_t *route, void *ctx,
-    ngx_http_chaindata_threads_key_t *key);
-void ngx_http_chaindata_threads_note(ngx_http_request_t *r,
-    const ngx_http_chaindata_route_t *route, void *ctx,
-    ngx_http_chaindata_threads_key_t *key);
+    const ngx_http_chaindata_read_t *read, ngx_http_chaindata_hint_key_t *key);
+void ngx_http_chaindata_threads_note(const ngx_http_chaindata_read_t *read,
+    ngx_http_chaindata_hint_key_t *key, const MDB_val *record);
 ngx_uint_t ngx_http_chaindata_threads_resumed(ngx_http_request_t *r);
-
-/* for the store: an environment the threads may be reading */
-void ngx_http_chaindata_threads_env_close(MDB_env *env);
-void ngx_http_chaindata_threads_map_lock(MDB_env *env);
-void ngx_http_chaindata_threads_map_unlock(MDB_env *env);
 
 
 #endif /* _NGX_HTTP_CHAINDATA_THREADS_H_INCLUDED_ */

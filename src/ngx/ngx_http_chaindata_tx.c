@@ -15,7 +15,6 @@
 #include "ngx_http_chaindata_chunks.h"
 #include "ngx_http_chaindata_module.h"
 #include "ngx_http_chaindata_reply.h"
-#include "ngx_http_chaindata_store.h"
 
 
 /* the largest page's chunks: the API's limit against the stored layout */
@@ -41,30 +40,29 @@ typedef struct {
 } ngx_http_chaindata_tx_t;
 
 
+static void ngx_http_chaindata_tx_describe(void *ctx,
+    ngx_http_chaindata_read_t *read);
 static ngx_int_t ngx_http_chaindata_tx_lookup(ngx_http_request_t *r,
-    void *ctx, ngx_http_chaindata_reply_t *reply);
+    void *ctx, const MDB_val *record, ngx_http_chaindata_reply_t *reply);
 static ngx_int_t ngx_http_chaindata_tx_size(ngx_http_request_t *r,
     void *ctx, ngx_http_chaindata_reply_t *reply);
 static u_char *ngx_http_chaindata_tx_write(void *ctx, u_char *p);
-static ngx_int_t ngx_http_chaindata_tx_warm(void *ctx,
-    ngx_http_chaindata_warm_t *warm);
 static ngx_int_t ngx_http_chaindata_tx_events(const MDB_val *record,
-    uint64_t *count, ngx_uint_t *chunk0_inline);
+    uint64_t *count, MDB_val *chunk0);
 
 
 static ngx_http_chaindata_route_t  ngx_http_chaindata_tx_route = {
-    ngx_http_chaindata_tx_lookup,
-    ngx_http_chaindata_tx_size,
-    ngx_http_chaindata_tx_write,
-    "FST_ERR_VALIDATION",
-    "params/tx_id must match pattern \"^(0x)?[a-fA-F0-9]{64}$\"",
-    NULL,
-    "could not find transaction by ID",
-    "the transaction could not be read from the index",
-    NGX_HTTP_CHAINDATA_CACHE_PUBLIC,
-    1,
-    1,
-    ngx_http_chaindata_tx_warm
+    .describe = ngx_http_chaindata_tx_describe,
+    .lookup = ngx_http_chaindata_tx_lookup,
+    .size = ngx_http_chaindata_tx_size,
+    .write = ngx_http_chaindata_tx_write,
+    .code = "FST_ERR_VALIDATION",
+    .invalid = "params/tx_id must match pattern \"^(0x)?[a-fA-F0-9]{64}$\"",
+    .not_found = "could not find transaction by ID",
+    .unreadable = "the transaction could not be read from the index",
+    .cache_control = NGX_HTTP_CHAINDATA_CACHE_PUBLIC,
+    .pieces = 1,
+    .invalid_bare = 1
 };
 
 
@@ -167,29 +165,20 @@ ngx_http_chaindata_tx_etag(ngx_http_request_t *r,
 
 static ngx_int_t
 ngx_http_chaindata_tx_lookup(ngx_http_request_t *r, void *ctx,
-    ngx_http_chaindata_reply_t *reply)
+    const MDB_val *record, ngx_http_chaindata_reply_t *reply)
 {
     ngx_http_chaindata_tx_t  *tx = ctx;
 
-    ngx_int_t  rc;
-    MDB_val    val;
-
-    rc = ngx_http_chaindata_store_get(r->connection->log, CHAINDATA_DBI_TX,
-                                      tx->q.txid, sizeof(tx->q.txid), &val);
-
-    if (rc == NGX_DECLINED) {
+    if (record == NULL) {
         reply->status = NGX_HTTP_NOT_FOUND;
         return ngx_http_chaindata_miss_history(r, CHAINDATA_HISTORY_STACKS,
                                                reply);
     }
 
-    if (rc != NGX_OK) {
-        return NGX_ERROR;
-    }
-
-    if (chaindata_txh_decode(&tx->h, val.mv_data, val.mv_size) != 0) {
+    if (chaindata_txh_decode(&tx->h, record->mv_data, record->mv_size) != 0)
+    {
         ngx_http_chaindata_log_damaged(r->connection->log, CHAINDATA_DBI_TX,
-                                       val.mv_data, val.mv_size);
+                                       record->mv_data, record->mv_size);
         return NGX_ERROR;
     }
 
@@ -202,29 +191,32 @@ ngx_http_chaindata_tx_lookup(ngx_http_request_t *r, void *ctx,
 }
 
 
-/* chaindata_threads: the record, then the chunks of events of the page */
+/*
+ * The read: the transaction's record, then the chunks of events of the
+ * page (lmdb-schema/pieces.md, "Chunks").
+ */
 
-static ngx_int_t
-ngx_http_chaindata_tx_warm(void *ctx, ngx_http_chaindata_warm_t *warm)
+static void
+ngx_http_chaindata_tx_describe(void *ctx, ngx_http_chaindata_read_t *read)
 {
     ngx_http_chaindata_tx_t  *tx = ctx;
 
-    warm->db = CHAINDATA_DBI_TX;
-    warm->range_db = CHAINDATA_DBI_TX_EVENT;
-    warm->key = tx->q.txid;
-    warm->key_len = sizeof(tx->q.txid);
-    warm->list = ngx_http_chaindata_tx_events;
-    warm->per = CHAINDATA_EVENT_CHUNK;
-    warm->offset = tx->q.offset;
-    warm->limit = tx->q.limit;
-
-    return NGX_OK;
+    read->db = CHAINDATA_DBI_TX;
+    read->key = tx->q.txid;
+    read->key_len = sizeof(tx->q.txid);
+    read->list_db = CHAINDATA_DBI_TX_EVENT;
+    read->list = ngx_http_chaindata_tx_events;
+    read->per = CHAINDATA_EVENT_CHUNK;
+    read->offset = tx->q.offset;
+    read->limit = tx->q.limit;
 }
 
 
+/* the record's events, for chaindata_threads */
+
 static ngx_int_t
 ngx_http_chaindata_tx_events(const MDB_val *record, uint64_t *count,
-    ngx_uint_t *chunk0_inline)
+    MDB_val *chunk0)
 {
     chaindata_txh_t  h;
 
@@ -233,7 +225,8 @@ ngx_http_chaindata_tx_events(const MDB_val *record, uint64_t *count,
     }
 
     *count = h.event_count;
-    *chunk0_inline = (h.chunk0_len != 0);
+    chunk0->mv_data = (void *) h.chunk0;
+    chunk0->mv_size = h.chunk0_len;
 
     return NGX_OK;
 }
@@ -284,10 +277,8 @@ ngx_http_chaindata_tx_size(ngx_http_request_t *r, void *ctx,
     chunk0.mv_data = (void *) h->chunk0;
     chunk0.mv_size = h->chunk0_len;
 
-    if (ngx_http_chaindata_chunks_read(r, &tx->events, CHAINDATA_DBI_TX_EVENT,
-                                       q->txid, sizeof(q->txid), &chunk0,
-                                       h->event_count, CHAINDATA_EVENT_CHUNK,
-                                       q->offset, q->limit,
+    if (ngx_http_chaindata_chunks_read(r, &tx->events, reply->read,
+                                       h->event_count, &chunk0,
                                        "a transaction record")
         != NGX_OK)
     {

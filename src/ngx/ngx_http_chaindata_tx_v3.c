@@ -18,7 +18,6 @@
 #include "ngx_http_chaindata_chunks.h"
 #include "ngx_http_chaindata_module.h"
 #include "ngx_http_chaindata_reply.h"
-#include "ngx_http_chaindata_store.h"
 
 
 #if (NGX_HTTP_CHAINDATA_SPANS(CHAINDATA_V3_EVENT_LIMIT_MAX,                 \
@@ -46,50 +45,45 @@ typedef struct {
 } ngx_http_chaindata_tx3_t;
 
 
+static void ngx_http_chaindata_tx3_describe(void *ctx,
+    ngx_http_chaindata_read_t *read);
 static ngx_int_t ngx_http_chaindata_tx3_lookup(ngx_http_request_t *r,
-    void *ctx, ngx_http_chaindata_reply_t *reply);
+    void *ctx, const MDB_val *record, ngx_http_chaindata_reply_t *reply);
 static ngx_int_t ngx_http_chaindata_tx3_size(ngx_http_request_t *r,
     void *ctx, ngx_http_chaindata_reply_t *reply);
 static u_char *ngx_http_chaindata_tx3_write(void *ctx, u_char *p);
 static ngx_int_t ngx_http_chaindata_tx3_events_size(ngx_http_request_t *r,
     void *ctx, ngx_http_chaindata_reply_t *reply);
 static u_char *ngx_http_chaindata_tx3_events_write(void *ctx, u_char *p);
-static ngx_int_t ngx_http_chaindata_tx3_warm(void *ctx,
-    ngx_http_chaindata_warm_t *warm);
 static ngx_int_t ngx_http_chaindata_tx3_list(const MDB_val *record,
-    uint64_t *count, ngx_uint_t *chunk0_inline);
+    uint64_t *count, MDB_val *chunk0);
+
+
+/* what the document's route and its events' share: all but the body */
+#define NGX_HTTP_CHAINDATA_TX3_ROUTE                                         \
+    .describe = ngx_http_chaindata_tx3_describe,                             \
+    .lookup = ngx_http_chaindata_tx3_lookup,                                 \
+    .code = "FST_ERR_VALIDATION",                                            \
+    .invalid = "params/tx_id must match pattern \"^(0x)?[a-fA-F0-9]{64}$\"", \
+    .not_found = "Transaction not found",                                    \
+    .unreadable = "the transaction could not be read from the index",        \
+    .cache_control = NGX_HTTP_CHAINDATA_CACHE_PUBLIC,                        \
+    .pieces = 1,                                                             \
+    .invalid_bare = 1
 
 
 static ngx_http_chaindata_route_t  ngx_http_chaindata_tx3_route = {
-    ngx_http_chaindata_tx3_lookup,
-    ngx_http_chaindata_tx3_size,
-    ngx_http_chaindata_tx3_write,
-    "FST_ERR_VALIDATION",
-    "params/tx_id must match pattern \"^(0x)?[a-fA-F0-9]{64}$\"",
-    NULL,
-    "Transaction not found",
-    "the transaction could not be read from the index",
-    NGX_HTTP_CHAINDATA_CACHE_PUBLIC,
-    1,
-    1,
-    ngx_http_chaindata_tx3_warm
+    NGX_HTTP_CHAINDATA_TX3_ROUTE,
+    .size = ngx_http_chaindata_tx3_size,
+    .write = ngx_http_chaindata_tx3_write
 };
 
 
 /* its events (a transaction not found is upstream's 400: the lookup's) */
 static ngx_http_chaindata_route_t  ngx_http_chaindata_tx3_events_route = {
-    ngx_http_chaindata_tx3_lookup,
-    ngx_http_chaindata_tx3_events_size,
-    ngx_http_chaindata_tx3_events_write,
-    "FST_ERR_VALIDATION",
-    "params/tx_id must match pattern \"^(0x)?[a-fA-F0-9]{64}$\"",
-    NULL,
-    "Transaction not found",
-    "the transaction could not be read from the index",
-    NGX_HTTP_CHAINDATA_CACHE_PUBLIC,
-    1,
-    1,
-    ngx_http_chaindata_tx3_warm
+    NGX_HTTP_CHAINDATA_TX3_ROUTE,
+    .size = ngx_http_chaindata_tx3_events_size,
+    .write = ngx_http_chaindata_tx3_events_write
 };
 
 
@@ -167,31 +161,44 @@ ngx_http_chaindata_tx3_missing(ngx_http_request_t *r,
 }
 
 
-static ngx_int_t
-ngx_http_chaindata_tx3_lookup(ngx_http_request_t *r, void *ctx,
-    ngx_http_chaindata_reply_t *reply)
+/*
+ * The read: the record, then for the events route the chunks of the
+ * page's events (lmdb-schema/pieces.md, "Chunks").
+ */
+
+static void
+ngx_http_chaindata_tx3_describe(void *ctx, ngx_http_chaindata_read_t *read)
 {
     ngx_http_chaindata_tx3_t  *tx = ctx;
 
-    ngx_int_t  rc;
-    MDB_val    val;
+    read->db = CHAINDATA_DBI_TX_V3;
+    read->key = tx->q.txid;
+    read->key_len = sizeof(tx->q.txid);
+    read->list_db = tx->q.events ? CHAINDATA_DBI_TX_V3_EVENT
+                                 : CHAINDATA_DBI_COUNT;
+    read->list = ngx_http_chaindata_tx3_list;
+    read->per = CHAINDATA_EVENT_CHUNK;
+    read->offset = tx->q.cursor;
+    read->limit = tx->q.limit;
+}
 
-    rc = ngx_http_chaindata_store_get(r->connection->log,
-                                      CHAINDATA_DBI_TX_V3, tx->q.txid,
-                                      sizeof(tx->q.txid), &val);
 
-    if (rc == NGX_DECLINED) {
+static ngx_int_t
+ngx_http_chaindata_tx3_lookup(ngx_http_request_t *r, void *ctx,
+    const MDB_val *record, ngx_http_chaindata_reply_t *reply)
+{
+    ngx_http_chaindata_tx3_t  *tx = ctx;
+
+    if (record == NULL) {
         return ngx_http_chaindata_tx3_missing(r, tx, reply);
     }
 
-    if (rc != NGX_OK) {
-        return NGX_ERROR;
-    }
-
-    if (chaindata_tx3h_decode(&tx->h, val.mv_data, val.mv_size) != 0) {
+    if (chaindata_tx3h_decode(&tx->h, record->mv_data, record->mv_size)
+        != 0)
+    {
         ngx_http_chaindata_log_damaged(r->connection->log,
-                                       CHAINDATA_DBI_TX_V3, val.mv_data,
-                                       val.mv_size);
+                                       CHAINDATA_DBI_TX_V3, record->mv_data,
+                                       record->mv_size);
         return NGX_ERROR;
     }
 
@@ -222,30 +229,11 @@ ngx_http_chaindata_tx3_lookup(ngx_http_request_t *r, void *ctx,
 }
 
 
-/* chaindata_threads: the record, then the chunks of the page's events */
-
-static ngx_int_t
-ngx_http_chaindata_tx3_warm(void *ctx, ngx_http_chaindata_warm_t *warm)
-{
-    ngx_http_chaindata_tx3_t  *tx = ctx;
-
-    warm->db = CHAINDATA_DBI_TX_V3;
-    warm->range_db = tx->q.events ? CHAINDATA_DBI_TX_V3_EVENT
-                                  : CHAINDATA_DBI_COUNT;
-    warm->key = tx->q.txid;
-    warm->key_len = sizeof(tx->q.txid);
-    warm->list = ngx_http_chaindata_tx3_list;
-    warm->per = CHAINDATA_EVENT_CHUNK;
-    warm->offset = tx->q.cursor;
-    warm->limit = tx->q.limit;
-
-    return NGX_OK;
-}
-
+/* the record's events, for chaindata_threads */
 
 static ngx_int_t
 ngx_http_chaindata_tx3_list(const MDB_val *record, uint64_t *count,
-    ngx_uint_t *chunk0_inline)
+    MDB_val *chunk0)
 {
     chaindata_tx3h_t  h;
 
@@ -254,7 +242,8 @@ ngx_http_chaindata_tx3_list(const MDB_val *record, uint64_t *count,
     }
 
     *count = h.event_count;
-    *chunk0_inline = (h.chunk0_len != 0);
+    chunk0->mv_data = (void *) h.chunk0;
+    chunk0->mv_size = h.chunk0_len;
 
     return NGX_OK;
 }
@@ -353,11 +342,8 @@ ngx_http_chaindata_tx3_events_size(ngx_http_request_t *r, void *ctx,
     chunk0.mv_data = (void *) tx->h.chunk0;
     chunk0.mv_size = tx->h.chunk0_len;
 
-    if (ngx_http_chaindata_chunks_read(r, &tx->events,
-                                       CHAINDATA_DBI_TX_V3_EVENT, tx->q.txid,
-                                       sizeof(tx->q.txid), &chunk0, count,
-                                       CHAINDATA_EVENT_CHUNK, off, limit,
-                                       "a v3 transaction record")
+    if (ngx_http_chaindata_chunks_read(r, &tx->events, reply->read, count,
+                                       &chunk0, "a v3 transaction record")
         != NGX_OK)
     {
         return NGX_ERROR;
