@@ -52,7 +52,7 @@ PROGRAMS    := $(patsubst src/%/,chaindata-%,$(dir $(wildcard \
                    $(d:/=)).c))))
 
 .PHONY: all deps deps-test deps-fuzz module loader mirror unit test \
-        test-upstream check-layout run bench bench-mirror bench-runes-catchup \
+        test-upstream check-layout check-rooms run bench bench-mirror bench-runes-catchup \
         bench-gzip bench-gzip-runes bench-tx-v3 bench-fanout bench-bulk \
         bench-metrics bench-cold bench-runes-fill-disk \
         clean
@@ -146,6 +146,13 @@ $(eval $(call chaindata_build,$(BUILD),$(CPPFLAGS) $(CFLAGS),$(LDFLAGS)))
 check-layout:
 	@tools/check-layout
 
+# Each source file a room that holds one thing: at most 800 lines, no
+# function over 120, no circle of files using each other's functions
+# (two may, but not in src/mirror/ nor the module's store and threads):
+# tools/check-rooms; -v says which names tie a circle
+check-rooms:
+	@tools/check-rooms
+
 # prove, its summary as it is, then which checks were skipped and why
 # (t/lib/ChainData/Harness.pm)
 PROVE_T      = PERL5LIB=t/lib$(if $(PERL5LIB),:$(PERL5LIB)) $(PROVE) \
@@ -153,7 +160,7 @@ PROVE_T      = PERL5LIB=t/lib$(if $(PERL5LIB),:$(PERL5LIB)) $(PROVE) \
 # the suite: t/*.t (t/upstream/ needs the real upstreams: test-upstream)
 TESTS        = t/*.t
 
-test: deps-test check-layout all unit
+test: deps-test check-layout check-rooms all unit
 	$(PROVE_T) $(TESTS)
 
 # the mirror against the real Runes and Stacks APIs that ../shared/upstream
