@@ -63,24 +63,16 @@ chaindata_metrics_json_classes(chaindata_sbuf_t *b, const char *name,
 }
 
 
+/* "duration":{"sum_us":N,"le_us":{"50":N,…,"+Inf":N}}, cumulative */
+
 static void
-chaindata_metrics_json_route(chaindata_sbuf_t *b,
+chaindata_metrics_json_duration(chaindata_sbuf_t *b,
     const chaindata_metrics_route_t *rt)
 {
     unsigned  i;
     uint64_t  n;
 
-    chaindata_sbuf_printf(b, "{");
-    chaindata_metrics_json_classes(b, "requests", rt->requests);
-    chaindata_sbuf_printf(b, ",");
-    chaindata_metrics_json_classes(b, "fallback", rt->fallback);
-
-    chaindata_sbuf_printf(b, ",\"not_modified\":%llu,\"bytes\":{"
-                          "\"plain\":%llu,\"gzip\":%llu},"
-                          "\"duration\":{\"sum_us\":%llu,\"le_us\":{",
-                          (unsigned long long) rt->not_modified,
-                          (unsigned long long) rt->bytes_plain,
-                          (unsigned long long) rt->bytes_gzip,
+    chaindata_sbuf_printf(b, "\"duration\":{\"sum_us\":%llu,\"le_us\":{",
                           (unsigned long long) rt->duration_us);
 
     /* cumulative, as Prometheus' buckets */
@@ -94,7 +86,27 @@ chaindata_metrics_json_route(chaindata_sbuf_t *b,
     }
 
     n += rt->duration[i];
-    chaindata_sbuf_printf(b, ",\"+Inf\":%llu}}}", (unsigned long long) n);
+    chaindata_sbuf_printf(b, ",\"+Inf\":%llu}}", (unsigned long long) n);
+}
+
+
+static void
+chaindata_metrics_json_route(chaindata_sbuf_t *b,
+    const chaindata_metrics_route_t *rt)
+{
+    chaindata_sbuf_printf(b, "{");
+    chaindata_metrics_json_classes(b, "requests", rt->requests);
+    chaindata_sbuf_printf(b, ",");
+    chaindata_metrics_json_classes(b, "fallback", rt->fallback);
+
+    chaindata_sbuf_printf(b, ",\"not_modified\":%llu,\"bytes\":{"
+                          "\"plain\":%llu,\"gzip\":%llu},",
+                          (unsigned long long) rt->not_modified,
+                          (unsigned long long) rt->bytes_plain,
+                          (unsigned long long) rt->bytes_gzip);
+
+    chaindata_metrics_json_duration(b, rt);
+    chaindata_sbuf_printf(b, "}");
 }
 
 

@@ -72,17 +72,38 @@ chaindata_status_is_named(const char *listed, const char *name, size_t len)
 
 
 /*
+ * A name JSON or a Prometheus label would not need to escape: the
+ * follower's names have no backslash, blank or control character, and a
+ * '"' in one is absurd.
+ */
+
+static int
+chaindata_status_name_plain(const char *name, size_t len)
+{
+    size_t  i;
+
+    for (i = 0; i < len; i++) {
+        if (name[i] <= ' ' || name[i] > '~' || name[i] == '"'
+            || name[i] == '\\')
+        {
+            return 0;
+        }
+    }
+
+    return 1;
+}
+
+
+/*
  * A stream's position (key CHAINDATA_STREAM_KEY then the name): 1 when
- * the record is one, listed while there is room.  A name that JSON or a
- * Prometheus label would need to escape is left out: the follower's names
- * have no backslash, blank or control character, and a '"' in one is absurd.
+ * the record is one, listed while there is room and its name is plain.
  */
 
 static int
 chaindata_status_stream(const MDB_val *key, const MDB_val *val,
     chaindata_status_t *st)
 {
-    size_t                      i, n;
+    size_t                      n;
     uint64_t                    seq;
     const char                 *name;
     chaindata_status_stream_t  *s;
@@ -96,15 +117,9 @@ chaindata_status_stream(const MDB_val *key, const MDB_val *val,
         return 0;
     }
 
-    for (i = 0; i < n; i++) {
-        if (name[i] <= ' ' || name[i] > '~' || name[i] == '"'
-            || name[i] == '\\')
-        {
-            return 1;
-        }
-    }
-
-    if (st->nstreams < CHAINDATA_STATUS_STREAMS) {
+    if (chaindata_status_name_plain(name, n)
+        && st->nstreams < CHAINDATA_STATUS_STREAMS)
+    {
         s = &st->streams[st->nstreams++];
         memcpy(s->name, name, n);
         s->name[n] = '\0';

@@ -74,7 +74,7 @@ chaindata_status_json_feed(chaindata_sbuf_t *b, const chaindata_status_t *st,
 
 /*
  * source names and hashes are [a-z0-9_-] and [0-9A-Za-z], stream names
- * have nothing to escape (chaindata_status_stream()), nor has the
+ * have nothing to escape (chaindata_status_name_plain()), nor has the
  * version (debian/changelog's): no escaping
  */
 

@@ -6,6 +6,7 @@
  */
 
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,31 @@ chaindata_feed_reorg_default(const char *source)
 {
     return strcmp(source, "runes") == 0 ? CHAINDATA_REORG_BITCOIN
                                         : CHAINDATA_REORG_STACKS;
+}
+
+
+/*
+ * A rollback refused: f->err is "a rollback of SOURCE to height HEIGHT "
+ * then what fmt says of it; -1.
+ */
+
+static int
+chaindata_feed_rollback_refused(chaindata_feed_t *f, uint64_t height,
+    const char *fmt, ...)
+{
+    int      n;
+    va_list  args;
+
+    n = snprintf(f->err, sizeof(f->err), "a rollback of %s to height %llu ",
+                 f->source, (unsigned long long) height);
+
+    if (n > 0 && (size_t) n < sizeof(f->err)) {
+        va_start(args, fmt);
+        vsnprintf(f->err + n, sizeof(f->err) - n, fmt, args);
+        va_end(args);
+    }
+
+    return -1;
 }
 
 
@@ -64,14 +90,11 @@ chaindata_feed_too_deep(chaindata_feed_t *f, chaindata_index_t *ix,
         return 0;
     }
 
-    return chaindata_feed_fail(f, "a rollback of %s to height %llu undoes "
-                               "%llu blocks (from %llu), more than the "
-                               "maximum %llu (--max-reorg-depth): is it "
-                               "the same chain?", f->source,
-                               (unsigned long long) height,
-                               (unsigned long long) (pos.height - height),
-                               (unsigned long long) pos.height,
-                               (unsigned long long) max);
+    return chaindata_feed_rollback_refused(f, height,
+               "undoes %llu blocks (from %llu), more than the maximum %llu "
+               "(--max-reorg-depth): is it the same chain?",
+               (unsigned long long) (pos.height - height),
+               (unsigned long long) pos.height, (unsigned long long) max);
 }
 
 
@@ -212,12 +235,10 @@ chaindata_feed_below_first(chaindata_feed_t *f, MDB_cursor *cur,
         return 0;
     }
 
-    return chaindata_feed_fail(f, "a rollback of %s to height %llu is below "
-                               "every recorded block (the first is %llu): "
-                               "it agrees with none of them: is it the same "
-                               "chain?", f->source,
-                               (unsigned long long) height,
-                               (unsigned long long) first);
+    return chaindata_feed_rollback_refused(f, height,
+               "is below every recorded block (the first is %llu): it agrees "
+               "with none of them: is it the same chain?",
+               (unsigned long long) first);
 }
 
 

@@ -304,52 +304,49 @@ chaindata_index_strerror(int rc)
 }
 
 
+/* one write of the write set: a put, a delete, or a delete of a prefix */
+
+static int
+chaindata_index_write(chaindata_index_t *ix, MDB_txn *txn,
+    const chaindata_writeset_t *ws, const chaindata_write_t *w)
+{
+    int      rc;
+    MDB_val  key, val;
+
+    key.mv_data = ws->buf + w->key_off;
+    key.mv_size = w->key_len;
+
+    switch (w->action) {
+
+    case CHAINDATA_WRITE_PUT:
+        val.mv_data = ws->buf + w->val_off;
+        val.mv_size = w->val_len;
+        return mdb_put(txn, ix->dbi[w->db], &key, &val, 0);
+
+    case CHAINDATA_WRITE_DEL:
+        rc = mdb_del(txn, ix->dbi[w->db], &key, NULL);
+        return rc == MDB_NOTFOUND ? 0 : rc;
+
+    default: /* CHAINDATA_WRITE_DEL_PREFIX */
+        return chaindata_index_delete_prefix(txn, ix->dbi[w->db], &key);
+    }
+}
+
+
 static int
 chaindata_index_apply(chaindata_index_t *ix, MDB_txn *txn,
     const chaindata_writeset_t *ws)
 {
-    int                       rc;
-    size_t                    i;
-    MDB_val                   key, val;
-    const chaindata_write_t  *w;
+    int     rc;
+    size_t  i;
 
     rc = chaindata_index_expected(ix, txn, ws);
-    if (rc != 0) {
-        return rc;
+
+    for (i = 0; rc == 0 && i < ws->nwrites; i++) {
+        rc = chaindata_index_write(ix, txn, ws, &ws->writes[i]);
     }
 
-    for (i = 0; i < ws->nwrites; i++) {
-        w = &ws->writes[i];
-
-        key.mv_data = ws->buf + w->key_off;
-        key.mv_size = w->key_len;
-
-        switch (w->action) {
-
-        case CHAINDATA_WRITE_PUT:
-            val.mv_data = ws->buf + w->val_off;
-            val.mv_size = w->val_len;
-            rc = mdb_put(txn, ix->dbi[w->db], &key, &val, 0);
-            break;
-
-        case CHAINDATA_WRITE_DEL:
-            rc = mdb_del(txn, ix->dbi[w->db], &key, NULL);
-            if (rc == MDB_NOTFOUND) {
-                rc = 0;
-            }
-            break;
-
-        default: /* CHAINDATA_WRITE_DEL_PREFIX */
-            rc = chaindata_index_delete_prefix(txn, ix->dbi[w->db], &key);
-            break;
-        }
-
-        if (rc != 0) {
-            return rc;
-        }
-    }
-
-    return 0;
+    return rc;
 }
 
 

@@ -338,25 +338,36 @@ chaindata_tx_put(chaindata_record_t *rec,
 }
 
 
+/* the transaction a delete names: "0x" and 64 hex digits */
+
 static int
-chaindata_tx_delete(chaindata_record_t *rec,
-    const chaindata_jv_t *id, chaindata_writeset_t *ws)
+chaindata_tx_delete_id(chaindata_record_t *rec, const chaindata_jv_t *id,
+    unsigned char *txid)
 {
-    int            prefixed;
-    unsigned char  txid[CHAINDATA_TXID_LEN];
+    int  prefixed;
 
     if (id->type != CHAINDATA_JV_STRING
-        || chaindata_txid_parse(id->str, id->len, txid, &prefixed)
-           != 0
+        || chaindata_txid_parse(id->str, id->len, txid, &prefixed) != 0
         || !prefixed)
     {
         return chaindata_record_fail(rec,
                    "delete must be \"0x\" and 64 hex digits");
     }
 
-    if (chaindata_record_delete(rec, ws, CHAINDATA_WRITE_DEL,
-                                CHAINDATA_DBI_TX, txid, sizeof(txid))
-        != 0
+    return 0;
+}
+
+
+static int
+chaindata_tx_delete(chaindata_record_t *rec,
+    const chaindata_jv_t *id, chaindata_writeset_t *ws)
+{
+    unsigned char  txid[CHAINDATA_TXID_LEN];
+
+    if (chaindata_tx_delete_id(rec, id, txid) != 0
+        || chaindata_record_delete(rec, ws, CHAINDATA_WRITE_DEL,
+                                   CHAINDATA_DBI_TX, txid, sizeof(txid))
+           != 0
         || chaindata_record_delete(rec, ws, CHAINDATA_WRITE_DEL_PREFIX,
                                    CHAINDATA_DBI_TX_EVENT, txid,
                                    sizeof(txid))

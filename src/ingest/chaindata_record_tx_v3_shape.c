@@ -471,6 +471,19 @@ chaindata_v3_doc(chaindata_v3b_t *b, const chaindata_jv_t *v1,
 }
 
 
+/* an event's "type", name, and its object of that name: the object */
+
+static chaindata_jv_t *
+chaindata_v3_event_typed(chaindata_v3b_t *b, chaindata_jv_t *e,
+    const char *name)
+{
+    (void) chaindata_v3_add(b, e, "type",
+                            chaindata_v3_str(b, name, strlen(name)));
+
+    return chaindata_v3_obj(b, e, name);
+}
+
+
 /* one v3 event of a v1 event (chaindata_record_tx_v3_shape.h) */
 
 chaindata_jv_t *
@@ -487,9 +500,7 @@ chaindata_v3_event(chaindata_v3b_t *b, const chaindata_jv_t *ev)
 
     if (chaindata_jv_is(type, "smart_contract_log")) {
         p = chaindata_jv_get(ev, "contract_log");
-        (void) chaindata_v3_add(b, e, "type",
-                                chaindata_v3_str(b, "contract_log", 12));
-        o = chaindata_v3_obj(b, e, "contract_log");
+        o = chaindata_v3_event_typed(b, e, "contract_log");
         chaindata_v3_take(b, o, "contract_id", p, "contract_id");
         (void) chaindata_v3_add(b, o, "topic",
                                 chaindata_v3_str(b, "print", 5));
@@ -499,9 +510,7 @@ chaindata_v3_event(chaindata_v3b_t *b, const chaindata_jv_t *ev)
 
     if (chaindata_jv_is(type, "stx_lock")) {
         p = chaindata_jv_get(ev, "stx_lock_event");
-        (void) chaindata_v3_add(b, e, "type",
-                                chaindata_v3_str(b, "stx_lock", 8));
-        o = chaindata_v3_obj(b, e, "stx_lock");
+        o = chaindata_v3_event_typed(b, e, "stx_lock");
         chaindata_v3_take(b, o, "amount", p, "locked_amount");
         chaindata_v3_take(b, o, "unlock_bitcoin_height", p, "unlock_height");
         chaindata_v3_take(b, o, "address", p, "locked_address");
@@ -527,9 +536,7 @@ chaindata_v3_event(chaindata_v3b_t *b, const chaindata_jv_t *ev)
         return NULL;
     }
 
-    (void) chaindata_v3_add(b, e, "type",
-                            chaindata_v3_str(b, name, strlen(name)));
-    o = chaindata_v3_obj(b, e, name);
+    o = chaindata_v3_event_typed(b, e, name);
     (void) chaindata_v3_add(b, o, "type", at);
 
     val = NULL;

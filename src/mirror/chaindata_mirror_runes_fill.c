@@ -151,6 +151,7 @@ typedef struct {
     size_t                blocks;
     size_t                txs;
     uint64_t              from;      /* its first block */
+    uint64_t              to;        /* the last it may reach: the fill's */
     uint64_t              height;    /* of the last block */
     unsigned char        *posh;      /* the position, moved along */
     chaindata_feedpos_t  *pos;
@@ -414,11 +415,10 @@ chaindata_fill_lists(chaindata_mirror_t *m, chaindata_window_t *w)
 }
 
 
-/* steps 1 to 3: a window from its first block, at most up to "to" */
+/* steps 1 to 3: a window from its first block, at most up to w->to */
 
 static int
-chaindata_fill_window(chaindata_mirror_t *m, chaindata_window_t *w,
-    uint64_t to)
+chaindata_fill_window(chaindata_mirror_t *m, chaindata_window_t *w)
 {
     int       rc;
     size_t    n;
@@ -431,9 +431,9 @@ chaindata_fill_window(chaindata_mirror_t *m, chaindata_window_t *w,
 
     while (w->blocks < m->runes.fill_window
            && m->in.ws.len < CHAINDATA_FILL_BYTES
-           && from + w->blocks <= to)
+           && from + w->blocks <= w->to)
     {
-        left = to - (from + w->blocks) + 1;
+        left = w->to - (from + w->blocks) + 1;
         n = m->runes.fill_window - w->blocks;
 
         if (n > CHAINDATA_FILL_CHUNK) {
@@ -561,8 +561,9 @@ chaindata_runes_fill(chaindata_mirror_t *m, uint64_t from, uint64_t to,
         w.posh = posh;
         w.pos = pos;
         w.from = h;
+        w.to = to;
 
-        rc = chaindata_fill_window(m, &w, to);
+        rc = chaindata_fill_window(m, &w);
 
         h += w.blocks;
         txs += w.txs;
