@@ -28,8 +28,8 @@ use Test::More;
 use POSIX qw(:sys_wait_h);
 use Time::HiRes qw(sleep time);
 use ChainData::Test qw(:all);
-use ChainData::Upstream qw(confirmed_docs derive_doc make_chain write_chain
-    nginx_locations write_runes rune_chain);
+use ChainData::Upstream qw(confirmed_docs derived_blocks make_chain
+    write_chain nginx_locations write_runes rune_chain);
 
 require_build();
 my $MIRROR = build_path('chaindata-mirror');
@@ -40,9 +40,7 @@ ok(@docs >= 6, 'fixtures present') or BAIL_OUT('fixtures incomplete');
 
 sub blocks {
     my ($tag, $n, $per) = @_;
-    return [map { my $b = $_;
-                  [map { derive_doc($docs[($b + $_) % @docs], "$tag/$b/$_") }
-                   0 .. $per - 1] } 0 .. $n - 1];
+    return [derived_blocks(\@docs, "$tag/", $per, 0 .. $n - 1)];
 }
 
 my $root = temp_dir();

@@ -16,14 +16,14 @@ use Test::More;
 use POSIX qw(:sys_wait_h);
 use Time::HiRes qw(sleep time);
 use ChainData::Test qw(:all);
-use ChainData::Upstream qw(confirmed_docs derive_doc make_chain write_chain
-    nginx_locations write_runes rune_chain);
+use ChainData::Upstream qw(confirmed_docs derived_blocks make_chain
+    write_chain nginx_locations write_runes rune_chain);
 
 require_build();
 my $MIRROR = build_path('chaindata-mirror');
 
 my @docs = confirmed_docs();
-my @blocks = map { my $b = $_; [map { derive_doc($docs[($b + $_) % @docs], "k$b/$_") } 0 .. 7] } 0 .. 24;
+my @blocks = derived_blocks(\@docs, 'k', 8, 0 .. 24);
 my $chain = make_chain(500, \@blocks);
 
 my $root = temp_dir();

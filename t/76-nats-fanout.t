@@ -25,8 +25,8 @@ use POSIX qw(:sys_wait_h);
 use Time::HiRes qw(sleep time);
 use ChainData::Test qw(:all);
 use ChainData::Nats qw(require_nats);
-use ChainData::Upstream qw(confirmed_docs derive_doc grow_events make_chain
-    write_chain nginx_locations write_runes rune_chain);
+use ChainData::Upstream qw(confirmed_docs tx_id derived_blocks derive_doc
+    grow_events make_chain write_chain nginx_locations write_runes rune_chain);
 
 require_build();
 require_nats();
@@ -37,7 +37,6 @@ my $seed = $ENV{CHAINDATA_FANOUT_SEED} || (time ^ $$) % 100000;
 diag("seed $seed (CHAINDATA_FANOUT_SEED=$seed replays it)");
 srand($seed);
 
-sub tx_id { return $_[0] =~ /"tx_id":"(0x[0-9a-f]{64})"/ ? $1 : die }
 
 # the recorded upstream: Stacks blocks 500-509 with a pending transaction,
 # then a reorg replacing 508-509 and blocks up to 513; Runes 840500-840505
@@ -46,11 +45,10 @@ my ($pending) = map { $_->{data_raw} } grep { ($_->{tx_status} // '') eq 'pendin
 my @docs = confirmed_docs();
 my ($big) = grep { /"event_count":640/ } @docs;
 @docs = grep { !/"event_count":640/ } @docs;
-my @blocks = map { my $b = $_; [map { derive_doc($docs[($b + $_) % @docs], "f$b/$_") } 0 .. 3] } 0 .. 9;
+my @blocks = derived_blocks(\@docs, 'f', 4, 0 .. 9);
 push @{ $blocks[3] }, grow_events(derive_doc($big, 'f-big'), 1000);
 my $chain1 = make_chain(500, \@blocks);
-my @blocks2 = (@blocks[0 .. 7],
-    map { my $b = $_; [map { derive_doc($docs[($b + $_) % @docs], "g$b/$_") } 0 .. 2] } 8 .. 13);
+my @blocks2 = (@blocks[0 .. 7], derived_blocks(\@docs, 'g', 3, 8 .. 13));
 my $chain2 = make_chain(500, \@blocks2, fork => { 508 => 'b' });
 isnt($chain2->[8]{hash}, $chain1->[8]{hash}, 'the second chain forks at 508');
 

@@ -21,8 +21,8 @@ use Digest::SHA qw(sha256_hex);
 use MIME::Base64 qw(encode_base64 decode_base64);
 use ChainData::Test qw(:all);
 use ChainData::Nats qw(require_nats openssl ed25519_keys);
-use ChainData::Upstream qw(confirmed_docs derive_doc make_chain write_chain
-    nginx_locations);
+use ChainData::Upstream qw(confirmed_docs tx_id derived_blocks derive_doc
+    make_chain write_chain nginx_locations);
 
 require_build();
 require_nats();
@@ -31,9 +31,8 @@ my $MIRROR = build_path('chaindata-mirror');
 my $root = temp_dir();
 ed25519_keys($root, 'unit', 'other');
 
-sub tx_id { return $_[0] =~ /"tx_id":"(0x[0-9a-f]{64})"/ ? $1 : die }
 my @docs = grep { !/"event_count":640/ } confirmed_docs();
-my @blocks = map { my $b = $_; [map { derive_doc($docs[($b + $_) % @docs], "s$b/$_") } 0 .. 1] } 0 .. 5;
+my @blocks = derived_blocks(\@docs, 's', 2, 0 .. 5);
 my $chain = make_chain(500, [@blocks[0 .. 3]]);
 write_chain($root, $chain);
 my $up = ChainData::Test::Nginx->start(locations => nginx_locations($root));
@@ -69,23 +68,25 @@ sub put_unit {
         'Chaindata-Parts' => 1, %h });
     return $r =~ /"seq":(\d+)/ ? $1 : die "publish: $r";
 }
-# the signature of a one-part unit at sequence $first, as feed.md says
-sub sign {
-    my ($key, $unit, $first, $data) = @_;
-    spew("$root/text", "chaindata-unit 1\nstream $S\nunit $unit\nfirst $first\n"
-        . "parts 1\nlines " . sha256_hex($data) . "\n");
+# a text's Ed25519 signature with $key, base64
+sub sign_text {
+    my ($key, $text) = @_;
+    spew("$root/text", $text);
     openssl('pkeyutl', '-sign', '-rawin', '-inkey', $key, '-in', "$root/text",
             '-out', "$root/sig");
     return encode_base64(slurp("$root/sig"), '');
 }
+# the signature of a one-part unit at sequence $first, as feed.md says
+sub sign {
+    my ($key, $unit, $first, $data) = @_;
+    return sign_text($key, "chaindata-unit 1\nstream $S\nunit $unit\n"
+        . "first $first\nparts 1\nlines " . sha256_hex($data) . "\n");
+}
 # and of its one part (Chaindata-Part-Signature), as feed.md says
 sub sign_part {
     my ($key, $unit, $first, $data) = @_;
-    spew("$root/text", "chaindata-part 1\nstream $S\nunit $unit\nfirst $first\n"
-        . "part 0\nparts 1\nbytes " . sha256_hex($data) . "\n");
-    openssl('pkeyutl', '-sign', '-rawin', '-inkey', $key, '-in', "$root/text",
-            '-out', "$root/sig");
-    return encode_base64(slurp("$root/sig"), '');
+    return sign_text($key, "chaindata-part 1\nstream $S\nunit $unit\n"
+        . "first $first\npart 0\nparts 1\nbytes " . sha256_hex($data) . "\n");
 }
 
 # a private key others may read: refused

@@ -21,17 +21,16 @@ use POSIX qw(:sys_wait_h);
 use Time::HiRes qw(sleep);
 use ChainData::Test qw(:all);
 use ChainData::Nats qw(require_nats);
-use ChainData::Upstream qw(confirmed_docs derive_doc make_chain write_chain
-    nginx_locations);
+use ChainData::Upstream qw(confirmed_docs tx_id derived_blocks make_chain
+    write_chain nginx_locations);
 
 require_build();
 require_nats();
 my $MIRROR = build_path('chaindata-mirror');
 
 my $root = temp_dir();
-sub tx_id { return $_[0] =~ /"tx_id":"(0x[0-9a-f]{64})"/ ? $1 : die }
 my @docs = grep { !/"event_count":640/ } confirmed_docs();
-my $chain = make_chain(500, [map { my $b = $_; [map { derive_doc($docs[($b + $_) % @docs], "p$b/$_") } 0 .. 1] } 0 .. 3]);
+my $chain = make_chain(500, [derived_blocks(\@docs, 'p', 2, 0 .. 3)]);
 write_chain($root, $chain);
 my $up = ChainData::Test::Nginx->start(locations => nginx_locations($root));
 my @ids = map { tx_id($_) } map { @{ $_->{txs} } } @$chain;

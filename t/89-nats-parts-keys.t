@@ -19,8 +19,8 @@ use lib "$FindBin::Bin/lib";
 use Test::More;
 use ChainData::Test qw(:all);
 use ChainData::Nats qw(require_nats ed25519_keys);
-use ChainData::Upstream qw(confirmed_docs derive_doc make_chain write_chain
-    nginx_locations);
+use ChainData::Upstream qw(confirmed_docs tx_id derived_blocks make_chain
+    write_chain nginx_locations);
 
 require_build();
 require_nats();
@@ -30,9 +30,8 @@ my $LOAD = build_path('chaindata-load');
 my $root = temp_dir();
 ed25519_keys($root, 'k1', 'k2');
 
-sub tx_id { return $_[0] =~ /"tx_id":"(0x[0-9a-f]{64})"/ ? $1 : die }
 my @docs = grep { !/"event_count":640/ } confirmed_docs();
-my @blocks = map { my $b = $_; [map { derive_doc($docs[($b + $_) % @docs], "k$b/$_") } 0 .. 1] } 0 .. 5;
+my @blocks = derived_blocks(\@docs, 'k', 2, 0 .. 5);
 write_chain($root, make_chain(500, [@blocks[0 .. 3]]));
 my $up = ChainData::Test::Nginx->start(locations => nginx_locations($root));
 my $api = 'http://127.0.0.1:' . $up->port . '/up';

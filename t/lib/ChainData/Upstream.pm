@@ -42,7 +42,8 @@ use ChainData::Test qw(:all);
 use ChainData::Runes qw(rune_lists);
 
 our @EXPORT_OK = qw(
-    confirmed_docs derive_doc grow_events make_chain write_chain tx_page
+    confirmed_docs derive_doc derived_blocks tx_id grow_events make_chain
+    write_chain tx_page
     block_hash nginx_locations write_runes runes_page btc_hash rune_chain
     runes_history runes_tip RUNES_LIMITS write_capture capture_path
     captured_activity index_dump json_canonical
@@ -54,15 +55,26 @@ sub confirmed_docs {
     return map { $_->{data_raw} } grep { !$_->{mempool} } tx_fixtures(@files);
 }
 
-sub _tx_id { my ($doc) = @_; return $doc =~ /"tx_id":"(0x[0-9a-f]{64})"/ ? $1 : die "no tx_id" }
+# a document's tx_id
+sub tx_id { my ($doc) = @_; return $doc =~ /"tx_id":"(0x[0-9a-f]{64})"/ ? $1 : die "no tx_id" }
 
 # the same document under another tx id (the events carry it too)
 sub derive_doc {
     my ($doc, $salt) = @_;
-    my $old = _tx_id($doc);
+    my $old = tx_id($doc);
     my $new = '0x' . sha256_hex("$old/$salt");
     (my $d = $doc) =~ s/\Q$old\E/$new/g;
     return $d;
+}
+
+# blocks of $per documents each, for block numbers @b: the documents of
+# @$docs in turn under ids made anew from "$tag$b/$i" (a chain the tests
+# grow, fork or publish; each tag its own ids)
+sub derived_blocks {
+    my ($docs, $tag, $per, @b) = @_;
+    return map { my $b = $_;
+                 [map { derive_doc($docs->[($b + $_) % @$docs], "$tag$b/$_") }
+                  0 .. $per - 1] } @b;
 }
 
 # a document with $n events: the last event repeated with the next
@@ -149,7 +161,7 @@ sub write_chain {
                 $off, scalar @pool, join(',', @pool[$off .. $end])));
     }
     for my $doc (@pool, @{ $o{left} || [] }) {
-        _put($root, '/extended/v1/tx/' . _tx_id($doc),
+        _put($root, '/extended/v1/tx/' . tx_id($doc),
             'event_limit=100&event_offset=0', $doc);
     }
     # the tip as captured (t/captures/stacks-api-9.0.2/): "total" the
@@ -175,7 +187,7 @@ sub write_chain {
                     join(',', map { splice_events($_, 0, 0) } @slice)));
         }
         for my $doc (@txs) {
-            my $id = _tx_id($doc);
+            my $id = tx_id($doc);
             my ($n) = $doc =~ /"event_count":(\d+)/;
             for (my $off = 0; $off == 0 || $off < $n; $off += 100) {
                 _put($root, "/extended/v1/tx/$id",
