@@ -53,7 +53,7 @@ PROGRAMS    := $(patsubst src/%/,chaindata-%,$(dir $(wildcard \
 
 .PHONY: all deps deps-test deps-fuzz module loader mirror unit test \
         test-upstream check-layout check-rooms run bench bench-mirror bench-runes-catchup \
-        bench-gzip bench-gzip-runes bench-tx-v3 bench-fanout bench-bulk \
+        bench-gzip bench-gzip-runes bench-tx-v3 bench-mempool-v3 bench-fanout bench-bulk \
         bench-metrics bench-cold bench-runes-fill-disk \
         clean
 
@@ -231,6 +231,12 @@ bench-gzip-runes: all
 bench-tx-v3: all
 	@sh tools/deps.sh bench
 	bench/tx-v3
+
+# what the v3 documents of pending transactions cost upstream, per
+# transaction, with and without --mempool-v3-batch's batches
+bench-mempool-v3: all
+	@sh tools/deps.sh bench
+	bench/mempool-v3
 
 # the traffic counters' cost: chaindata_metrics on against off, one run
 bench-metrics: all

@@ -56,7 +56,7 @@ my @programs = map { m{src/(\w+)/} ? "chaindata-$1" : () }
 my %pages = ('chaindata.8' => $page);
 for my $p (@programs) {
     ($code, $out) = run_cmd([build_path($p), '--help']);
-    my %opts = map { $_ => 1 } $out =~ /(?<![\w-])(--[a-z][a-z-]+)/g;
+    my %opts = map { $_ => 1 } $out =~ /(?<![\w-])(--[a-z][a-z0-9-]+)/g;
     ok(%opts, "$p --help lists options");
     my $man = slurp("$root/build/man/$p.1");
     $pages{"$p.1"} = $man;

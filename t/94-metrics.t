@@ -105,7 +105,7 @@ sub check {
     is($t->{routes}{tx}{not_modified}, $not_modified, "$when: 304s");
     is_deeply($t->{unavailable},
               { body_budget => 0, readers_full => 0, index_unreadable => 0,
-                behind => 0, no_history => 0 }, "$when: no 503");
+                behind => 0, no_history => 0, no_v3 => 0 }, "$when: no 503");
 }
 
 script();

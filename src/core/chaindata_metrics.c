@@ -19,7 +19,7 @@ const char  *chaindata_route_names[CHAINDATA_ROUTES] = {
 
 const char  *chaindata_unavailable_names[CHAINDATA_UNAVAILABLE_REASONS] = {
     "body_budget", "readers_full", "index_unreadable", "behind",
-    "no_history"
+    "no_history", "no_v3"
 };
 
 

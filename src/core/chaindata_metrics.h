@@ -33,7 +33,9 @@ typedef enum {
 
 /*
  * why the module answered 503 (behind: chaindata_status's health check;
- * no_history: a miss whose feed does not reach the chain's first block)
+ * no_history: a miss whose feed does not reach the chain's first block;
+ * no_v3: a v3 answer of a transaction the index holds without its v3
+ * document, a pending one waiting for its receipt_block_height)
  */
 typedef enum {
     CHAINDATA_UNAVAILABLE_BODY_BUDGET = 0,
@@ -41,6 +43,7 @@ typedef enum {
     CHAINDATA_UNAVAILABLE_INDEX_UNREADABLE,
     CHAINDATA_UNAVAILABLE_BEHIND,
     CHAINDATA_UNAVAILABLE_NO_HISTORY,
+    CHAINDATA_UNAVAILABLE_NO_V3,
     CHAINDATA_UNAVAILABLE_REASONS
 } chaindata_unavailable_e;
 

@@ -53,6 +53,9 @@ chaindata_mirror_usage(FILE *out)
         "                      (default 2048; none added past 256 MB\n"
         "                      of writes, the balance lists on top)\n"
         "  --no-mempool        Stacks blocks only, not the mempool\n"
+        "  --mempool-v3-batch N   new pending transactions whose v3\n"
+        "                      receipt_block_height is asked at once,\n"
+        "                      one request for N at most (default 20)\n"
         "  --platform-api URL  the platform API serving chainhook statuses\n"
         "  --chainhooks FILE   its chainhooks, \"uuid api_key\" lines; the\n"
         "                      file must not be readable by group or others\n"
@@ -277,6 +280,9 @@ static const chaindata_opt_t  chaindata_mirror_options[] = {
       .min = 1, .max = CHAINDATA_FILL_BLOCKS },
     { .name = "no-mempool", .kind = CHAINDATA_OPT_FLAG,
       .offset = CHAINDATA_M(no_mempool), .value = 1 },
+    { .name = "mempool-v3-batch", .kind = CHAINDATA_OPT_NUMBER,
+      .type = CHAINDATA_OPT_UINT, .offset = CHAINDATA_M(pending.batch),
+      .min = 1, .max = 1000 },
     { .name = "chainhooks-interval", .kind = CHAINDATA_OPT_NUMBER,
       .type = CHAINDATA_OPT_DOUBLE, .offset = CHAINDATA_M(hooks.interval),
       .min = 0.01, .max = 86400 },
@@ -442,6 +448,7 @@ main(int argc, char **argv)
     m.http.parallel = CHAINDATA_PARALLEL;
     m.http.max_body = CHAINDATA_BODY_BUDGET;
     m.ahead = 64;
+    m.pending.batch = CHAINDATA_MEMPOOL_V3_BATCH;
     m.http.retries = 8;
     m.http.timeout_ms = 30000;
     m.http.rate = -1;

@@ -41,17 +41,17 @@
 /* pages asked at once, as the first page's total suggests */
 #define CHAINDATA_MEMPOOL_ROUND  16
 
-/* the most pages of the v3 listing a pass reads */
-#define CHAINDATA_MEMPOOL_V3_PAGES  20
 
-
-/* a new pending transaction, and its receipt_block_height once found */
+/* what a pass finds, 32-byte ids */
 typedef struct {
-    const chaindata_jv_t  *doc;
-    unsigned char          id[CHAINDATA_TXID_LEN];
-    uint64_t               height;
-    unsigned               found:1;
-} chaindata_mp_new_t;
+    unsigned char       *listed;   /* the pages' transactions, sorted */
+    size_t               nlisted;
+    unsigned char       *next;     /* the pending ones the index holds */
+    size_t               nnext;
+    unsigned char       *wait;     /* of those, the ones waiting (below) */
+    size_t               nwait;
+} chaindata_mp_pass_t;
+
 
 
 static int
@@ -101,14 +101,18 @@ chaindata_stored_pending(const MDB_val *v)
 }
 
 
-/* the pending transactions of the index, in key order (sorted) */
+/*
+ * The pending transactions of the index, in key order (sorted); those
+ * without a v3 document wait for a v3 lookup (written in a batch too
+ * small for one, or before a restart)
+ */
 
 static int
 chaindata_mempool_scan(chaindata_mirror_t *m)
 {
     int          rc;
     MDB_txn     *txn;
-    MDB_val      key, val;
+    MDB_val      key, val, v3;
     MDB_cursor  *cur;
 
     rc = mdb_txn_begin(m->in.ix.env, NULL, MDB_RDONLY, &txn);
@@ -126,9 +130,19 @@ chaindata_mempool_scan(chaindata_mirror_t *m)
          rc == 0;
          rc = mdb_cursor_get(cur, &key, &val, MDB_NEXT))
     {
-        if (key.mv_size == CHAINDATA_TXID_LEN && chaindata_stored_pending(&val)
-            && chaindata_ids_add(&m->pending.ids, &m->pending.n, key.mv_data)
-               != 0)
+        if (key.mv_size != CHAINDATA_TXID_LEN
+            || !chaindata_stored_pending(&val))
+        {
+            continue;
+        }
+
+        if (chaindata_ids_add(&m->pending.ids, &m->pending.n, key.mv_data)
+            != 0
+            || (mdb_get(txn, m->in.ix.dbi[CHAINDATA_DBI_TX_V3], &key, &v3)
+                == MDB_NOTFOUND
+                && chaindata_ids_add(&m->pending.waiting,
+                                     &m->pending.nwaiting, key.mv_data)
+                   != 0))
         {
             rc = ENOMEM;
             break;
@@ -391,12 +405,12 @@ chaindata_mempool_record(chaindata_mirror_t *m, const chaindata_jv_t *doc,
 /*
  * The transactions the index holds as pending that upstream's mempool no
  * longer lists: each as upstream serves it now.  Those still pending
- * (the pages moved under the mirror) are added to next.
+ * (the pages moved under the mirror) are added to next, and to wait
+ * when they were waiting.
  */
 
 static int
-chaindata_mempool_gone(chaindata_mirror_t *m, const unsigned char *listed,
-    size_t nlisted, unsigned char **next, size_t *nnext)
+chaindata_mempool_gone(chaindata_mirror_t *m, chaindata_mp_pass_t *pass)
 {
     int                    rc;
     char                   hex[CHAINDATA_TXID_HEX_LEN + 1];
@@ -413,7 +427,7 @@ chaindata_mempool_gone(chaindata_mirror_t *m, const unsigned char *listed,
     for (i = 0, n = 0; i < m->pending.n; i++) {
         id = m->pending.ids + i * CHAINDATA_TXID_LEN;
 
-        if (chaindata_ids_has(listed, nlisted, id)) {
+        if (chaindata_ids_has(pass->listed, pass->nlisted, id)) {
             continue;
         }
 
@@ -443,7 +457,11 @@ chaindata_mempool_gone(chaindata_mirror_t *m, const unsigned char *listed,
         }
 
         if (st && chaindata_jv_is(st, "pending")) {
-            if (chaindata_ids_add(next, nnext, id) != 0) {
+            if (chaindata_ids_add(&pass->next, &pass->nnext, id) != 0
+                || (chaindata_ids_has(m->pending.waiting, m->pending.nwaiting,
+                                      id)
+                    && chaindata_ids_add(&pass->wait, &pass->nwait, id) != 0))
+            {
                 rc = CHAINDATA_EXIT_SYSTEM;
             }
 
@@ -465,147 +483,35 @@ chaindata_mempool_gone(chaindata_mirror_t *m, const unsigned char *listed,
 }
 
 
-/* a page of the v3 listing: results, each an object; its shape only */
-
-static int
-chaindata_mempool_v3_check(chaindata_req_t *r)
-{
-    const chaindata_jv_t  *res;
-
-    if (chaindata_req_json(r) != 0) {
-        return -1;
-    }
-
-    res = chaindata_jv_get(r->root, "results");
-
-    if (res == NULL || res->type != CHAINDATA_JV_ARRAY
-        || res->n > CHAINDATA_MEMPOOL_PAGE)
-    {
-        return chaindata_req_fail(r, "not a page of the v3 mempool "
-                                  "(results, %d at most)",
-                                  CHAINDATA_MEMPOOL_PAGE);
-    }
-
-    return 0;
-}
-
-
 /*
- * The page's heights of the new transactions it lists (found ones
- * counted out of *left), and its cursor.next into next (digits, ":",
- * "0x" and 64 hex digits; empty when there is none or it is not one).
+ * The new ones written; with the waiting ones, a batch of
+ * --mempool-v3-batch or more is looked up in the v3 listing, at most one
+ * page a batch, and those found written with their receipt_block_height:
+ * one request for a batch of transactions at most, each asked about
+ * once.  A smaller set waits (*wait, unsorted) for more.
  */
-
-static void
-chaindata_mempool_v3_heights(const chaindata_jv_t *root,
-    chaindata_mp_new_t *news, size_t n, size_t *left, char *next)
-{
-    size_t                 i, k;
-    uint64_t               height;
-    unsigned char          id[CHAINDATA_TXID_LEN];
-    const chaindata_jv_t  *tx, *c;
-
-    for (tx = chaindata_jv_get(root, "results")->child; tx; tx = tx->next) {
-        if (chaindata_doc_id(tx, id) != 0
-            || chaindata_jv_u64(tx, "receipt_block_height", &height) != 0)
-        {
-            continue;
-        }
-
-        for (k = 0; k < n; k++) {
-            if (!news[k].found
-                && memcmp(news[k].id, id, CHAINDATA_TXID_LEN) == 0)
-            {
-                news[k].height = height;
-                news[k].found = 1;
-                (*left)--;
-            }
-        }
-    }
-
-    next[0] = '\0';
-    c = chaindata_jv_get(chaindata_jv_get(root, "cursor"), "next");
-
-    if (c == NULL || c->type != CHAINDATA_JV_STRING || c->len > 100) {
-        return;
-    }
-
-    for (i = 0; i < c->len; i++) {
-        if (!((c->str[i] >= '0' && c->str[i] <= '9')
-              || (c->str[i] >= 'a' && c->str[i] <= 'f')
-              || (c->str[i] >= 'A' && c->str[i] <= 'F')
-              || c->str[i] == ':' || c->str[i] == 'x'))
-        {
-            return;
-        }
-    }
-
-    memcpy(next, c->str, c->len);
-    next[c->len] = '\0';
-}
-
-
-/*
- * The new transactions' receipt_block_height, from the v3 listing, newest
- * first, until each is found, the listing ends, or it has no more pages
- * than the new ones fill and one (at most CHAINDATA_MEMPOOL_V3_PAGES).
- * An upstream without it (before 9.0), or one failing, leaves them
- * without (their v3 documents then are upstream's to serve).
- */
-
-static int
-chaindata_mempool_v3(chaindata_mirror_t *m, chaindata_mp_new_t *news,
-    size_t n)
-{
-    int               rc;
-    char              next[101];
-    size_t            left, page, max;
-    chaindata_req_t  *r;
-
-    left = n;
-    next[0] = '\0';
-    max = n / CHAINDATA_MEMPOOL_PAGE + 2;
-    max = max > CHAINDATA_MEMPOOL_V3_PAGES ? CHAINDATA_MEMPOOL_V3_PAGES : max;
-
-    for (page = 0; left && page < max && (page == 0 || next[0]); page++) {
-        r = chaindata_req_new(chaindata_mempool_v3_check,
-                              "%s/extended/v3/mempool/transactions?limit=%d"
-                              "%s%s", m->stacks_api, CHAINDATA_MEMPOOL_PAGE,
-                              next[0] ? "&cursor=" : "", next);
-        if (r == NULL) {
-            return CHAINDATA_EXIT_SYSTEM;
-        }
-
-        r->gone_ok = 1;
-        r->may_fail = 1;
-
-        rc = chaindata_mirror_fetch(m, &r, 1);
-
-        if (rc != CHAINDATA_EXIT_OK || r->root == NULL || r->why[0]) {
-            chaindata_req_free(r);
-            return rc;
-        }
-
-        chaindata_mempool_v3_heights(r->root, news, n, &left, next);
-        chaindata_req_free(r);
-    }
-
-    return CHAINDATA_EXIT_OK;
-}
-
-
-/* the new ones written, with what the v3 listing said of them */
 
 static int
 chaindata_mempool_write_new(chaindata_mirror_t *m, chaindata_mp_new_t *news,
-    size_t n)
+    size_t n, unsigned char **wait, size_t *nwait)
 {
-    int     rc;
+    int     rc, batch;
     size_t  k;
 
-    rc = n ? chaindata_mempool_v3(m, news, n) : CHAINDATA_EXIT_OK;
+    batch = n >= m->pending.batch;
+
+    rc = batch ? chaindata_mempool_v3_find(m, news, n, n / m->pending.batch)
+               : CHAINDATA_EXIT_OK;
 
     for (k = 0; rc == CHAINDATA_EXIT_OK && k < n; k++) {
+        if (!batch && chaindata_ids_add(wait, nwait, news[k].id) != 0) {
+            return CHAINDATA_EXIT_SYSTEM;
+        }
+
+        if (news[k].waited && !news[k].found) {
+            continue;
+        }
+
         if (chaindata_mempool_record(m, news[k].doc, news[k].id,
                                      news[k].found ? &news[k].height : NULL)
             != 0)
@@ -618,12 +524,14 @@ chaindata_mempool_write_new(chaindata_mirror_t *m, chaindata_mp_new_t *news,
 }
 
 
-/* the pending transactions of the pages: new ones written, all in next */
+/*
+ * The pending transactions of the pages: new ones written, waiting ones
+ * looked up with them (chaindata_mempool_write_new), all in next
+ */
 
 static int
 chaindata_mempool_listed(chaindata_mirror_t *m, chaindata_req_t **pages,
-    size_t npages, unsigned char **listed, size_t *nlisted,
-    unsigned char **next, size_t *nnext)
+    size_t npages, chaindata_mp_pass_t *pass)
 {
     int                    rc;
     size_t                 i, nnew;
@@ -644,7 +552,7 @@ chaindata_mempool_listed(chaindata_mirror_t *m, chaindata_req_t **pages,
             (void) chaindata_doc_id(tx, id);
             st = chaindata_jv_get(tx, "tx_status");
 
-            if (chaindata_ids_add(listed, nlisted, id) != 0) {
+            if (chaindata_ids_add(&pass->listed, &pass->nlisted, id) != 0) {
                 free(news);
                 return CHAINDATA_EXIT_SYSTEM;
             }
@@ -655,7 +563,7 @@ chaindata_mempool_listed(chaindata_mirror_t *m, chaindata_req_t **pages,
                 continue;
             }
 
-            if (chaindata_ids_add(next, nnext, id) != 0) {
+            if (chaindata_ids_add(&pass->next, &pass->nnext, id) != 0) {
                 free(news);
                 return CHAINDATA_EXIT_SYSTEM;
             }
@@ -663,19 +571,28 @@ chaindata_mempool_listed(chaindata_mirror_t *m, chaindata_req_t **pages,
             if (!chaindata_ids_has(m->pending.ids, m->pending.n, id)) {
                 news[nnew].doc = tx;
                 memcpy(news[nnew++].id, id, CHAINDATA_TXID_LEN);
+
+            } else if (chaindata_ids_has(m->pending.waiting,
+                                         m->pending.nwaiting, id))
+            {
+                news[nnew].doc = tx;
+                news[nnew].waited = 1;
+                memcpy(news[nnew++].id, id, CHAINDATA_TXID_LEN);
             }
         }
     }
 
-    rc = chaindata_mempool_write_new(m, news, nnew);
+    rc = chaindata_mempool_write_new(m, news, nnew, &pass->wait,
+                                     &pass->nwait);
     free(news);
 
     if (rc != CHAINDATA_EXIT_OK) {
         return rc;
     }
 
-    if (*nlisted) {
-        qsort(*listed, *nlisted, CHAINDATA_TXID_LEN, chaindata_id_cmp);
+    if (pass->nlisted) {
+        qsort(pass->listed, pass->nlisted, CHAINDATA_TXID_LEN,
+              chaindata_id_cmp);
     }
 
     return CHAINDATA_EXIT_OK;
@@ -714,10 +631,10 @@ chaindata_ids_unique(unsigned char *ids, size_t *n)
 int
 chaindata_mempool_poll(chaindata_mirror_t *m)
 {
-    int               rc;
-    size_t            npages, nlisted, nnext;
-    unsigned char    *listed, *next;
-    chaindata_req_t **pages;
+    int                   rc;
+    size_t                npages;
+    chaindata_req_t     **pages;
+    chaindata_mp_pass_t   pass;
 
     if (!m->pending.read) {
         if (chaindata_mempool_scan(m) != 0) {
@@ -735,16 +652,12 @@ chaindata_mempool_poll(chaindata_mirror_t *m)
     }
 
     chaindata_block_reset(m);
-    listed = NULL;
-    next = NULL;
-    nlisted = 0;
-    nnext = 0;
+    memset(&pass, 0, sizeof(chaindata_mp_pass_t));
 
-    rc = chaindata_mempool_listed(m, pages, npages, &listed, &nlisted, &next,
-                                  &nnext);
+    rc = chaindata_mempool_listed(m, pages, npages, &pass);
 
     if (rc == CHAINDATA_EXIT_OK) {
-        rc = chaindata_mempool_gone(m, listed, nlisted, &next, &nnext);
+        rc = chaindata_mempool_gone(m, &pass);
     }
 
     if (rc == CHAINDATA_EXIT_OK && m->in.ws.nwrites
@@ -755,17 +668,21 @@ chaindata_mempool_poll(chaindata_mirror_t *m)
 
     chaindata_block_reset(m);
     chaindata_reqs_free(pages, npages);
-    free(listed);
+    free(pass.listed);
 
     if (rc != CHAINDATA_EXIT_OK) {
-        free(next);
+        free(pass.next);
+        free(pass.wait);
         return rc;
     }
 
-    chaindata_ids_unique(next, &nnext);
-    free(m->pending.ids);
-    m->pending.ids = next;
-    m->pending.n = nnext;
+    chaindata_mempool_free(m);
+    chaindata_ids_unique(pass.next, &pass.nnext);
+    chaindata_ids_unique(pass.wait, &pass.nwait);
+    m->pending.ids = pass.next;
+    m->pending.n = pass.nnext;
+    m->pending.waiting = pass.wait;
+    m->pending.nwaiting = pass.nwait;
 
     return CHAINDATA_EXIT_OK;
 }
@@ -775,6 +692,9 @@ void
 chaindata_mempool_free(chaindata_mirror_t *m)
 {
     free(m->pending.ids);
+    free(m->pending.waiting);
     m->pending.ids = NULL;
+    m->pending.waiting = NULL;
     m->pending.n = 0;
+    m->pending.nwaiting = 0;
 }

@@ -159,6 +159,7 @@ ngx_http_chaindata_miss_history(ngx_http_request_t *r,
     const chaindata_history_feed_t  *feed;
 
     reply->untold = NULL;
+    reply->untold_why = CHAINDATA_UNAVAILABLE_NO_HISTORY;
 
     if (ngx_http_chaindata_store_history(r->connection->log, source, &h)
         != NGX_OK)
@@ -219,18 +220,18 @@ ngx_http_chaindata_miss_history(ngx_http_request_t *r,
 
 static ngx_int_t
 ngx_http_chaindata_miss(ngx_http_request_t *r,
-    const ngx_http_chaindata_route_t *route, const char *untold)
+    const ngx_http_chaindata_route_t *route,
+    const ngx_http_chaindata_reply_t *reply)
 {
     ngx_http_chaindata_loc_conf_t  *lcf;
 
     lcf = ngx_http_get_module_loc_conf(r, ngx_http_chaindata_module);
 
-    if (lcf->miss_fallback.len == 0 && untold) {
-        ngx_http_chaindata_metrics_unavailable(r,
-                                            CHAINDATA_UNAVAILABLE_NO_HISTORY);
+    if (lcf->miss_fallback.len == 0 && reply->untold) {
+        ngx_http_chaindata_metrics_unavailable(r, reply->untold_why);
 
         return ngx_http_chaindata_send_error(r, NGX_HTTP_SERVICE_UNAVAILABLE,
-                                             NULL, untold);
+                                             NULL, reply->untold);
     }
 
     if (lcf->miss_fallback.len == 0) {
@@ -457,7 +458,7 @@ ngx_http_chaindata_read_and_reply(ngx_http_request_t *r,
             return ngx_http_chaindata_send_status(r, reply.status);
 
         case NGX_HTTP_NOT_FOUND:
-            return ngx_http_chaindata_miss(r, route, reply.untold);
+            return ngx_http_chaindata_miss(r, route, &reply);
 
         case NGX_HTTP_SERVICE_UNAVAILABLE:
             return ngx_http_chaindata_send_busy(r);

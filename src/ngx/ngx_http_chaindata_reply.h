@@ -18,6 +18,7 @@
 #include <lmdb.h>
 
 #include "chaindata_history.h"
+#include "chaindata_metrics.h"
 #include "chaindata_paths.h"
 #include "chaindata_schema.h"
 #include "ngx_http_chaindata_read.h"
@@ -69,6 +70,7 @@ typedef struct {
     ngx_str_t                          etag;
     ngx_http_chaindata_match_e         match;
     const char                        *untold;    /* a miss: why not 404 */
+    chaindata_unavailable_e            untold_why;  /* its metrics reason */
     const ngx_http_chaindata_read_t   *read;      /* what describe said */
     unsigned                           gzip:1;    /* of a route of pieces */
     unsigned                           fixed:1;   /* status, body: lookup's */

@@ -18,6 +18,7 @@
 #include "ngx_http_chaindata_chunks.h"
 #include "ngx_http_chaindata_module.h"
 #include "ngx_http_chaindata_reply.h"
+#include "ngx_http_chaindata_store.h"
 
 
 #if (NGX_HTTP_CHAINDATA_SPANS(CHAINDATA_V3_EVENT_LIMIT_MAX,                 \
@@ -127,16 +128,52 @@ ngx_http_chaindata_tx3_etag(ngx_http_request_t *r,
 
 
 /*
+ * Whether the index holds the transaction in "tx" (v1), and as pending:
+ * NGX_OK, NGX_DECLINED when it does not, NGX_ERROR (logged)
+ */
+
+static ngx_int_t
+ngx_http_chaindata_tx3_in_v1(ngx_http_request_t *r,
+    ngx_http_chaindata_tx3_t *tx, ngx_uint_t *pending)
+{
+    ngx_int_t                  rc;
+    MDB_val                    v;
+    chaindata_txh_t            h;
+    ngx_http_chaindata_read_t  read;
+
+    ngx_memzero(&read, sizeof(ngx_http_chaindata_read_t));
+    read.db = CHAINDATA_DBI_TX;
+    read.key = tx->q.txid;
+    read.key_len = sizeof(tx->q.txid);
+    read.list_db = CHAINDATA_DBI_COUNT;
+
+    rc = ngx_http_chaindata_store_read(r->connection->log, &read, &v);
+    if (rc != NGX_OK) {
+        return rc;
+    }
+
+    *pending = chaindata_txh_decode(&h, v.mv_data, v.mv_size) == 0
+               && (h.flags & CHAINDATA_TXH_PENDING);
+
+    return NGX_OK;
+}
+
+
+/*
  * Nothing stored: as chaindata_tx's miss, to chaindata_miss_fallback when
  * there is one, a 503 when the index cannot tell (its history is not the
- * chain's whole), else a 404, or for the events upstream's 400
- * "Transaction not found".
+ * chain's whole, or it holds the transaction in v1 without its v3
+ * document: a pending one waiting for its receipt_block_height), else a
+ * 404, or for the events upstream's 400 "Transaction not found", which
+ * is also what upstream answers of a pending one's events.
  */
 
 static ngx_int_t
 ngx_http_chaindata_tx3_missing(ngx_http_request_t *r,
     ngx_http_chaindata_tx3_t *tx, ngx_http_chaindata_reply_t *reply)
 {
+    ngx_int_t                       rc;
+    ngx_uint_t                      pending;
     ngx_http_chaindata_loc_conf_t  *lcf;
 
     lcf = ngx_http_get_module_loc_conf(r, ngx_http_chaindata_module);
@@ -149,12 +186,28 @@ ngx_http_chaindata_tx3_missing(ngx_http_request_t *r,
         return NGX_ERROR;
     }
 
-    if (tx->q.events && lcf->miss_fallback.len == 0 && reply->untold == NULL)
+    pending = 0;
+    rc = ngx_http_chaindata_tx3_in_v1(r, tx, &pending);
+
+    if (rc == NGX_ERROR) {
+        return NGX_ERROR;
+    }
+
+    if (rc == NGX_OK) {
+        reply->untold = "the index holds this transaction without its v3 "
+                        "document yet (a pending one waits for its "
+                        "receipt_block_height)";
+        reply->untold_why = CHAINDATA_UNAVAILABLE_NO_V3;
+    }
+
+    if (tx->q.events
+        && (pending || (lcf->miss_fallback.len == 0 && reply->untold == NULL)))
     {
         reply->status = NGX_HTTP_BAD_REQUEST;
         reply->body = ngx_http_chaindata_tx3_no_events;
         reply->cache_control = NGX_HTTP_CHAINDATA_CACHE_NONE;
         reply->fixed = 1;
+        reply->gzip = 0;
     }
 
     return NGX_OK;

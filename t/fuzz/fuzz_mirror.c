@@ -6,8 +6,9 @@
  * Runes API's lists (activity counted, balances not; block, transaction
  * and balance entries), the Stacks tip, a block, a page of a block's
  * transactions, a page of a transaction's events, a mempool page, a
- * transaction that left the mempool, the Runes status, a chainhook
- * status.  Whatever the body claims (totals, counts, offsets near 2^64),
+ * page of the v3 mempool listing (and the heights and cursor taken from
+ * it), a transaction that left the mempool, the Runes status, a
+ * chainhook status.  Whatever the body claims (totals, counts, offsets near 2^64),
  * a check either takes it or refuses it with a reason; it never writes
  * past what it was given.  The mirror's files are compiled in whole, so
  * that the static checks are what runs: the Makefile puts every source
@@ -110,10 +111,34 @@ fuzz_stacks(chaindata_req_t *r, uint8_t how)
 }
 
 
+/* a page of the v3 mempool listing, and what the lookup takes from it */
+
+static void
+fuzz_mempool_v3(chaindata_req_t *r)
+{
+    char                next[101];
+    size_t              left;
+    chaindata_mp_new_t  news[2];
+
+    memset(news, 0, sizeof(news));
+    memset(news[1].id, 0xab, CHAINDATA_TXID_LEN);
+    left = 2;
+
+    if (chaindata_mempool_v3_check(r) == 0) {
+        chaindata_mempool_v3_heights(r->root, news, 2, &left, next);
+    }
+}
+
+
 static void
 fuzz_other(chaindata_req_t *r, uint8_t how)
 {
     static unsigned char  id[CHAINDATA_TXID_LEN];
+
+    if (how & 4) {
+        fuzz_mempool_v3(r);
+        return;
+    }
 
     switch (how & 3) {
 

@@ -153,8 +153,9 @@ sub write_chain {
     # {limit,offset,total,results}, parseDbMempoolTx documents, which
     # GET /extended/v1/tx/{tx_id} serves too); $o{left}: what that route
     # serves for transactions that left it (dropped or replaced)
+    # (a full last page is followed by an empty one, as upstream's)
     my @pool = @{ $o{mempool} || [] };
-    for (my $off = 0; $off == 0 || $off < @pool; $off += 50) {
+    for (my $off = 0; $off <= @pool; $off += 50) {
         my $end = $off + 49 > $#pool ? $#pool : $off + 49;
         _put($root, '/extended/v1/tx/mempool', "limit=50&offset=$off",
             sprintf('{"limit":50,"offset":%d,"total":%d,"results":[%s]}',
