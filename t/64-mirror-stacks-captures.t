@@ -7,7 +7,10 @@
 # recipe) on each data set, then every transaction upstream served is
 # asked of the edge and compared with upstream's answer, status and body
 # bytes: GET /extended/v1/tx/{id} (the "v1 pair") and each page of events
-# the mirror read (?event_limit=100&event_offset=N).  Headers are not
+# the mirror read (?event_limit=100&event_offset=N), and the v3 document
+# of each transaction of the chain's first block (whose parent index hash
+# and time only it says: the mirror asks it; synth's boot transactions
+# name another parent than their block's, and time 0).  Headers are not
 # compared here (doc/api.md lists where they differ on purpose).  The one
 # expected difference: a transaction dropped from the mempool before the
 # mirror saw it pending (synth has two) is upstream's 200 and the edge's
@@ -34,6 +37,7 @@ use Test::More;
 use File::Path qw(make_path);
 use ChainData::Test qw(:all);
 use ChainData::Upstream qw(make_chain nginx_locations tx_page write_chain);
+use ChainData::TxV3 qw(v3_locations);
 
 require_build();
 my $MIRROR = build_path('chaindata-mirror');
@@ -66,7 +70,7 @@ sub write_up {
 
 sub tx_paths {
     my ($by) = @_;
-    return sort grep { $by->{$_}{note} =~ /^(?:v1 pair|events page)$/ }
+    return sort grep { $by->{$_}{note} =~ /^(?:v1 pair|events page|first block v3)$/ }
         keys %$by;
 }
 
@@ -167,8 +171,7 @@ for my $name (@sets) {
 
     my $ng = ChainData::Test::Nginx->start(
         db => $db,
-        locations => "        location /extended/v1/tx/ { chaindata_tx; }\n"
-            . nginx_locations($root),
+        locations => v3_locations() . nginx_locations($root),
     );
     my $port = $ng->port;
 

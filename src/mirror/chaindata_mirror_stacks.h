@@ -28,6 +28,10 @@ typedef struct {
     int                confirmed;
     size_t             npages;
     chaindata_req_t  **pages;
+    /* the chain's first block: what its v3 document says (v3 set) */
+    char               v3_parent_index[67];
+    uint64_t           v3_time;
+    unsigned           v3:1;
 } chaindata_stx_t;
 
 
@@ -79,6 +83,8 @@ typedef enum {
     CHAINDATA_SB_PAGES,         /* the listing's further pages, in rounds */
     CHAINDATA_SB_TXS,           /* each transaction, with its first events */
     CHAINDATA_SB_EVENTS,        /* the transactions' further events */
+    CHAINDATA_SB_V3,            /* the chain's first block alone: each
+                                   transaction's v3 document */
     CHAINDATA_SB_READY          /* fetched, to commit in its turn */
 } chaindata_sstage_e;
 
@@ -106,6 +112,8 @@ chaindata_req_t *chaindata_stacks_txs_req(chaindata_mirror_t *m,
     chaindata_sblock_t *b, size_t offset);
 chaindata_req_t *chaindata_stacks_tx_req(chaindata_mirror_t *m,
     chaindata_sblock_t *b, chaindata_stx_t *t, uint64_t offset);
+chaindata_req_t *chaindata_stacks_v3_req(chaindata_mirror_t *m,
+    chaindata_sblock_t *b, chaindata_stx_t *t);
 /* a fetched transaction's "tx" record, emitted */
 int chaindata_stacks_record(chaindata_mirror_t *m, chaindata_sblock_t *b,
     chaindata_stx_t *t);

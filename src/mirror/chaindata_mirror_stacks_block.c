@@ -15,6 +15,15 @@
 #include "chaindata_mirror_stacks.h"
 
 
+/* the stage's requests are its own (the transactions' pages are theirs) */
+
+static int
+chaindata_sblock_owns(const chaindata_sblock_t *b)
+{
+    return b->stage < CHAINDATA_SB_TXS || b->stage == CHAINDATA_SB_V3;
+}
+
+
 void
 chaindata_sblock_free(chaindata_mirror_t *m, chaindata_sblock_t *b)
 {
@@ -26,7 +35,7 @@ chaindata_sblock_free(chaindata_mirror_t *m, chaindata_sblock_t *b)
 
     chaindata_http_cancel(&m->http, b->reqs, b->nreqs);
 
-    for (i = 0; b->stage < CHAINDATA_SB_TXS && i < b->nreqs; i++) {
+    for (i = 0; chaindata_sblock_owns(b) && i < b->nreqs; i++) {
         chaindata_req_free(b->reqs[i]);
     }
 
@@ -52,7 +61,7 @@ chaindata_sblock_stage(chaindata_mirror_t *m, chaindata_sblock_t *b,
 {
     size_t  i;
 
-    for (i = 0; b->stage < CHAINDATA_SB_TXS && i < b->nreqs; i++) {
+    for (i = 0; chaindata_sblock_owns(b) && i < b->nreqs; i++) {
         chaindata_req_free(b->reqs[i]);
     }
 
@@ -332,6 +341,56 @@ chaindata_sblock_events(chaindata_mirror_t *m, chaindata_sblock_t *b)
 }
 
 
+/*
+ * The chain's first block (with index hashes: an upstream serving v3):
+ * each transaction's v3 document (chaindata_mirror_stacks_routes.c)
+ */
+
+static int
+chaindata_sblock_v3(chaindata_mirror_t *m, chaindata_sblock_t *b)
+{
+    size_t  i;
+
+    if (chaindata_sblock_stage(m, b, CHAINDATA_SB_V3, b->ntxs) != 0) {
+        return -1;
+    }
+
+    for (i = 0; i < b->ntxs; i++) {
+        if (chaindata_sblock_add(m, b,
+                                 chaindata_stacks_v3_req(m, b, &b->txs[i]))
+            != 0)
+        {
+            return -1;
+        }
+    }
+
+    return 0;
+}
+
+
+/* fetched: the answers' bytes counted, the stage's own requests freed */
+
+static void
+chaindata_sblock_ready(chaindata_sblock_t *b)
+{
+    size_t  i;
+
+    for (i = 0; i < b->nreqs; i++) {
+        if (chaindata_sblock_owns(b)) {
+            chaindata_req_free(b->reqs[i]);
+
+        } else {
+            b->bytes += b->reqs[i]->len;
+        }
+    }
+
+    free(b->reqs);
+    b->reqs = NULL;
+    b->nreqs = 0;
+    b->stage = CHAINDATA_SB_READY;
+}
+
+
 /* the block's stage fetched: the next one's requests (several may be
  * empty) */
 
@@ -373,12 +432,23 @@ chaindata_sblock_next(chaindata_mirror_t *m, chaindata_sblock_t *b)
             }
             break;
 
-        default:
-            for (i = 0; i < b->nreqs; i++) {
-                b->bytes += b->reqs[i]->len;
+        case CHAINDATA_SB_EVENTS:
+            if (b->height == 1 && b->index_hash[0] && b->ntxs) {
+                for (i = 0; i < b->nreqs; i++) {
+                    b->bytes += b->reqs[i]->len;
+                }
+
+                if (chaindata_sblock_v3(m, b) != 0) {
+                    return -1;
+                }
+
+                break;
             }
 
-            b->stage = CHAINDATA_SB_READY;
+            /* fall through */
+
+        default:
+            chaindata_sblock_ready(b);
         }
     }
 

@@ -13,6 +13,8 @@
  *       block without transactions answers 404 at offset 0 too)
  *   GET /extended/v1/tx/{tx_id}                     a transaction with a
  *       ?event_limit=100&event_offset=N             page of its events
+ *   GET /extended/v3/transactions/{tx_id}           the chain's first
+ *                                                   block's, each
  *
  * Every transaction of a block is fetched with all its event pages,
  * checked (the pages continue each other's event_index), made into one
@@ -20,7 +22,10 @@
  * The record carries the block's index_block_hash and
  * parent_index_block_hash, which the v3 document needs and the v1 one
  * lacks (lmdb-schema/README.md, "tx"): the block's answer has them, so
- * v3 costs no request.
+ * v3 costs no request, but in the chain's first block: upstream's
+ * transactions there carry the parent index hash and the time their
+ * event payload named (the boot transactions' differ from the block's),
+ * which only their v3 documents say, so each is asked once.
  */
 
 
@@ -263,6 +268,47 @@ chaindata_stacks_check_tx(chaindata_req_t *r)
 }
 
 
+/*
+ * A transaction's v3 document, of the chain's first block: its
+ * parent_block.index_hash and block.time, which its record then carries
+ * (a 404, gone_ok: an upstream before 9.0, the block's are kept)
+ */
+
+static int
+chaindata_stacks_check_v3(chaindata_req_t *r)
+{
+    chaindata_stx_t       *t;
+    const chaindata_jv_t  *id, *block, *parent;
+
+    t = r->ctx;
+
+    if (chaindata_req_json(r) != 0) {
+        return -1;
+    }
+
+    id = chaindata_jv_get(r->root, "tx_id");
+    block = chaindata_jv_get(r->root, "block");
+    parent = chaindata_jv_get(r->root, "parent_block");
+
+    if (id == NULL || id->type != CHAINDATA_JV_STRING || id->len != 66
+        || strncasecmp((const char *) id->str, t->tx_id, 66) != 0
+        || block == NULL || block->type != CHAINDATA_JV_OBJECT
+        || chaindata_jv_u64(block, "time", &t->v3_time) != 0
+        || parent == NULL || parent->type != CHAINDATA_JV_OBJECT
+        || chaindata_stacks_index_hash(parent, "index_hash",
+                                       t->v3_parent_index) != 0)
+    {
+        return chaindata_req_fail(r, "not the v3 document of transaction "
+                                  "%s (block.time, parent_block.index_hash)",
+                                  t->tx_id);
+    }
+
+    t->v3 = 1;
+
+    return 0;
+}
+
+
 int
 chaindata_stacks_get1(chaindata_mirror_t *m, chaindata_req_t *r)
 {
@@ -325,6 +371,25 @@ chaindata_stacks_tx_req(chaindata_mirror_t *m, chaindata_sblock_t *b,
 
 
 chaindata_req_t *
+chaindata_stacks_v3_req(chaindata_mirror_t *m, chaindata_sblock_t *b,
+    chaindata_stx_t *t)
+{
+    char              url[CHAINDATA_URL_MAX];
+    chaindata_req_t  *r;
+
+    snprintf(url, sizeof(url), "%s/extended/v3/transactions/%s",
+             m->stacks_api, t->tx_id);
+
+    r = chaindata_stacks_req(b, chaindata_stacks_check_v3, t, 0, url);
+    if (r) {
+        r->gone_ok = 1;
+    }
+
+    return r;
+}
+
+
+chaindata_req_t *
 chaindata_stacks_block_req(chaindata_mirror_t *m, chaindata_sblock_t *b,
     uint64_t height)
 {
@@ -335,6 +400,21 @@ chaindata_stacks_block_req(chaindata_mirror_t *m, chaindata_sblock_t *b,
 
     return chaindata_stacks_req(b, chaindata_stacks_check_block, b, height,
                                 url);
+}
+
+
+/* v3's block.time, when it is not the document's block_time */
+
+static void
+chaindata_stacks_v3_time(chaindata_line_t *l, chaindata_stx_t *t)
+{
+    uint64_t  v1;
+
+    if (chaindata_jv_u64(t->pages[0]->root, "block_time", &v1) != 0
+        || v1 != t->v3_time)
+    {
+        chaindata_line_u64(l, "block_time", t->v3_time);
+    }
 }
 
 
@@ -375,7 +455,12 @@ chaindata_stacks_record(chaindata_mirror_t *m, chaindata_sblock_t *b,
     if (b->index_hash[0]) {
         chaindata_line_str(&l, "index_block_hash", b->index_hash, 66);
         chaindata_line_str(&l, "parent_index_block_hash",
-                           b->parent_index_hash, 66);
+                           t->v3 ? t->v3_parent_index : b->parent_index_hash,
+                           66);
+    }
+
+    if (b->index_hash[0] && t->v3) {
+        chaindata_stacks_v3_time(&l, t);
     }
 
     (void) chaindata_line_close(&l);

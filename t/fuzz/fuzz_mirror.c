@@ -5,8 +5,9 @@
  * first byte picks the answer, the rest is the body): the pages of the
  * Runes API's lists (activity counted, balances not; block, transaction
  * and balance entries), the Stacks tip, a block, a page of a block's
- * transactions, a page of a transaction's events, a mempool page, a
- * page of the v3 mempool listing (and the heights and cursor taken from
+ * transactions, a page of a transaction's events, a transaction's v3
+ * document (the chain's first block's), a mempool page, a page of the v3
+ * mempool listing (and the heights and cursor taken from
  * it), a transaction that left the mempool, the Runes status, a
  * chainhook status.  Whatever the body claims (totals, counts, offsets near 2^64),
  * a check either takes it or refuses it with a reason; it never writes
@@ -74,6 +75,16 @@ fuzz_stacks(chaindata_req_t *r, uint8_t how)
         return;
 
     case 1:
+        if (how & 4) {
+            /* the chain's first block: a transaction's v3 document */
+            memcpy(t.tx_id, "0x0000000000000000000000000000000000000000000"
+                   "000000000000000000000", 66);
+            r->ctx = &t;
+            r->check = chaindata_stacks_check_v3;
+            (void) r->check(r);
+            return;
+        }
+
         r->ctx = &b;
         r->arg = 1000;
         r->check = chaindata_stacks_check_block;

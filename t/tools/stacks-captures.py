@@ -18,7 +18,9 @@ with the first listing page past each block's last row when its rows are
 a multiple of 50 (a 404 upstream), noted "listing end", and, when the
 mempool is not empty, the first page of the v3 mempool listing the mirror
 reads pending transactions' receipt_block_height from, noted "v3 mempool
-listing".  An events page
+listing", and the v3 document of each transaction of the chain's first
+block (/extended/v3/transactions/{id}), which the mirror reads their
+parent index hash and time from, noted "first block v3".  An events page
 the same as the v1 pair's answer (a transaction of at most 20 events, the
 v1 route's default event_limit) is kept as "same_as", naming that path."""
 
@@ -63,6 +65,10 @@ def main():
                 if not any(f['path'] == nxt for f in feed):
                     extra.append(dict(get(api, nxt), note='listing end'))
             for tx in page['results']:
+                if a['path'].startswith('/extended/v2/blocks/1/'):
+                    extra.append(dict(get(api, '/extended/v3/transactions/'
+                                          + tx['tx_id']),
+                                      note='first block v3'))
                 count, off = 1, 0
                 while off < count:
                     e = get(api, f"/extended/v1/tx/{tx['tx_id']}"

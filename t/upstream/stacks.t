@@ -9,7 +9,11 @@
 # (?event_limit=100&event_offset=N), status and body bytes.
 #
 #   1. each data set as loaded (STACKS_DATASETS, schema ds_NAME): the
-#      mirror from block 1 (--from-height 1 --once, the first fill);
+#      mirror from block 1 (--from-height 1 --once, the first fill, with
+#      --mempool-v3-batch 1 so that every pending transaction has its v3
+#      document), and v3 too: GET /extended/v3/transactions/{id}, with
+#      every heavy field (?include=…), and each page of its events
+#      (…/events?limit=100, then cursor.next);
 #   2. growth and reorgs (STACKS_GROWTH, schema t_NAME, dropped and made
 #      again): the data set's event messages POSTed to upstream's event
 #      server one block at a time, the mirror following with --once after
@@ -21,8 +25,9 @@
 # edge's 404 (no upstream list names it: doc/module.md,
 # chaindata_miss_fallback); an id upstream does not serve (404) is the
 # edge's 503 while its feed does not reach back to the chain's first
-# block, before the first block is mirrored (doc/api.md).  Any other is
-# unexpected, and fails.
+# block, before the first block is mirrored (doc/api.md); in v3, a
+# transaction of an unanchored microblock, which v3 serves and no listing
+# names (doc/api.md).  Any other is unexpected, and fails.
 #
 # Skipped, with the reason, when STACKS_PEER_DIR (the setup's work dir)
 # is not set, ../shared/upstream (CHAINDATA_SHARED_UPSTREAM) is missing or
@@ -38,6 +43,8 @@ use lib "$FindBin::Bin/../lib";
 use Test::More;
 use File::Path qw(make_path);
 use ChainData::Test qw(:all);
+use ChainData::TxV3 qw(v3_locations);
+use JSON::PP ();
 
 my $W = $ENV{STACKS_PEER_DIR};
 my $U = $ENV{CHAINDATA_SHARED_UPSTREAM} || repo_root() . '/../shared/upstream';
@@ -181,8 +188,57 @@ sub edge {
     my ($c, $o, $e) = load_index($db);
     die "load: $e" if $c;
     fixup_index_perms($db);
-    return ChainData::Test::Nginx->start(db => $db,
-        locations => "        location /extended/v1/tx/ { chaindata_tx; }\n");
+    return ChainData::Test::Nginx->start(db => $db, locations => v3_locations());
+}
+
+# 1 when upstream's v3 document is of a transaction of an unanchored
+# microblock (block.hash "0x"), which no listing names (doc/api.md)
+sub unanchored {
+    my ($body) = @_;
+    my $d = eval { json_decode($body) } or return 0;
+    return (($d->{block} || {})->{hash} // '') eq '0x';
+}
+
+# the edge against upstream in v3 for the ids: (asked, of unanchored
+# microblocks, [unexpected])
+sub compare_v3 {
+    my ($edge, @ids) = @_;
+    my ($n, $unanchored, @bad) = (0, 0);
+    for my $id (@ids) {
+        my $doc = upstream_get("/extended/v3/transactions/$id");
+        my $micro = $doc && $doc->{status} == 200 && unanchored($doc->{body});
+        my @paths = ("/extended/v3/transactions/$id",
+            "/extended/v3/transactions/$id?include=function_args,source_code,"
+            . 'post_conditions,result');
+        my $cursor = '';
+        for (my $page = 0; $page < 10000; $page++) {
+            my $p = "/extended/v3/transactions/$id/events?limit=100$cursor";
+            push @paths, $p;
+            my $u = upstream_get($p);
+            last unless $u && $u->{status} == 200;
+            my $next = eval { json_decode($u->{body})->{cursor}{next} };
+            last unless defined $next;
+            $cursor = "&cursor=$next";
+        }
+        for my $path (@paths) {
+            my $u = upstream_get($path);
+            if (!$u) {
+                push @bad, "$path: upstream did not answer";
+                next;
+            }
+            my $e = http_get($edge, $path);
+            $n++;
+            next if $u->{status} == $e->{status} && $u->{body} eq $e->{body};
+            if ($micro && $u->{status} == 200
+                && ($e->{status} == 404 || $e->{status} == 400))
+            {
+                $unanchored++;
+                next;
+            }
+            push @bad, "$path: edge $e->{status}, upstream $u->{status}";
+        }
+    }
+    return ($n, $unanchored, \@bad);
 }
 
 sub mirror {
@@ -206,11 +262,17 @@ for my $name (@STATIC) {
     if ($why) { fail("$name: the API started"); diag($why); next }
     my $root = temp_dir();
     my $ng = edge("$root/index");
-    my ($c, $o, $e) = mirror("$root/index", '--from-height', '1');
+    my ($c, $o, $e) = mirror("$root/index", '--from-height', '1',
+                             '--mempool-v3-batch', '1');
     is($c, 0, "$name: --from-height 1 --once exits 0") or diag($e);
     my @ids = schema_ids("ds_$name");
     $untold = 0;
     report("$name (static)", compare($ng->port, @ids));
+    my ($n3, $micro, $bad3) = compare_v3($ng->port, @ids);
+    is(scalar @$bad3, 0, "$name (static) v3: $n3 answers compared, $micro "
+       . 'of unanchored microblocks (doc/api.md), ' . scalar(@$bad3)
+       . ' unexpected differences')
+        or diag(join "\n", @$bad3[0 .. ($#$bad3 < 19 ? $#$bad3 : 19)]);
     $ng->stop;
 }
 
