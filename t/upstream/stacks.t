@@ -18,7 +18,9 @@
 #      again): the data set's event messages POSTed to upstream's event
 #      server one block at a time, the mirror following with --once after
 #      each block (upstream's own microblock reorg fixtures reorganise
-#      the chain under it), the edge compared after each.
+#      the chain under it), the edge compared after each, in v3 too at
+#      the end (pending transactions the mirror asked v3 about in batches
+#      of 20 may lack their v3 document: a 503, counted apart).
 #
 # The differences expected, counted apart: a transaction dropped from the
 # mempool before the mirror saw it pending is upstream's 200 and the
@@ -199,11 +201,11 @@ sub unanchored {
     return (($d->{block} || {})->{hash} // '') eq '0x';
 }
 
-# the edge against upstream in v3 for the ids: (asked, of unanchored
-# microblocks, [unexpected])
+# the edge against upstream in v3 for the ids: (asked, "N of unanchored
+# microblocks, M pending waiting for their v3 document", [unexpected])
 sub compare_v3 {
     my ($edge, @ids) = @_;
-    my ($n, $unanchored, @bad) = (0, 0);
+    my ($n, $unanchored, $waiting, @bad) = (0, 0, 0);
     for my $id (@ids) {
         my $doc = upstream_get("/extended/v3/transactions/$id");
         my $micro = $doc && $doc->{status} == 200 && unanchored($doc->{body});
@@ -235,10 +237,18 @@ sub compare_v3 {
                 $unanchored++;
                 next;
             }
+            # a pending one written in a batch too small for a v3 lookup
+            if ($e->{status} == 503 && $u->{status} == 200
+                && $e->{body} =~ /without its v3 document yet/)
+            {
+                $waiting++;
+                next;
+            }
             push @bad, "$path: edge $e->{status}, upstream $u->{status}";
         }
     }
-    return ($n, $unanchored, \@bad);
+    return ($n, "$unanchored of unanchored microblocks (doc/api.md), "
+            . "$waiting pending waiting for their v3 document", \@bad);
 }
 
 sub mirror {
@@ -268,10 +278,9 @@ for my $name (@STATIC) {
     my @ids = schema_ids("ds_$name");
     $untold = 0;
     report("$name (static)", compare($ng->port, @ids));
-    my ($n3, $micro, $bad3) = compare_v3($ng->port, @ids);
-    is(scalar @$bad3, 0, "$name (static) v3: $n3 answers compared, $micro "
-       . 'of unanchored microblocks (doc/api.md), ' . scalar(@$bad3)
-       . ' unexpected differences')
+    my ($n3, $apart, $bad3) = compare_v3($ng->port, @ids);
+    is(scalar @$bad3, 0, "$name (static) v3: $n3 answers compared, $apart, "
+       . scalar(@$bad3) . ' unexpected differences')
         or diag(join "\n", @$bad3[0 .. ($#$bad3 < 19 ? $#$bad3 : 19)]);
     $ng->stop;
 }
@@ -341,11 +350,19 @@ for my $name (@GROWTH) {
             push @bad, map { "step $steps: $_" } @$b;
         }
     }
+    # what was posted after the last block (the mempool's messages): once
+    # more, so that the edge is compared with upstream as it ends
+    my ($c, $o, $e) = mirror($db);
+    push @fail, "the last run: exit $c: $e" if $c;
     is(scalar @fail, 0, "$name: the mirror followed $steps blocks, --once "
        . "after each, exit 0; $reorgs reorgs rolled back")
         or diag(join "\n", @fail[0 .. ($#fail < 4 ? $#fail : 4)]);
     report("$name (growth, $steps steps)", $n, $dropped, \@bad);
-    my ($c, $o) = load_index($db, '--stats');
+    my ($n3, $apart, $bad3) = compare_v3($ng->port, schema_ids($schema));
+    is(scalar @$bad3, 0, "$name (growth) v3 at the end: $n3 answers "
+       . "compared, $apart, " . scalar(@$bad3) . ' unexpected differences')
+        or diag(join "\n", @$bad3[0 .. ($#$bad3 < 19 ? $#$bad3 : 19)]);
+    ($c, $o) = load_index($db, '--stats');
     my ($f) = grep { $_->{source} eq 'stacks' } @{ json_decode($o)->{feeds} || [] };
     my $t = upstream_get('/extended/v2/blocks?limit=1');
     my $tip = $t && json_decode($t->{body})->{results}[0]{height};
