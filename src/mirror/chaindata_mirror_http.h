@@ -151,6 +151,7 @@ struct curl_slist *chaindata_http_headers(chaindata_http_t *h,
  * a URL's plain set) before a header's scope is checked on it.
  */
 int chaindata_url_txid(const chaindata_jv_t *id);
+int chaindata_doc_txid(const chaindata_jv_t *doc, unsigned char *id);
 int chaindata_url_plain(const char *url, size_t *bad);
 
 chaindata_req_t *chaindata_req_new(int (*check)(chaindata_req_t *r),

@@ -260,6 +260,23 @@ chaindata_url_txid(const chaindata_jv_t *id)
 }
 
 
+/* a document's tx_id, "0x" and 64 hex digits, into its 32 bytes: 0, or -1 */
+
+int
+chaindata_doc_txid(const chaindata_jv_t *doc, unsigned char *id)
+{
+    int                    prefixed;
+    const chaindata_jv_t  *v;
+
+    v = doc->type == CHAINDATA_JV_OBJECT ? chaindata_jv_get(doc, "tx_id")
+                                         : NULL;
+
+    return v && v->type == CHAINDATA_JV_STRING
+           && chaindata_txid_parse(v->str, v->len, id, &prefixed) == 0
+           && prefixed ? 0 : -1;
+}
+
+
 /*
  * A URL sent as it reads: after "scheme://host", a path of letters,
  * digits and "-._~:@!$*+,;=" (no '%': no encoded dot either) with no "."

@@ -183,21 +183,6 @@ chaindata_stored_confirmed(chaindata_mirror_t *m, const unsigned char *id)
 }
 
 
-static int
-chaindata_doc_id(const chaindata_jv_t *doc, unsigned char *id)
-{
-    int                    prefixed;
-    const chaindata_jv_t  *v;
-
-    v = doc->type == CHAINDATA_JV_OBJECT ? chaindata_jv_get(doc, "tx_id")
-                                         : NULL;
-
-    return v && v->type == CHAINDATA_JV_STRING
-           && chaindata_txid_parse(v->str, v->len, id, &prefixed) == 0
-           && prefixed ? 0 : -1;
-}
-
-
 /* a page of the mempool: the mempool moves, so only its shape is held */
 
 static int
@@ -219,7 +204,7 @@ chaindata_mempool_check(chaindata_req_t *r)
     }
 
     for (tx = res->child; tx; tx = tx->next) {
-        if (chaindata_doc_id(tx, id) != 0) {
+        if (chaindata_doc_txid(tx, id) != 0) {
             return chaindata_req_fail(r, "a transaction without a tx_id");
         }
     }
@@ -242,7 +227,7 @@ chaindata_gone_check(chaindata_req_t *r)
         return -1;
     }
 
-    if (chaindata_doc_id(r->root, id) != 0
+    if (chaindata_doc_txid(r->root, id) != 0
         || memcmp(id, r->ctx, CHAINDATA_TXID_LEN) != 0)
     {
         return chaindata_req_fail(r, "not the transaction asked for");
@@ -549,7 +534,7 @@ chaindata_mempool_listed(chaindata_mirror_t *m, chaindata_req_t **pages,
 
     for (i = 0; i < npages; i++) {
         for (tx = pages[i]->list->child; tx; tx = tx->next) {
-            (void) chaindata_doc_id(tx, id);
+            (void) chaindata_doc_txid(tx, id);
             st = chaindata_jv_get(tx, "tx_status");
 
             if (chaindata_ids_add(&pass->listed, &pass->nlisted, id) != 0) {

@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "chaindata_hex.h"
 #include "chaindata_mirror.h"
 
 
@@ -61,19 +60,13 @@ static void
 chaindata_mempool_v3_heights(const chaindata_jv_t *root,
     chaindata_mp_new_t *news, size_t n, size_t *left, char *next)
 {
-    int                    prefixed;
     size_t                 i, k;
     uint64_t               height;
     unsigned char          id[CHAINDATA_TXID_LEN];
-    const chaindata_jv_t  *tx, *c, *v;
+    const chaindata_jv_t  *tx, *c;
 
     for (tx = chaindata_jv_get(root, "results")->child; tx; tx = tx->next) {
-        v = tx->type == CHAINDATA_JV_OBJECT ? chaindata_jv_get(tx, "tx_id")
-                                            : NULL;
-
-        if (v == NULL || v->type != CHAINDATA_JV_STRING
-            || chaindata_txid_parse(v->str, v->len, id, &prefixed) != 0
-            || !prefixed
+        if (chaindata_doc_txid(tx, id) != 0
             || chaindata_jv_u64(tx, "receipt_block_height", &height) != 0)
         {
             continue;
