@@ -120,15 +120,37 @@ chaindata_chunk0_split(const unsigned char *v, size_t *len, size_t head,
  * can never make the server read past it or cut a piece.
  */
 
-int
-chaindata_txh_decode(chaindata_txh_t *h,
-    const unsigned char *v, size_t len)
+static int
+chaindata_txh_flags(const unsigned char *v, size_t len)
 {
     if (len < CHAINDATA_TXH_SIZE
         || v[0] != CHAINDATA_TXH_FORMAT
         || (v[1] & ~(CHAINDATA_TXH_EVENTS | CHAINDATA_TXH_FARGS
                      | CHAINDATA_TXH_PENDING | CHAINDATA_TXH_CHUNK0)))
     {
+        return -1;
+    }
+
+    return v[1];
+}
+
+
+int
+chaindata_txh_has(const unsigned char *v, size_t len, unsigned flag)
+{
+    int  flags;
+
+    flags = chaindata_txh_flags(v, len);
+
+    return flags != -1 && (flags & flag);
+}
+
+
+int
+chaindata_txh_decode(chaindata_txh_t *h,
+    const unsigned char *v, size_t len)
+{
+    if (chaindata_txh_flags(v, len) == -1) {
         return -1;
     }
 

@@ -203,6 +203,13 @@ typedef struct {
 void chaindata_txh_encode(unsigned char *out, const chaindata_txh_t *h);
 int chaindata_txh_decode(chaindata_txh_t *h,
     const unsigned char *v, size_t len);
+/*
+ * 1 when a "tx" value's header says flag (CHAINDATA_TXH_*), 0 when not or
+ * when it is not one's: the header alone, so a value read as its first
+ * part (chaindata_parts.h) tells what the mirror and the feed ask of a
+ * stored transaction (pending, confirmed).
+ */
+int chaindata_txh_has(const unsigned char *v, size_t len, unsigned flag);
 
 void chaindata_tx3h_encode(unsigned char *out, const chaindata_tx3h_t *h);
 int chaindata_tx3h_decode(chaindata_tx3h_t *h,

@@ -394,11 +394,10 @@ chaindata_feed_undo_add(chaindata_feed_t *f, const char *head,
 static int
 chaindata_feed_tx_unlisted(chaindata_feed_t *f, const chaindata_jv_t *id)
 {
-    int              rc, prefixed, confirmed;
-    MDB_txn         *txn;
-    MDB_val          key, val;
-    unsigned char    txid[CHAINDATA_TXID_LEN];
-    chaindata_txh_t  h;
+    int             rc, prefixed, confirmed;
+    MDB_txn        *txn;
+    MDB_val         key, val;
+    unsigned char   txid[CHAINDATA_TXID_LEN];
 
     if (id == NULL || id->type != CHAINDATA_JV_STRING
         || chaindata_txid_parse(id->str, id->len, txid, &prefixed) != 0)
@@ -416,8 +415,8 @@ chaindata_feed_tx_unlisted(chaindata_feed_t *f, const chaindata_jv_t *id)
     key.mv_size = sizeof(txid);
 
     confirmed = mdb_get(txn, f->ix->dbi[CHAINDATA_DBI_TX], &key, &val) == 0
-                && chaindata_txh_decode(&h, val.mv_data, val.mv_size) == 0
-                && (h.flags & CHAINDATA_TXH_EVENTS);
+                && chaindata_txh_has(val.mv_data, val.mv_size,
+                                     CHAINDATA_TXH_EVENTS);
 
     mdb_txn_abort(txn);
 

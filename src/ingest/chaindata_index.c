@@ -17,6 +17,7 @@
 
 #include "chaindata_index.h"
 #include "chaindata_index_files.h"
+#include "chaindata_parts.h"
 #include "chaindata_schema.h"
 
 
@@ -310,7 +311,6 @@ static int
 chaindata_index_write(chaindata_index_t *ix, MDB_txn *txn,
     const chaindata_writeset_t *ws, const chaindata_write_t *w)
 {
-    int      rc;
     MDB_val  key, val;
 
     key.mv_data = ws->buf + w->key_off;
@@ -321,11 +321,10 @@ chaindata_index_write(chaindata_index_t *ix, MDB_txn *txn,
     case CHAINDATA_WRITE_PUT:
         val.mv_data = ws->buf + w->val_off;
         val.mv_size = w->val_len;
-        return mdb_put(txn, ix->dbi[w->db], &key, &val, 0);
+        return chaindata_parts_put(txn, ix->dbi[w->db], w->db, &key, &val);
 
     case CHAINDATA_WRITE_DEL:
-        rc = mdb_del(txn, ix->dbi[w->db], &key, NULL);
-        return rc == MDB_NOTFOUND ? 0 : rc;
+        return chaindata_parts_del(txn, ix->dbi[w->db], w->db, &key);
 
     default: /* CHAINDATA_WRITE_DEL_PREFIX */
         return chaindata_index_delete_prefix(txn, ix->dbi[w->db], &key);

@@ -94,10 +94,7 @@ chaindata_ids_has(const unsigned char *ids, size_t n, const unsigned char *id)
 static int
 chaindata_stored_pending(const MDB_val *v)
 {
-    chaindata_txh_t  h;
-
-    return chaindata_txh_decode(&h, v->mv_data, v->mv_size) == 0
-           && (h.flags & CHAINDATA_TXH_PENDING);
+    return chaindata_txh_has(v->mv_data, v->mv_size, CHAINDATA_TXH_PENDING);
 }
 
 
@@ -161,10 +158,9 @@ chaindata_mempool_scan(chaindata_mirror_t *m)
 static int
 chaindata_stored_confirmed(chaindata_mirror_t *m, const unsigned char *id)
 {
-    int              confirmed;
-    MDB_txn         *txn;
-    MDB_val          key, val;
-    chaindata_txh_t  h;
+    int       confirmed;
+    MDB_txn  *txn;
+    MDB_val   key, val;
 
     if (mdb_txn_begin(m->in.ix.env, NULL, MDB_RDONLY, &txn) != 0) {
         return 0;
@@ -174,8 +170,8 @@ chaindata_stored_confirmed(chaindata_mirror_t *m, const unsigned char *id)
     key.mv_size = CHAINDATA_TXID_LEN;
 
     confirmed = mdb_get(txn, m->in.ix.dbi[CHAINDATA_DBI_TX], &key, &val) == 0
-                && chaindata_txh_decode(&h, val.mv_data, val.mv_size) == 0
-                && (h.flags & CHAINDATA_TXH_EVENTS);
+                && chaindata_txh_has(val.mv_data, val.mv_size,
+                                     CHAINDATA_TXH_EVENTS);
 
     mdb_txn_abort(txn);
 

@@ -37,8 +37,8 @@ ngx_http_chaindata_chunks_read(ngx_http_request_t *r,
     ch->pool = r->pool;
     plan = &ch->plan;
 
-    if (ngx_http_chaindata_store_chunks(r->connection->log, read, count,
-                                        chunk0, plan)
+    if (ngx_http_chaindata_store_chunks(r->connection->log, r->pool, read,
+                                        count, chunk0, plan)
         != NGX_OK)
     {
         return NGX_ERROR;

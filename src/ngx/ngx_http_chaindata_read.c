@@ -9,19 +9,52 @@
 
 #include "chaindata_chunks.h"
 #include "chaindata_layout.h"
+#include "chaindata_parts.h"
 #include "ngx_http_chaindata_read.h"
 
 
-int
-ngx_http_chaindata_read_record(MDB_txn *txn, MDB_dbi *dbi,
-    const ngx_http_chaindata_read_t *read, MDB_val *record)
+/* a value found under key, cur on it: its parts, if it has some, found */
+
+static int
+ngx_http_chaindata_read_found(MDB_cursor *cur, chaindata_dbi_e db,
+    const MDB_val *key, MDB_val *val, ngx_http_chaindata_found_pt found,
+    void *data)
 {
+    int      rc;
+    size_t   n, len;
+    MDB_val  part[CHAINDATA_PARTS_MAX - 1];
+
+    if (!chaindata_parts_has(db, key->mv_size, val->mv_size)) {
+        return found(data, val, NULL, 0, val->mv_size);
+    }
+
+    rc = chaindata_parts_read(cur, db, key, part, &n, &len);
+    if (rc != 0) {
+        return rc;
+    }
+
+    return found(data, val, part, n, len);
+}
+
+
+int
+ngx_http_chaindata_read_record(MDB_cursor *cur,
+    const ngx_http_chaindata_read_t *read, MDB_val *record,
+    ngx_http_chaindata_found_pt found, void *data)
+{
+    int      rc;
     MDB_val  k;
 
     k.mv_data = read->key;
     k.mv_size = read->key_len;
 
-    return mdb_get(txn, dbi[read->db], &k, record);
+    rc = mdb_cursor_get(cur, &k, record, MDB_SET);
+    if (rc != 0) {
+        return rc;
+    }
+
+    return ngx_http_chaindata_read_found(cur, read->db, &k, record, found,
+                                         data);
 }
 
 
@@ -49,7 +82,7 @@ ngx_http_chaindata_read_plan(const ngx_http_chaindata_read_t *read,
 int
 ngx_http_chaindata_read_chunks(MDB_cursor *cur,
     const ngx_http_chaindata_read_t *read, ngx_http_chaindata_plan_t *plan,
-    ngx_http_chaindata_found_pt found)
+    ngx_http_chaindata_found_pt found, void *data)
 {
     int            rc;
     MDB_val        k, *v;
@@ -84,7 +117,11 @@ ngx_http_chaindata_read_chunks(MDB_cursor *cur,
             return 0;
         }
 
-        found(v);
+        rc = ngx_http_chaindata_read_found(cur, read->list_db, &k, v, found,
+                                           data);
+        if (rc != 0) {
+            return rc;
+        }
 
         plan->got++;
         op = MDB_NEXT;

@@ -6,8 +6,9 @@
  * The event loop (ngx_http_chaindata_store.c) and the thread pool
  * (ngx_http_chaindata_threads.c) run the same description, as nginx's
  * ngx_thread_read() and ngx_read_file() read the same file chunk: one
- * function finds the record, one walks the list's chunks.  Both only read
- * LMDB: they allocate nothing and log nothing (a thread may run them).
+ * function finds the record, one walks the list's chunks, and both find
+ * a value's parts.  Both only read LMDB: they allocate nothing and log
+ * nothing (a thread may run them); what keeps a value is the caller's.
  */
 
 
@@ -72,13 +73,24 @@ typedef struct {
     ngx_uint_t                    got;
 } ngx_http_chaindata_plan_t;
 
-/* told each value the cursor found: the loop prefetches, a thread reads */
-typedef void (*ngx_http_chaindata_found_pt)(MDB_val *val);
+/*
+ * Told each value found (data is the caller's): val as it lies under its
+ * key, and when it is kept in parts (chaindata_parts.h) its n parts after
+ * that first one, len bytes in all.  The loop prefetches a value and
+ * joins one in parts into its pool, making val the whole value; a thread
+ * touches their pages.  0, or an error (ENOMEM).
+ */
+typedef int (*ngx_http_chaindata_found_pt)(void *data, MDB_val *val,
+    const MDB_val *part, size_t n, size_t len);
 
 
-/* 0, MDB_NOTFOUND, or LMDB's error */
-int ngx_http_chaindata_read_record(MDB_txn *txn, MDB_dbi *dbi,
-    const ngx_http_chaindata_read_t *read, MDB_val *record);
+/*
+ * The record, with cur a cursor of the read's db (its parts are the next
+ * keys): 0, MDB_NOTFOUND, LMDB's error, or CHAINDATA_PARTS_DAMAGED.
+ */
+int ngx_http_chaindata_read_record(MDB_cursor *cur,
+    const ngx_http_chaindata_read_t *read, MDB_val *record,
+    ngx_http_chaindata_found_pt found, void *data);
 
 /*
  * The chunks the page of a list of count items takes, when its record
@@ -91,7 +103,7 @@ ngx_uint_t ngx_http_chaindata_read_plan(const ngx_http_chaindata_read_t *read,
     uint64_t count, const MDB_val *chunk0, ngx_http_chaindata_plan_t *plan);
 int ngx_http_chaindata_read_chunks(MDB_cursor *cur,
     const ngx_http_chaindata_read_t *read, ngx_http_chaindata_plan_t *plan,
-    ngx_http_chaindata_found_pt found);
+    ngx_http_chaindata_found_pt found, void *data);
 
 
 #endif /* _NGX_HTTP_CHAINDATA_READ_H_INCLUDED_ */

@@ -72,6 +72,7 @@ typedef struct {
     const char                        *untold;    /* a miss: why not 404 */
     chaindata_unavailable_e            untold_why;  /* its metrics reason */
     const ngx_http_chaindata_read_t   *read;      /* what describe said */
+    MDB_val                            at;        /* the record in the map */
     unsigned                           gzip:1;    /* of a route of pieces */
     unsigned                           fixed:1;   /* status, body: lookup's */
     const char                        *cache_control;  /* of a fixed one,

@@ -8,6 +8,7 @@
 #include <ngx_core.h>
 
 #include "chaindata_history.h"
+#include "chaindata_parts.h"
 #include "chaindata_schema.h"
 #include "chaindata_status.h"
 #include "ngx_http_chaindata_env.h"
@@ -444,21 +445,92 @@ ngx_http_chaindata_store_prefetch(MDB_val *val)
 }
 
 
-/* the record the read names: NGX_OK, NGX_DECLINED when absent, NGX_ERROR */
+typedef struct {
+    ngx_pool_t  *pool;
+    MDB_val     *at;
+} ngx_http_chaindata_store_found_t;
 
-ngx_int_t
-ngx_http_chaindata_store_read(ngx_log_t *log,
-    const ngx_http_chaindata_read_t *read, MDB_val *record)
+
+/* a value found: prefetched, or when in parts joined into the pool */
+
+static int
+ngx_http_chaindata_store_found(void *data, MDB_val *val, const MDB_val *part,
+    size_t n, size_t len)
+{
+    ngx_http_chaindata_store_found_t *f = data;
+
+    u_char  *p;
+
+    if (f->at) {
+        *f->at = *val;
+    }
+
+    if (n == 0) {
+        ngx_http_chaindata_store_prefetch(val);
+        return 0;
+    }
+
+    p = ngx_pnalloc(f->pool, len);
+    if (p == NULL) {
+        return ENOMEM;
+    }
+
+    chaindata_parts_join(p, val, part, n);
+
+    val->mv_data = p;
+    val->mv_size = len;
+
+    return 0;
+}
+
+
+/* the worker's cursor of db, kept and renewed in the read transaction */
+
+static int
+ngx_http_chaindata_store_cursor(chaindata_dbi_e db, MDB_cursor **cur)
 {
     int                          rc;
     ngx_http_chaindata_store_t  *st;
 
     st = &ngx_http_chaindata_store;
 
-    rc = ngx_http_chaindata_read_record(st->txn, st->dbi, read, record);
+    if (st->cursor[db]) {
+        *cur = st->cursor[db];
+        return mdb_cursor_renew(st->txn, *cur);
+    }
+
+    rc = mdb_cursor_open(st->txn, st->dbi[db], cur);
 
     if (rc == 0) {
-        ngx_http_chaindata_store_prefetch(record);
+        st->cursor[db] = *cur;
+    }
+
+    return rc;
+}
+
+
+/* the record the read names: NGX_OK, NGX_DECLINED when absent, NGX_ERROR */
+
+ngx_int_t
+ngx_http_chaindata_store_read(ngx_log_t *log, ngx_pool_t *pool,
+    const ngx_http_chaindata_read_t *read, MDB_val *record, MDB_val *at)
+{
+    int                               rc;
+    MDB_cursor                       *cur;
+    ngx_http_chaindata_store_found_t  f;
+
+    f.pool = pool;
+    f.at = at;
+
+    rc = ngx_http_chaindata_store_cursor(read->db, &cur);
+
+    if (rc == 0) {
+        rc = ngx_http_chaindata_read_record(cur, read, record,
+                                            ngx_http_chaindata_store_found,
+                                            &f);
+    }
+
+    if (rc == 0) {
         return NGX_OK;
     }
 
@@ -467,7 +539,7 @@ ngx_http_chaindata_store_read(ngx_log_t *log,
     }
 
     ngx_log_error(NGX_LOG_ERR, log, 0, "chaindata: reading \"%s\" failed: %s",
-                  chaindata_db_names[read->db], mdb_strerror(rc));
+                  chaindata_db_names[read->db], chaindata_parts_strerror(rc));
 
     return NGX_ERROR;
 }
@@ -476,37 +548,31 @@ ngx_http_chaindata_store_read(ngx_log_t *log,
 /*
  * The chunks of the page the read names, of the record's list of count
  * items, whose first chunk the record may hold (chunk0): NGX_OK or
- * NGX_ERROR (logged).  One cursor per database, kept and renewed: no
- * allocation here.
+ * NGX_ERROR (logged); no allocation here but a chunk's parts joined.
  */
 
 ngx_int_t
-ngx_http_chaindata_store_chunks(ngx_log_t *log,
+ngx_http_chaindata_store_chunks(ngx_log_t *log, ngx_pool_t *pool,
     const ngx_http_chaindata_read_t *read, uint64_t count,
     const MDB_val *chunk0, ngx_http_chaindata_plan_t *plan)
 {
-    int                          rc;
-    MDB_cursor                  *cur;
-    ngx_http_chaindata_store_t  *st;
+    int                               rc;
+    MDB_cursor                       *cur;
+    ngx_http_chaindata_store_found_t  f;
 
     if (!ngx_http_chaindata_read_plan(read, count, chunk0, plan)) {
         return NGX_OK;
     }
 
-    st = &ngx_http_chaindata_store;
-    cur = st->cursor[read->list_db];
+    f.pool = pool;
+    f.at = NULL;
 
-    if (cur) {
-        rc = mdb_cursor_renew(st->txn, cur);
-
-    } else {
-        rc = mdb_cursor_open(st->txn, st->dbi[read->list_db], &cur);
-        st->cursor[read->list_db] = cur;
-    }
+    rc = ngx_http_chaindata_store_cursor(read->list_db, &cur);
 
     if (rc == 0) {
         rc = ngx_http_chaindata_read_chunks(cur, read, plan,
-                                            ngx_http_chaindata_store_prefetch);
+                                            ngx_http_chaindata_store_found,
+                                            &f);
     }
 
     if (rc == 0) {
@@ -514,7 +580,8 @@ ngx_http_chaindata_store_chunks(ngx_log_t *log,
     }
 
     ngx_log_error(NGX_LOG_ERR, log, 0, "chaindata: reading \"%s\" failed: %s",
-                  chaindata_db_names[read->list_db], mdb_strerror(rc));
+                  chaindata_db_names[read->list_db],
+                  chaindata_parts_strerror(rc));
 
     return NGX_ERROR;
 }

@@ -30,6 +30,7 @@
 #include <ngx_core.h>
 #include <ngx_http.h>
 
+#include "chaindata_parts.h"
 #include "ngx_http_chaindata_env.h"
 #include "ngx_http_chaindata_hints.h"
 #include "ngx_http_chaindata_module.h"
@@ -321,7 +322,7 @@ ngx_http_chaindata_threads_lower(ngx_int_t nice)
 /* in a thread: the pages of one value, read */
 
 static void
-ngx_http_chaindata_threads_touch(MDB_val *val)
+ngx_http_chaindata_threads_touch_one(const MDB_val *val)
 {
     u_char           *p, *last;
     volatile u_char   sink;
@@ -339,6 +340,45 @@ ngx_http_chaindata_threads_touch(MDB_val *val)
     }
 
     (void) sink;
+}
+
+
+/*
+ * A value found (ngx_http_chaindata_found_pt): its pages and its parts'
+ * touched; a record in parts joined too (data: where, freed by the
+ * caller), its list's chunks being found from the whole of it.
+ */
+
+static int
+ngx_http_chaindata_threads_touch(void *data, MDB_val *val,
+    const MDB_val *part, size_t n, size_t len)
+{
+    u_char  **joined = data;
+
+    size_t  i;
+
+    ngx_http_chaindata_threads_touch_one(val);
+
+    for (i = 0; i < n; i++) {
+        ngx_http_chaindata_threads_touch_one(&part[i]);
+    }
+
+    if (joined == NULL || n == 0) {
+        return 0;
+    }
+
+    /* malloc(): a thread neither allocates from nginx nor logs */
+    *joined = malloc(len);
+    if (*joined == NULL) {
+        return ENOMEM;
+    }
+
+    chaindata_parts_join(*joined, val, part, n);
+
+    val->mv_data = *joined;
+    val->mv_size = len;
+
+    return 0;
 }
 
 
@@ -371,7 +411,8 @@ ngx_http_chaindata_threads_chunks(MDB_txn *txn, MDB_dbi *dbi,
     }
 
     rc = ngx_http_chaindata_read_chunks(cur, &t->read, &plan,
-                                        ngx_http_chaindata_threads_touch);
+                                        ngx_http_chaindata_threads_touch,
+                                        NULL);
 
     mdb_cursor_close(cur);
 
@@ -390,10 +431,12 @@ ngx_http_chaindata_threads_warm(void *data, ngx_log_t *log)
 {
     ngx_http_chaindata_task_t *t = data;
 
-    int       rc;
-    MDB_val   v;
-    MDB_dbi  *dbi;
-    MDB_txn  *txn;
+    int          rc;
+    u_char      *joined;
+    MDB_val      v;
+    MDB_dbi     *dbi;
+    MDB_txn     *txn;
+    MDB_cursor  *cur;
 
     if (!ngx_http_chaindata_thread_niced) {
         ngx_http_chaindata_threads_lower(t->nice);
@@ -407,10 +450,15 @@ ngx_http_chaindata_threads_warm(void *data, ngx_log_t *log)
         return;
     }
 
-    rc = ngx_http_chaindata_read_record(txn, dbi, &t->read, &v);
+    joined = NULL;
+
+    rc = mdb_cursor_open(txn, dbi[t->read.db], &cur);
 
     if (rc == 0) {
-        ngx_http_chaindata_threads_touch(&v);
+        rc = ngx_http_chaindata_read_record(cur, &t->read, &v,
+                                            ngx_http_chaindata_threads_touch,
+                                            &joined);
+        mdb_cursor_close(cur);
     }
 
     if (rc == 0 && t->read.list_db != CHAINDATA_DBI_COUNT) {
@@ -418,6 +466,8 @@ ngx_http_chaindata_threads_warm(void *data, ngx_log_t *log)
     }
 
     t->rc = (rc == MDB_NOTFOUND) ? 0 : rc;
+
+    free(joined);
 
     ngx_http_chaindata_env_end(t->held, log, txn);
 }

@@ -138,7 +138,6 @@ ngx_http_chaindata_tx3_in_v1(ngx_http_request_t *r,
 {
     ngx_int_t                  rc;
     MDB_val                    v;
-    chaindata_txh_t            h;
     ngx_http_chaindata_read_t  read;
 
     ngx_memzero(&read, sizeof(ngx_http_chaindata_read_t));
@@ -147,13 +146,13 @@ ngx_http_chaindata_tx3_in_v1(ngx_http_request_t *r,
     read.key_len = sizeof(tx->q.txid);
     read.list_db = CHAINDATA_DBI_COUNT;
 
-    rc = ngx_http_chaindata_store_read(r->connection->log, &read, &v);
+    rc = ngx_http_chaindata_store_read(r->connection->log, r->pool, &read,
+                                       &v, NULL);
     if (rc != NGX_OK) {
         return rc;
     }
 
-    *pending = chaindata_txh_decode(&h, v.mv_data, v.mv_size) == 0
-               && (h.flags & CHAINDATA_TXH_PENDING);
+    *pending = chaindata_txh_has(v.mv_data, v.mv_size, CHAINDATA_TXH_PENDING);
 
     return NGX_OK;
 }

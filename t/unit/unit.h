@@ -77,6 +77,9 @@ void test_chunks(void);
 /* test_options.c */
 void test_options(void);
 
+/* test_parts.c */
+void test_parts(void);
+
 /* test_compact.c */
 void test_compact(void);
 

@@ -35,6 +35,7 @@ main(void)
     test_streamseq();
     test_writers();
     test_compact();
+    test_parts();
     test_writeset_join();
     test_digest();
     test_js_number();
