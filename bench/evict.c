@@ -189,21 +189,69 @@ keep(const unsigned char *map, size_t size, const void *addr, size_t len)
 }
 
 
+/*
+ * The first want values under keys that begin with id, read in our own
+ * map, with their parts (lmdb-schema/README.md, "Values in parts": the
+ * keys one byte longer than the database's own after each)
+ */
+
+static unsigned
+keep_id(const unsigned char *map, size_t size, MDB_txn *txn, MDB_dbi dbi,
+    const unsigned char *id, size_t want)
+{
+    int          rc;
+    size_t       n, klen;
+    MDB_val      k, v;
+    unsigned     kept;
+    MDB_cursor  *cur;
+
+    if (mdb_cursor_open(txn, dbi, &cur) != 0) {
+        return 0;
+    }
+
+    k.mv_data = (void *) id;
+    k.mv_size = 32;
+    kept = 0;
+    klen = 0;
+    n = 0;
+
+    for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
+         rc == 0;
+         rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT))
+    {
+        if (k.mv_size < 32 || memcmp(k.mv_data, id, 32) != 0) {
+            break;
+        }
+
+        if (klen == 0) {
+            klen = k.mv_size;
+        }
+
+        if (k.mv_size == klen && n++ == want) {
+            break;
+        }
+
+        kept += keep(map, size, v.mv_data, v.mv_size);
+    }
+
+    mdb_cursor_close(cur);
+
+    return kept;
+}
+
+
 /* the hot transactions' records and first chunks, read in our own map */
 
 static unsigned
 keep_hot(const char *db, const char *hot, const unsigned char **map,
     size_t *size)
 {
-    int          rc;
     char         line[512];
     FILE        *f;
     MDB_env     *env;
     MDB_txn     *txn;
     MDB_dbi      tx, ev;
-    MDB_val      k, v;
-    MDB_cursor  *cur;
-    size_t       n, i;
+    size_t       i;
     unsigned     kept;
     uintptr_t    start;
     unsigned char id[32];
@@ -259,29 +307,9 @@ keep_hot(const char *db, const char *hot, const unsigned char **map,
             continue;
         }
 
-        k.mv_data = id;
-        k.mv_size = 32;
-
-        if (mdb_get(txn, tx, &k, &v) == 0) {
-            kept += keep(*map, *size, v.mv_data, v.mv_size);
-        }
-
-        if (mdb_cursor_open(txn, ev, &cur) != 0) {
-            continue;
-        }
-
-        rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
-
-        for (n = 0; rc == 0 && n < 2; n++) {
-            if (k.mv_size < 32 || memcmp(k.mv_data, id, 32) != 0) {
-                break;
-            }
-
-            kept += keep(*map, *size, v.mv_data, v.mv_size);
-            rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT);
-        }
-
-        mdb_cursor_close(cur);
+        /* its record and its first two chunks of events, parts too */
+        kept += keep_id(*map, *size, txn, tx, id, 1);
+        kept += keep_id(*map, *size, txn, ev, id, 2);
     }
 
     fclose(f);

@@ -7,7 +7,8 @@
  * pieces (the document's and its first chunk of events, as the module
  * serves GET /extended/v1/tx/{id}) inflated, ROUNDS times over the whole
  * index, timed (CLOCK_PROCESS_CPUTIME_ID); the sums of the plain and the
- * stored bytes of every piece of tx and tx_event.  Prints:
+ * stored bytes of every piece of tx and tx_event (a value kept in parts
+ * joined first, as the module joins it).  Prints:
  *
  *   inflate_us=<µs a default answer> pieces=<per answer> plain=<bytes>
  *   stored=<bytes of pieces> plain_all=<bytes if inflated, all records>
@@ -28,6 +29,7 @@
 
 #include "chaindata_chunks.h"
 #include "chaindata_layout.h"
+#include "chaindata_parts.h"
 #include "chaindata_piece.h"
 #include "chaindata_schema.h"
 
@@ -66,6 +68,35 @@ overflow_add(const MDB_val *v, size_t *n, size_t *slack)
 }
 
 
+/*
+ * A value read with cur under k, made whole when it is kept in parts
+ * (lmdb-schema/README.md, "Values in parts"): joined into buf, the cursor
+ * left on its last part; 0, or -1 when its parts are damaged.
+ */
+
+static int
+whole(MDB_cursor *cur, chaindata_dbi_e db, const MDB_val *k, MDB_val *v,
+    unsigned char *buf)
+{
+    size_t   n, len;
+    MDB_val  part[CHAINDATA_PARTS_MAX - 1];
+
+    if (!chaindata_parts_has(db, k->mv_size, v->mv_size)) {
+        return 0;
+    }
+
+    if (chaindata_parts_read(cur, db, k, part, &n, &len) != 0) {
+        return -1;
+    }
+
+    chaindata_parts_join(buf, v, part, n);
+    v->mv_data = buf;
+    v->mv_size = len;
+
+    return 0;
+}
+
+
 int
 main(int argc, char **argv)
 {
@@ -78,8 +109,8 @@ main(int argc, char **argv)
     MDB_txn               *txn;
     MDB_dbi                dtx, dev;
     MDB_val                k, v, ek, ev;
-    MDB_cursor            *cur;
-    unsigned char         *out, key[CHAINDATA_TXID_LEN + 4];
+    MDB_cursor            *cur, *ecur;
+    unsigned char         *out, *bufv, *bufe, key[CHAINDATA_TXID_LEN + 4];
     chaindata_txh_t        h;
     chaindata_chunk_t      c;
     chaindata_inflater_t  *in;
@@ -91,6 +122,8 @@ main(int argc, char **argv)
 
     rounds = argc > 2 ? atoi(argv[2]) : 3;
     out = malloc(64 << 20);
+    bufv = malloc(1 << 20);
+    bufe = malloc(1 << 20);
     in = chaindata_inflater_create();
 
     if (mdb_env_create(&env) || mdb_env_set_maxdbs(env, CHAINDATA_MAX_DBS)
@@ -98,7 +131,8 @@ main(int argc, char **argv)
         || mdb_txn_begin(env, NULL, MDB_RDONLY, &txn)
         || mdb_dbi_open(txn, "tx", 0, &dtx)
         || mdb_dbi_open(txn, "tx_event", 0, &dev)
-        || out == NULL || in == NULL)
+        || mdb_cursor_open(txn, dev, &ecur)
+        || out == NULL || bufv == NULL || bufe == NULL || in == NULL)
     {
         fprintf(stderr, "inflate: cannot open %s\n", argv[1]);
         return 1;
@@ -117,7 +151,9 @@ main(int argc, char **argv)
         for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
              rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT))
         {
-            if (chaindata_txh_decode(&h, v.mv_data, v.mv_size) != 0) {
+            if (whole(cur, CHAINDATA_DBI_TX, &k, &v, bufv) != 0
+                || chaindata_txh_decode(&h, v.mv_data, v.mv_size) != 0)
+            {
                 continue;
             }
 
@@ -135,7 +171,9 @@ main(int argc, char **argv)
                 ek.mv_data = key;
                 ek.mv_size = sizeof(key);
 
-                if (mdb_get(txn, dev, &ek, &ev) != 0
+                if (mdb_cursor_get(ecur, &ek, &ev, MDB_SET_KEY) != 0
+                    || whole(ecur, CHAINDATA_DBI_TX_EVENT, &ek, &ev, bufe)
+                       != 0
                     || chaindata_chunk_decode(&c, ev.mv_data, ev.mv_size)
                        != 0)
                 {
@@ -179,7 +217,9 @@ main(int argc, char **argv)
     {
         overflow_add(&v, &overflow, &slack);
 
-        if (chaindata_txh_decode(&h, v.mv_data, v.mv_size) == 0) {
+        if (whole(cur, CHAINDATA_DBI_TX, &k, &v, bufv) == 0
+            && chaindata_txh_decode(&h, v.mv_data, v.mv_size) == 0)
+        {
             plain_all += h.doc_len;
 
             if (h.chunk0
@@ -198,7 +238,9 @@ main(int argc, char **argv)
     {
         overflow_add(&v, &overflow, &slack);
 
-        if (chaindata_chunk_decode(&c, v.mv_data, v.mv_size) == 0) {
+        if (whole(cur, CHAINDATA_DBI_TX_EVENT, &k, &v, bufe) == 0
+            && chaindata_chunk_decode(&c, v.mv_data, v.mv_size) == 0)
+        {
             plain_all += c.piece.plain_len;
         }
     }
@@ -211,6 +253,7 @@ main(int argc, char **argv)
            (double) plain / ntx, (double) stored / ntx, plain_all,
            overflow, slack);
 
+    mdb_cursor_close(ecur);
     mdb_txn_abort(txn);
     mdb_env_close(env);
 

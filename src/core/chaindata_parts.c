@@ -76,6 +76,7 @@ chaindata_part_key_is(const MDB_val *key, const MDB_val *base, size_t i)
 }
 
 
+/* parts follow while they are full: the last one has fewer bytes */
 
 int
 chaindata_parts_read(MDB_cursor *cur, chaindata_dbi_e db, const MDB_val *key,

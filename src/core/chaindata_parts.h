@@ -6,10 +6,10 @@
  * a 2.1 KB value takes 4 KiB; and a leaf page that a big node does not
  * fit any more is left with the room it has.  In the databases that keep
  * values in parts (chaindata_parts_node(): those of transactions and
- * their events, all of their keys of one length), a value of a part's
- * node or more, up to CHAINDATA_PARTS_MAX parts, is kept as its first
- * part under its key, a node of the database's part size (half a page,
- * or a third), then the rest in parts one byte smaller under the key and
+ * their events, all of their keys of one length), a value that fills a
+ * node of the database's part size (half a page, or a third) or more, up
+ * to CHAINDATA_PARTS_MAX parts, is kept as its first part under its key,
+ * that node, then the rest in parts one byte smaller under the key and
  * one byte, 1, 2, ...: the next keys in the tree, on the pages beside it.
  * Parts follow while they are full; the last one has fewer bytes, none
  * when the rest ends on a part's end.  A value read under its key with

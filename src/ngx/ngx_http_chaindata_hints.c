@@ -42,11 +42,16 @@ typedef enum {
 } ngx_http_chaindata_guess_e;
 
 
-/* where a key's record was when it was last answered (32 bytes) */
+/*
+ * where a key's record was when it was last answered (48 bytes): its
+ * value, or the first part and the rest of a value kept in parts
+ */
 typedef struct {
     u_char              *addr;
+    u_char              *rest;      /* NULL: a whole value */
     uint32_t             hash;
     uint32_t             len;
+    uint32_t             rest_len;
     uint32_t             generation;
     uint32_t             seen;      /* ngx_time(), 0: never */
     uint32_t             resident;  /* ngx_current_msec mincore() said so */
@@ -180,9 +185,42 @@ ngx_http_chaindata_hint_place(uint32_t hash)
 
     oldest->hash = hash;
     oldest->addr = NULL;
+    oldest->rest = NULL;
     oldest->resident = 0;
 
     return oldest;
+}
+
+
+/* 1 when mincore() says the pages of len bytes at addr are in memory */
+
+static ngx_uint_t
+ngx_http_chaindata_hints_in_memory(u_char *addr, size_t len)
+{
+    u_char         *start, *end;
+    ngx_uint_t      i, n;
+    unsigned char   vec[NGX_HTTP_CHAINDATA_HINT_PAGES];
+
+    start = ngx_align_ptr(addr - (ngx_http_chaindata_page_size - 1),
+                          ngx_http_chaindata_page_size);
+    end = ngx_align_ptr(addr + len, ngx_http_chaindata_page_size);
+
+    n = (end - start) / ngx_http_chaindata_page_size;
+    n = ngx_min(n, NGX_HTTP_CHAINDATA_HINT_PAGES);
+
+    if (n == 0 || mincore(start, n * ngx_http_chaindata_page_size, vec)
+                  != 0)
+    {
+        return 0;
+    }
+
+    for (i = 0; i < n; i++) {
+        if (!(vec[i] & 1)) {
+            return 0;
+        }
+    }
+
+    return 1;
 }
 
 
@@ -192,10 +230,7 @@ ngx_uint_t
 ngx_http_chaindata_hints_resident(ngx_http_chaindata_hint_key_t *key,
     ngx_uint_t generation)
 {
-    u_char                     *start, *end;
-    ngx_uint_t                  i, n;
     ngx_http_chaindata_hint_t  *hint;
-    unsigned char               vec[NGX_HTTP_CHAINDATA_HINT_PAGES];
 
     if (ngx_http_chaindata_guess == NGX_HTTP_CHAINDATA_GUESS_ALL) {
         return 0;
@@ -221,24 +256,12 @@ ngx_http_chaindata_hints_resident(ngx_http_chaindata_hint_key_t *key,
         return 1;
     }
 
-    start = ngx_align_ptr(hint->addr - (ngx_http_chaindata_page_size - 1),
-                          ngx_http_chaindata_page_size);
-    end = ngx_align_ptr(hint->addr + hint->len,
-                        ngx_http_chaindata_page_size);
-
-    n = (end - start) / ngx_http_chaindata_page_size;
-    n = ngx_min(n, NGX_HTTP_CHAINDATA_HINT_PAGES);
-
-    if (n == 0 || mincore(start, n * ngx_http_chaindata_page_size, vec)
-                  != 0)
+    if (!ngx_http_chaindata_hints_in_memory(hint->addr, hint->len)
+        || (hint->rest
+            && !ngx_http_chaindata_hints_in_memory(hint->rest,
+                                                   hint->rest_len)))
     {
         return 0;
-    }
-
-    for (i = 0; i < n; i++) {
-        if (!(vec[i] & 1)) {
-            return 0;
-        }
     }
 
     /* 0 is "not asked": a clock at 0 only asks again next time */
@@ -256,7 +279,7 @@ ngx_http_chaindata_hints_note(ngx_http_chaindata_hint_key_t *key,
 
     hint = ngx_http_chaindata_hint_place(key->hash);
 
-    if (hint->addr != record->mv_data
+    if (hint->addr != record[0].mv_data
         || hint->generation != (uint32_t) generation)
     {
         /* another record, or it moved: mincore() asks again */
@@ -264,7 +287,10 @@ ngx_http_chaindata_hints_note(ngx_http_chaindata_hint_key_t *key,
     }
 
     hint->generation = (uint32_t) generation;
-    hint->addr = record->mv_data;
-    hint->len = (uint32_t) ngx_min(record->mv_size, NGX_MAX_UINT32_VALUE);
+    hint->addr = record[0].mv_data;
+    hint->len = (uint32_t) ngx_min(record[0].mv_size, NGX_MAX_UINT32_VALUE);
+    hint->rest = record[1].mv_data;
+    hint->rest_len = (uint32_t) ngx_min(record[1].mv_size,
+                                        NGX_MAX_UINT32_VALUE);
     hint->seen = (uint32_t) ngx_time();
 }

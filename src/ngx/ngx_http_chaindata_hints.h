@@ -45,7 +45,10 @@ ngx_int_t ngx_http_chaindata_hints_key(const ngx_http_chaindata_read_t *read,
 ngx_uint_t ngx_http_chaindata_hints_resident(
     ngx_http_chaindata_hint_key_t *key, ngx_uint_t generation);
 
-/* after an answer: where its record is (mv_data NULL: absent) */
+/*
+ * after an answer: where its record is, record[0] (mv_data NULL: absent)
+ * and the rest of a value kept in parts, record[1] (NULL: none)
+ */
 void ngx_http_chaindata_hints_note(ngx_http_chaindata_hint_key_t *key,
     const MDB_val *record, ngx_uint_t generation);
 

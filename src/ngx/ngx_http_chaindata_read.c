@@ -38,23 +38,41 @@ ngx_http_chaindata_read_found(MDB_cursor *cur, chaindata_dbi_e db,
 
 
 int
-ngx_http_chaindata_read_record(MDB_cursor *cur,
+ngx_http_chaindata_read_record(MDB_txn *txn, MDB_dbi *dbi,
     const ngx_http_chaindata_read_t *read, MDB_val *record,
     ngx_http_chaindata_found_pt found, void *data)
 {
-    int      rc;
-    MDB_val  k;
+    int          rc;
+    MDB_val      k;
+    MDB_cursor  *cur;
 
     k.mv_data = read->key;
     k.mv_size = read->key_len;
 
-    rc = mdb_cursor_get(cur, &k, record, MDB_SET);
+    rc = mdb_get(txn, dbi[read->db], &k, record);
+
+    if (rc != 0 || !chaindata_parts_has(read->db, k.mv_size, record->mv_size))
+    {
+        return rc ? rc : found(data, record, NULL, 0, record->mv_size);
+    }
+
+    /* its parts are the keys after it: a cursor, only for such a value */
+
+    rc = mdb_cursor_open(txn, dbi[read->db], &cur);
     if (rc != 0) {
         return rc;
     }
 
-    return ngx_http_chaindata_read_found(cur, read->db, &k, record, found,
-                                         data);
+    rc = mdb_cursor_get(cur, &k, record, MDB_SET);
+
+    if (rc == 0) {
+        rc = ngx_http_chaindata_read_found(cur, read->db, &k, record, found,
+                                           data);
+    }
+
+    mdb_cursor_close(cur);
+
+    return rc;
 }
 
 

@@ -85,10 +85,10 @@ typedef int (*ngx_http_chaindata_found_pt)(void *data, MDB_val *val,
 
 
 /*
- * The record, with cur a cursor of the read's db (its parts are the next
- * keys): 0, MDB_NOTFOUND, LMDB's error, or CHAINDATA_PARTS_DAMAGED.
+ * The record (a cursor opened for its parts only when it has some): 0,
+ * MDB_NOTFOUND, LMDB's error, or CHAINDATA_PARTS_DAMAGED.
  */
-int ngx_http_chaindata_read_record(MDB_cursor *cur,
+int ngx_http_chaindata_read_record(MDB_txn *txn, MDB_dbi *dbi,
     const ngx_http_chaindata_read_t *read, MDB_val *record,
     ngx_http_chaindata_found_pt found, void *data);
 

@@ -317,7 +317,7 @@ ngx_http_chaindata_lookup(ngx_http_request_t *r,
     ngx_int_t  rc;
 
     rc = ngx_http_chaindata_store_read(r->connection->log, r->pool,
-                                       reply->read, record, &reply->at);
+                                       reply->read, record, reply->at);
 
     if (rc != NGX_OK) {
         record->mv_data = NULL;
@@ -413,7 +413,7 @@ ngx_http_chaindata_read_and_reply(ngx_http_request_t *r,
 
     rc = ngx_http_chaindata_read_reply(r, route, ctx, &record, &reply);
 
-    ngx_http_chaindata_threads_note(&read, &key, &reply.at);
+    ngx_http_chaindata_threads_note(&read, &key, reply.at);
 
     ngx_http_chaindata_store_end();
 

@@ -72,7 +72,9 @@ typedef struct {
     const char                        *untold;    /* a miss: why not 404 */
     chaindata_unavailable_e            untold_why;  /* its metrics reason */
     const ngx_http_chaindata_read_t   *read;      /* what describe said */
-    MDB_val                            at;        /* the record in the map */
+    MDB_val                            at[2];     /* the record in the map:
+                                                     it, or its first part
+                                                     and the rest */
     unsigned                           gzip:1;    /* of a route of pieces */
     unsigned                           fixed:1;   /* status, body: lookup's */
     const char                        *cache_control;  /* of a fixed one,

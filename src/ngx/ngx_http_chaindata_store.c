@@ -451,6 +451,47 @@ typedef struct {
 } ngx_http_chaindata_store_found_t;
 
 
+/*
+ * Where a value lies in the map, for chaindata_threads' hints (whose
+ * mincore() then asks about every page it takes): at[0] the value, or its
+ * first part, and at[1] its other parts, the stretch from their lowest
+ * byte to their highest (they are the next keys: on one leaf page or the
+ * next ones, in either order), or the first of them when they lie farther
+ * apart than that; mv_data NULL when there are none.
+ */
+
+static void
+ngx_http_chaindata_store_at(MDB_val *at, const MDB_val *val,
+    const MDB_val *part, size_t n)
+{
+    u_char  *lo, *hi, *p;
+    size_t   i;
+
+    at[0] = *val;
+    at[1].mv_data = NULL;
+    at[1].mv_size = 0;
+
+    if (n == 0) {
+        return;
+    }
+
+    at[1] = part[0];
+    lo = part[0].mv_data;
+    hi = lo + part[0].mv_size;
+
+    for (i = 1; i < n; i++) {
+        p = part[i].mv_data;
+        lo = ngx_min(lo, p);
+        hi = ngx_max(hi, p + part[i].mv_size);
+    }
+
+    if ((size_t) (hi - lo) <= (n + 1) * ngx_pagesize) {
+        at[1].mv_data = lo;
+        at[1].mv_size = hi - lo;
+    }
+}
+
+
 /* a value found: prefetched, or when in parts joined into the pool */
 
 static int
@@ -462,7 +503,7 @@ ngx_http_chaindata_store_found(void *data, MDB_val *val, const MDB_val *part,
     u_char  *p;
 
     if (f->at) {
-        *f->at = *val;
+        ngx_http_chaindata_store_at(f->at, val, part, n);
     }
 
     if (n == 0) {
@@ -516,19 +557,15 @@ ngx_http_chaindata_store_read(ngx_log_t *log, ngx_pool_t *pool,
     const ngx_http_chaindata_read_t *read, MDB_val *record, MDB_val *at)
 {
     int                               rc;
-    MDB_cursor                       *cur;
+    ngx_http_chaindata_store_t       *st;
     ngx_http_chaindata_store_found_t  f;
 
+    st = &ngx_http_chaindata_store;
     f.pool = pool;
     f.at = at;
 
-    rc = ngx_http_chaindata_store_cursor(read->db, &cur);
-
-    if (rc == 0) {
-        rc = ngx_http_chaindata_read_record(cur, read, record,
-                                            ngx_http_chaindata_store_found,
-                                            &f);
-    }
+    rc = ngx_http_chaindata_read_record(st->txn, st->dbi, read, record,
+                                        ngx_http_chaindata_store_found, &f);
 
     if (rc == 0) {
         return NGX_OK;

@@ -45,10 +45,11 @@ const char *ngx_http_chaindata_store_failure(void);
 /*
  * Between begin and end, a route's read (ngx_http_chaindata_read.h): the
  * record, NGX_OK, NGX_DECLINED when absent, NGX_ERROR (logged), and where
- * it lies in the map (at, when not NULL: its first part when it is kept
- * in parts, then joined in pool); the chunks of the record's list that
- * the page takes, when the record holds count items and maybe the first
- * chunk (chunk0), NGX_OK or NGX_ERROR (logged).
+ * it lies in the map for chaindata_threads' hints (at[2], when not NULL:
+ * the value, or the first part and the others of one kept in parts, then
+ * joined in pool); the chunks of the record's list that the page takes,
+ * when the record holds count items and maybe the first chunk (chunk0),
+ * NGX_OK or NGX_ERROR (logged).
  */
 ngx_int_t ngx_http_chaindata_store_read(ngx_log_t *log, ngx_pool_t *pool,
     const ngx_http_chaindata_read_t *read, MDB_val *record, MDB_val *at);

@@ -431,12 +431,11 @@ ngx_http_chaindata_threads_warm(void *data, ngx_log_t *log)
 {
     ngx_http_chaindata_task_t *t = data;
 
-    int          rc;
-    u_char      *joined;
-    MDB_val      v;
-    MDB_dbi     *dbi;
-    MDB_txn     *txn;
-    MDB_cursor  *cur;
+    int       rc;
+    u_char   *joined;
+    MDB_val   v;
+    MDB_dbi  *dbi;
+    MDB_txn  *txn;
 
     if (!ngx_http_chaindata_thread_niced) {
         ngx_http_chaindata_threads_lower(t->nice);
@@ -452,14 +451,9 @@ ngx_http_chaindata_threads_warm(void *data, ngx_log_t *log)
 
     joined = NULL;
 
-    rc = mdb_cursor_open(txn, dbi[t->read.db], &cur);
-
-    if (rc == 0) {
-        rc = ngx_http_chaindata_read_record(cur, &t->read, &v,
-                                            ngx_http_chaindata_threads_touch,
-                                            &joined);
-        mdb_cursor_close(cur);
-    }
+    rc = ngx_http_chaindata_read_record(txn, dbi, &t->read, &v,
+                                        ngx_http_chaindata_threads_touch,
+                                        &joined);
 
     if (rc == 0 && t->read.list_db != CHAINDATA_DBI_COUNT) {
         rc = ngx_http_chaindata_threads_chunks(txn, dbi, t, &v);
