@@ -109,6 +109,7 @@ parts_get(chaindata_index_t *ix, chaindata_dbi_e db, const unsigned char *k,
     key.mv_data = (void *) k;
     key.mv_size = key_len;
 
+    cur = NULL;
     rc = mdb_cursor_open(txn, ix->dbi[db], &cur);
 
     if (rc == 0) {
@@ -125,6 +126,10 @@ parts_get(chaindata_index_t *ix, chaindata_dbi_e db, const unsigned char *k,
     } else if (rc == 0) {
         memcpy(out, val.mv_data, val.mv_size);
         *len = val.mv_size;
+    }
+
+    if (cur) {
+        mdb_cursor_close(cur);
     }
 
     mdb_txn_abort(txn);
@@ -158,6 +163,8 @@ parts_count(chaindata_index_t *ix, chaindata_dbi_e db, size_t part_key_len,
         while (mdb_cursor_get(cur, &key, &val, MDB_NEXT) == 0) {
             n += key.mv_size == part_key_len;
         }
+
+        mdb_cursor_close(cur);
     }
 
     mdb_txn_abort(txn);
