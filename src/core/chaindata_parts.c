@@ -6,6 +6,7 @@
 
 #include <string.h>
 
+#include "chaindata_key_run.h"
 #include "chaindata_parts.h"
 
 
@@ -141,44 +142,17 @@ chaindata_parts_join(unsigned char *dst, const MDB_val *first,
 static int
 chaindata_parts_del_parts(MDB_txn *txn, MDB_dbi dbi, const MDB_val *key)
 {
-    int            rc;
-    MDB_val        k, v;
-    MDB_cursor    *cur;
+    MDB_val        from;
     unsigned char  buf[CHAINDATA_PART_KEY_MAX];
 
     memcpy(buf, key->mv_data, key->mv_size);
     buf[key->mv_size] = 1;
 
-    rc = mdb_cursor_open(txn, dbi, &cur);
-    if (rc != 0) {
-        return rc;
-    }
+    from.mv_data = buf;
+    from.mv_size = key->mv_size + 1;
 
-    for ( ;; ) {
-        k.mv_data = buf;
-        k.mv_size = key->mv_size + 1;
-
-        rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
-
-        if (rc != 0) {
-            break;
-        }
-
-        if (k.mv_size != key->mv_size + 1
-            || memcmp(k.mv_data, key->mv_data, key->mv_size) != 0)
-        {
-            break;
-        }
-
-        rc = mdb_cursor_del(cur, 0);
-        if (rc != 0) {
-            break;
-        }
-    }
-
-    mdb_cursor_close(cur);
-
-    return rc == MDB_NOTFOUND ? 0 : rc;
+    return chaindata_key_run_delete(txn, dbi, &from, key->mv_size,
+                                    from.mv_size);
 }
 
 

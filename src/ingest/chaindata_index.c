@@ -17,6 +17,7 @@
 
 #include "chaindata_index.h"
 #include "chaindata_index_files.h"
+#include "chaindata_key_run.h"
 #include "chaindata_parts.h"
 #include "chaindata_schema.h"
 
@@ -212,50 +213,6 @@ chaindata_index_close(chaindata_index_t *ix)
 }
 
 
-static int
-chaindata_index_delete_prefix(MDB_txn *txn, MDB_dbi dbi,
-    const MDB_val *prefix)
-{
-    int          rc;
-    MDB_val      key, val;
-    MDB_cursor  *cur;
-
-    rc = mdb_cursor_open(txn, dbi, &cur);
-    if (rc != 0) {
-        return rc;
-    }
-
-    for ( ;; ) {
-        key = *prefix;
-
-        rc = mdb_cursor_get(cur, &key, &val, MDB_SET_RANGE);
-        if (rc == MDB_NOTFOUND) {
-            rc = 0;
-            break;
-        }
-
-        if (rc != 0) {
-            break;
-        }
-
-        if (key.mv_size < prefix->mv_size
-            || memcmp(key.mv_data, prefix->mv_data, prefix->mv_size) != 0)
-        {
-            break;
-        }
-
-        rc = mdb_cursor_del(cur, 0);
-        if (rc != 0) {
-            break;
-        }
-    }
-
-    mdb_cursor_close(cur);
-
-    return rc;
-}
-
-
 /*
  * The expectations of the write set, inside the transaction that applies
  * it: what was read when its writes were decided is still there, or
@@ -327,7 +284,8 @@ chaindata_index_write(chaindata_index_t *ix, MDB_txn *txn,
         return chaindata_parts_del(txn, ix->dbi[w->db], w->db, &key);
 
     default: /* CHAINDATA_WRITE_DEL_PREFIX */
-        return chaindata_index_delete_prefix(txn, ix->dbi[w->db], &key);
+        return chaindata_key_run_delete(txn, ix->dbi[w->db], &key,
+                                        key.mv_size, 0);
     }
 }
 
