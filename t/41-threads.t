@@ -39,6 +39,8 @@ my $rp = rune_paths();
 my @paths;
 push @paths, "/extended/v1/tx/$_->{tx_id}" for @txs;
 push @paths, "/extended/v1/tx/$txs[-1]{tx_id}?event_offset=5&event_limit=3";
+# a page of the 640 events in a chunk of its own, asked for apart below
+my $late = "/extended/v1/tx/$txs[-1]{tx_id}?event_offset=400&event_limit=20";
 push @paths, '/extended/v1/tx/0x' . ('ab' x 32);
 push @paths, $rp->{activity}->($_) for sort keys %{ $lists->{activity} };
 push @paths, $rp->{activity}->($_) . '?offset=1&limit=2'
@@ -69,6 +71,7 @@ for my $p (@paths) {
     $want{"gz $p"} = seen(http_get($plain->port, $p,
                                    'Accept-Encoding' => 'gzip'));
 }
+$want{$late} = seen(http_get($plain->port, $late));
 $plain->stop;
 
 # the nice values of a worker's threads: { tid => nice }, the worker's own
@@ -139,6 +142,48 @@ my @lowered = grep { $nice->{$_} == 8 } @threads;
 ok(@lowered && !grep({ $nice->{$_} != 8 && $nice->{$_} != 0 } @threads),
    'the threads that warmed lookups run 8 nice steps below the worker ('
    . join(', ', map { $nice->{$_} } sort @threads) . ')');
+
+# --- a page of events whose chunk left memory while the record stayed ----
+#
+# bench/evict pages the index out of the worker (process_madvise
+# MADV_PAGEOUT, root) but for the transaction's record and its first
+# chunk of events, which it maps itself: a later page of the events, in
+# a chunk that left, goes to the pool, not inline to fault in the event
+# loop.  The hint remembers the chunk a page read, and each page of a
+# list apart.
+
+SKIP: {
+    skip 'paging a worker out needs root (process_madvise)', 4 if $> != 0;
+    my $tmp = temp_dir();
+    my $evict = "$tmp/evict";
+    my $root = repo_root();
+    system('cc', '-O2', "-I$root/src/core", '-o', $evict,
+           "$root/bench/evict.c", "$root/src/core/chaindata_schema.c",
+           '-llmdb') == 0
+        or skip 'bench/evict.c does not build here', 4;
+    spew("$tmp/keep.paths", "/extended/v1/tx/$txs[-1]{tx_id}\n");
+
+    my $n = sub { pooled($ng)->{tx} || 0 };
+    my $was = $n->();
+    http_get($ng->port, $late);
+    is($n->(), $was + 1, 'a page of events not read before goes to the pool, '
+       . 'though its record was answered');
+    http_get($ng->port, $late);
+    is($n->(), $was + 1, '... and inline once read');
+
+    # pages out every 100 ms for 1.2 s: past the second a hint trusts a
+    # record's pages without asking mincore() again
+    my ($wpid) = $ng->worker_pids;
+    my $out = `$evict $wpid $db $tmp/keep.paths 1.2 100 2>&1`;
+    my ($evictions) = $out =~ /evictions=(\d+)/;
+    skip "bench/evict could not page the worker out: $out", 2
+        unless $evictions;
+    is(seen(http_get($ng->port, $late)), $want{$late},
+       'the late page after its chunk left: the same answer');
+    is($n->(), $was + 2, '... warmed in the pool first: its record in memory '
+       . 'did not make the hint guess its chunk was');
+}
+
 $ng->stop;
 
 # --- a pool too small for the load --------------------------------------

@@ -26,19 +26,21 @@
 
 ngx_int_t
 ngx_http_chaindata_chunks_read(ngx_http_request_t *r,
-    ngx_http_chaindata_chunks_t *ch, const ngx_http_chaindata_read_t *read,
+    ngx_http_chaindata_chunks_t *ch, ngx_http_chaindata_reply_t *reply,
     uint64_t count, const MDB_val *chunk0, const char *what)
 {
-    uint64_t                    left;
-    ngx_uint_t                  i;
-    chaindata_chunk_t          *c;
-    ngx_http_chaindata_plan_t  *plan;
+    uint64_t                          left;
+    ngx_uint_t                        i;
+    chaindata_chunk_t                *c;
+    ngx_http_chaindata_plan_t        *plan;
+    const ngx_http_chaindata_read_t  *read;
 
     ch->pool = r->pool;
     plan = &ch->plan;
+    read = reply->read;
 
     if (ngx_http_chaindata_store_chunks(r->connection->log, r->pool, read,
-                                        count, chunk0, plan)
+                                        count, chunk0, plan, &reply->at[2])
         != NGX_OK)
     {
         return NGX_ERROR;

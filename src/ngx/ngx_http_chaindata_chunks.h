@@ -20,6 +20,7 @@
 #include "chaindata_schema.h"
 #include "ngx_http_chaindata_gzip.h"
 #include "ngx_http_chaindata_read.h"
+#include "ngx_http_chaindata_reply.h"
 
 
 /*
@@ -36,12 +37,14 @@ typedef struct {
 } ngx_http_chaindata_chunks_t;
 
 /*
- * The page the route's read names (ngx_http_chaindata_read.h) of its
- * record's list of count items, whose first chunk the record may hold
- * (chunk0): read and checked; what names the record in an alert.
+ * The page the route's read names (reply->read, ngx_http_chaindata_read.h)
+ * of its record's list of count items, whose first chunk the record may
+ * hold (chunk0): read and checked, and where the first chunk read lies
+ * left in reply->at[2] for chaindata_threads' hints; what names the
+ * record in an alert.
  */
 ngx_int_t ngx_http_chaindata_chunks_read(ngx_http_request_t *r,
-    ngx_http_chaindata_chunks_t *ch, const ngx_http_chaindata_read_t *read,
+    ngx_http_chaindata_chunks_t *ch, ngx_http_chaindata_reply_t *reply,
     uint64_t count, const MDB_val *chunk0, const char *what);
 size_t ngx_http_chaindata_chunks_len(ngx_http_chaindata_gz_t *gz,
     ngx_http_chaindata_chunks_t *ch);

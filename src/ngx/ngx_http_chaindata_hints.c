@@ -43,15 +43,19 @@ typedef enum {
 
 
 /*
- * where a key's record was when it was last answered (48 bytes): its
- * value, or the first part and the rest of a value kept in parts
+ * where a key's record was when it was last answered (56 bytes): its
+ * value, or the first part and the rest of a value kept in parts, and the
+ * first chunk of its list that the page read: a list's chunks are other
+ * pages, which may leave memory while the record stays
  */
 typedef struct {
     u_char              *addr;
     u_char              *rest;      /* NULL: a whole value */
+    u_char              *list;      /* NULL: no chunk read */
     uint32_t             hash;
     uint32_t             len;
     uint32_t             rest_len;
+    uint32_t             list_len;
     uint32_t             generation;
     uint32_t             seen;      /* ngx_time(), 0: never */
     uint32_t             resident;  /* ngx_current_msec mincore() said so */
@@ -119,6 +123,11 @@ ngx_http_chaindata_hints_key(const ngx_http_chaindata_read_t *read,
     if (!key->hashed) {
         key->hash = ngx_murmur_hash2(read->key, read->key_len)
                     ^ ((uint32_t) read->db * 0x9e3779b9);
+
+        if (read->list_db != CHAINDATA_DBI_COUNT && read->per) {
+            key->hash ^= (uint32_t) (read->offset / read->per) * 0x85ebca6b;
+        }
+
         key->hashed = 1;
     }
 
@@ -186,6 +195,7 @@ ngx_http_chaindata_hint_place(uint32_t hash)
     oldest->hash = hash;
     oldest->addr = NULL;
     oldest->rest = NULL;
+    oldest->list = NULL;
     oldest->resident = 0;
 
     return oldest;
@@ -259,7 +269,10 @@ ngx_http_chaindata_hints_resident(ngx_http_chaindata_hint_key_t *key,
     if (!ngx_http_chaindata_hints_in_memory(hint->addr, hint->len)
         || (hint->rest
             && !ngx_http_chaindata_hints_in_memory(hint->rest,
-                                                   hint->rest_len)))
+                                                   hint->rest_len))
+        || (hint->list
+            && !ngx_http_chaindata_hints_in_memory(hint->list,
+                                                   hint->list_len)))
     {
         return 0;
     }
@@ -280,9 +293,10 @@ ngx_http_chaindata_hints_note(ngx_http_chaindata_hint_key_t *key,
     hint = ngx_http_chaindata_hint_place(key->hash);
 
     if (hint->addr != record[0].mv_data
+        || hint->list != record[2].mv_data
         || hint->generation != (uint32_t) generation)
     {
-        /* another record, or it moved: mincore() asks again */
+        /* another record or chunk, or it moved: mincore() asks again */
         hint->resident = 0;
     }
 
@@ -291,6 +305,9 @@ ngx_http_chaindata_hints_note(ngx_http_chaindata_hint_key_t *key,
     hint->len = (uint32_t) ngx_min(record[0].mv_size, NGX_MAX_UINT32_VALUE);
     hint->rest = record[1].mv_data;
     hint->rest_len = (uint32_t) ngx_min(record[1].mv_size,
+                                        NGX_MAX_UINT32_VALUE);
+    hint->list = record[2].mv_data;
+    hint->list_len = (uint32_t) ngx_min(record[2].mv_size,
                                         NGX_MAX_UINT32_VALUE);
     hint->seen = (uint32_t) ngx_time();
 }

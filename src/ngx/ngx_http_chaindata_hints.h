@@ -37,7 +37,11 @@ typedef struct {
 ngx_int_t ngx_http_chaindata_hints_init(ngx_cycle_t *cycle);
 void ngx_http_chaindata_hints_exit(void);
 
-/* NGX_OK with the read's key hashed, NGX_DECLINED: no table, no guess */
+/*
+ * NGX_OK with the read's key hashed, and the first chunk of its list the
+ * page takes (pages of one list are guessed apart); NGX_DECLINED: no
+ * table, no guess
+ */
 ngx_int_t ngx_http_chaindata_hints_key(const ngx_http_chaindata_read_t *read,
     ngx_http_chaindata_hint_key_t *key);
 
@@ -47,7 +51,8 @@ ngx_uint_t ngx_http_chaindata_hints_resident(
 
 /*
  * after an answer: where its record is, record[0] (mv_data NULL: absent)
- * and the rest of a value kept in parts, record[1] (NULL: none)
+ * and the rest of a value kept in parts, record[1] (NULL: none), and the
+ * first chunk of its list the page read, record[2] (NULL: none)
  */
 void ngx_http_chaindata_hints_note(ngx_http_chaindata_hint_key_t *key,
     const MDB_val *record, ngx_uint_t generation);

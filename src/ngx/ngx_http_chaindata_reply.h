@@ -54,7 +54,7 @@ ngx_int_t ngx_http_chaindata_budget_take(ngx_http_request_t *r,
  *             reply->untold when the index cannot tell) and its ETag, if
  *             any;
  *   size      reads what the body is made of (the chunks of the page,
- *             ngx_http_chaindata_chunks_read() with reply->read), and
+ *             ngx_http_chaindata_chunks_read() with the reply), and
  *             leaves its length in reply->body.len (not called for a 304
  *             or a 412);
  *   write     copies those bytes to p and returns where they end (not
@@ -72,9 +72,12 @@ typedef struct {
     const char                        *untold;    /* a miss: why not 404 */
     chaindata_unavailable_e            untold_why;  /* its metrics reason */
     const ngx_http_chaindata_read_t   *read;      /* what describe said */
-    MDB_val                            at[2];     /* the record in the map:
+    MDB_val                            at[3];     /* the record in the map:
                                                      it, or its first part
-                                                     and the rest */
+                                                     and the rest; then the
+                                                     first chunk of its list
+                                                     the page read (its
+                                                     first part) */
     unsigned                           gzip:1;    /* of a route of pieces */
     unsigned                           fixed:1;   /* status, body: lookup's */
     const char                        *cache_control;  /* of a fixed one,

@@ -252,7 +252,7 @@ ngx_http_chaindata_page_size(ngx_http_request_t *r, void *ctx,
     chunk0.mv_data = (void *) page->h.chunk0;
     chunk0.mv_size = page->h.chunk0_len;
 
-    if (ngx_http_chaindata_chunks_read(r, &page->entries, reply->read,
+    if (ngx_http_chaindata_chunks_read(r, &page->entries, reply,
                                        page->h.count, &chunk0,
                                        "a rune list header")
         != NGX_OK)

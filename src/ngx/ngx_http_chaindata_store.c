@@ -447,7 +447,8 @@ ngx_http_chaindata_store_prefetch(MDB_val *val)
 
 typedef struct {
     ngx_pool_t  *pool;
-    MDB_val     *at;
+    MDB_val     *at;        /* a record's place: at[0], at[1] */
+    MDB_val     *first;     /* the first chunk's place, when unset */
 } ngx_http_chaindata_store_found_t;
 
 
@@ -504,6 +505,10 @@ ngx_http_chaindata_store_found(void *data, MDB_val *val, const MDB_val *part,
 
     if (f->at) {
         ngx_http_chaindata_store_at(f->at, val, part, n);
+    }
+
+    if (f->first && f->first->mv_data == NULL) {
+        *f->first = *val;
     }
 
     if (n == 0) {
@@ -563,6 +568,7 @@ ngx_http_chaindata_store_read(ngx_log_t *log, ngx_pool_t *pool,
     st = &ngx_http_chaindata_store;
     f.pool = pool;
     f.at = at;
+    f.first = NULL;
 
     rc = ngx_http_chaindata_read_record(st->txn, st->dbi, read, record,
                                         ngx_http_chaindata_store_found, &f);
@@ -591,7 +597,7 @@ ngx_http_chaindata_store_read(ngx_log_t *log, ngx_pool_t *pool,
 ngx_int_t
 ngx_http_chaindata_store_chunks(ngx_log_t *log, ngx_pool_t *pool,
     const ngx_http_chaindata_read_t *read, uint64_t count,
-    const MDB_val *chunk0, ngx_http_chaindata_plan_t *plan)
+    const MDB_val *chunk0, ngx_http_chaindata_plan_t *plan, MDB_val *at)
 {
     int                               rc;
     MDB_cursor                       *cur;
@@ -603,6 +609,7 @@ ngx_http_chaindata_store_chunks(ngx_log_t *log, ngx_pool_t *pool,
 
     f.pool = pool;
     f.at = NULL;
+    f.first = at;
 
     rc = ngx_http_chaindata_store_cursor(read->list_db, &cur);
 

@@ -49,13 +49,15 @@ const char *ngx_http_chaindata_store_failure(void);
  * the value, or the first part and the others of one kept in parts, then
  * joined in pool); the chunks of the record's list that the page takes,
  * when the record holds count items and maybe the first chunk (chunk0),
- * NGX_OK or NGX_ERROR (logged).
+ * NGX_OK or NGX_ERROR (logged), and where the first of them read lies
+ * (*at, when at is not NULL: its value, or its first part; left as it is
+ * when none is read).
  */
 ngx_int_t ngx_http_chaindata_store_read(ngx_log_t *log, ngx_pool_t *pool,
     const ngx_http_chaindata_read_t *read, MDB_val *record, MDB_val *at);
 ngx_int_t ngx_http_chaindata_store_chunks(ngx_log_t *log, ngx_pool_t *pool,
     const ngx_http_chaindata_read_t *read, uint64_t count,
-    const MDB_val *chunk0, ngx_http_chaindata_plan_t *plan);
+    const MDB_val *chunk0, ngx_http_chaindata_plan_t *plan, MDB_val *at);
 
 
 /*

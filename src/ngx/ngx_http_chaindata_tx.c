@@ -277,7 +277,7 @@ ngx_http_chaindata_tx_size(ngx_http_request_t *r, void *ctx,
     chunk0.mv_data = (void *) h->chunk0;
     chunk0.mv_size = h->chunk0_len;
 
-    if (ngx_http_chaindata_chunks_read(r, &tx->events, reply->read,
+    if (ngx_http_chaindata_chunks_read(r, &tx->events, reply,
                                        h->event_count, &chunk0,
                                        "a transaction record")
         != NGX_OK)

@@ -394,7 +394,7 @@ ngx_http_chaindata_tx3_events_size(ngx_http_request_t *r, void *ctx,
     chunk0.mv_data = (void *) tx->h.chunk0;
     chunk0.mv_size = tx->h.chunk0_len;
 
-    if (ngx_http_chaindata_chunks_read(r, &tx->events, reply->read, count,
+    if (ngx_http_chaindata_chunks_read(r, &tx->events, reply, count,
                                        &chunk0, "a v3 transaction record")
         != NGX_OK)
     {
