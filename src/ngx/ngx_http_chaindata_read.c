@@ -38,7 +38,7 @@ ngx_http_chaindata_read_found(MDB_cursor *cur, chaindata_dbi_e db,
 
 
 int
-ngx_http_chaindata_read_record(MDB_txn *txn, MDB_dbi *dbi,
+ngx_http_chaindata_read_record(MDB_txn *txn, MDB_dbi *dbi, MDB_cursor *kept,
     const ngx_http_chaindata_read_t *read, MDB_val *record,
     ngx_http_chaindata_found_pt found, void *data)
 {
@@ -58,9 +58,13 @@ ngx_http_chaindata_read_record(MDB_txn *txn, MDB_dbi *dbi,
 
     /* its parts are the keys after it: a cursor, only for such a value */
 
-    rc = mdb_cursor_open(txn, dbi[read->db], &cur);
-    if (rc != 0) {
-        return rc;
+    cur = kept;
+
+    if (cur == NULL) {
+        rc = mdb_cursor_open(txn, dbi[read->db], &cur);
+        if (rc != 0) {
+            return rc;
+        }
     }
 
     rc = mdb_cursor_get(cur, &k, record, MDB_SET);
@@ -70,7 +74,9 @@ ngx_http_chaindata_read_record(MDB_txn *txn, MDB_dbi *dbi,
                                            data);
     }
 
-    mdb_cursor_close(cur);
+    if (kept == NULL) {
+        mdb_cursor_close(cur);
+    }
 
     return rc;
 }

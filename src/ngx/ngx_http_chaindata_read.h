@@ -85,11 +85,12 @@ typedef int (*ngx_http_chaindata_found_pt)(void *data, MDB_val *val,
 
 
 /*
- * The record (a cursor opened for its parts only when it has some): 0,
- * MDB_NOTFOUND, LMDB's error, or CHAINDATA_PARTS_DAMAGED.
+ * The record, its parts found with kept (a cursor of the read's db in txn)
+ * when it has some, or with a cursor opened for them when kept is NULL:
+ * 0, MDB_NOTFOUND, LMDB's error, or CHAINDATA_PARTS_DAMAGED.
  */
 int ngx_http_chaindata_read_record(MDB_txn *txn, MDB_dbi *dbi,
-    const ngx_http_chaindata_read_t *read, MDB_val *record,
+    MDB_cursor *kept, const ngx_http_chaindata_read_t *read, MDB_val *record,
     ngx_http_chaindata_found_pt found, void *data);
 
 /*

@@ -562,6 +562,7 @@ ngx_http_chaindata_store_read(ngx_log_t *log, ngx_pool_t *pool,
     const ngx_http_chaindata_read_t *read, MDB_val *record, MDB_val *at)
 {
     int                               rc;
+    MDB_cursor                       *cur;
     ngx_http_chaindata_store_t       *st;
     ngx_http_chaindata_store_found_t  f;
 
@@ -570,8 +571,15 @@ ngx_http_chaindata_store_read(ngx_log_t *log, ngx_pool_t *pool,
     f.at = at;
     f.first = NULL;
 
-    rc = ngx_http_chaindata_read_record(st->txn, st->dbi, read, record,
-                                        ngx_http_chaindata_store_found, &f);
+    /* the kept cursor finds a value's parts: no cursor allocated a request */
+    rc = ngx_http_chaindata_store_cursor(read->db, &cur);
+
+    if (rc == 0) {
+        rc = ngx_http_chaindata_read_record(st->txn, st->dbi, cur, read,
+                                            record,
+                                            ngx_http_chaindata_store_found,
+                                            &f);
+    }
 
     if (rc == 0) {
         return NGX_OK;

@@ -451,7 +451,7 @@ ngx_http_chaindata_threads_warm(void *data, ngx_log_t *log)
 
     joined = NULL;
 
-    rc = ngx_http_chaindata_read_record(txn, dbi, &t->read, &v,
+    rc = ngx_http_chaindata_read_record(txn, dbi, NULL, &t->read, &v,
                                         ngx_http_chaindata_threads_touch,
                                         &joined);
 
