@@ -37,7 +37,8 @@ void ngx_http_chaindata_threads_exit(void);
  * Before a route reads the index (ngx_http_chaindata_read.h), and after:
  * NGX_DONE, the request resumes once the read is warm, or NGX_DECLINED;
  * note says where the record was (record[0].mv_data NULL: absent; record[1]
- * the other parts of a value kept in parts, ngx_http_chaindata_hints_note()).
+ * the other parts of a value kept in parts, record[2] the first chunk of
+ * its list the page read: ngx_http_chaindata_hints_note()).
  */
 ngx_int_t ngx_http_chaindata_threads_post(ngx_http_request_t *r,
     const ngx_http_chaindata_read_t *read, ngx_http_chaindata_hint_key_t *key);
