@@ -188,4 +188,30 @@ sub known {
     $ng->stop;
 }
 
+# 5. each transaction route alone, on an index of runes alone: the
+# worker says at start that it has no feed behind it, v3 as v1 (the v3
+# route once said nothing and answered every miss 503)
+{
+    my $db = index_of(block('runes', 840000, "$ACT\n"));
+    my %alone = (
+        chaindata_tx    => [ '/extended/v1/tx/',
+                             "/extended/v1/tx/$UNKNOWN_TX" ],
+        chaindata_tx_v3 => [ '/extended/v3/transactions/',
+                             "/extended/v3/transactions/$UNKNOWN_TX" ],
+    );
+    for my $directive (sort keys %alone) {
+        my ($prefix, $miss) = @{ $alone{$directive} };
+        my $ng = ChainData::Test::Nginx->start(db => $db,
+            locations => "        location $prefix { $directive; }\n");
+        my $r = http_get($ng->port, $miss);
+        is($r->{status}, 503, "$directive alone: a miss is a 503");
+        like($r->{body}, qr/the index holds no stacks feed/,
+             "$directive alone: saying why");
+        like($ng->error_log,
+             qr/\[warn\].*the transaction routes have no feed behind them/,
+             "$directive alone: the worker says its routes have no feed");
+        $ng->stop;
+    }
+}
+
 done_testing();

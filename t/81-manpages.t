@@ -29,11 +29,16 @@ is($code, 0, 'make man') or diag("$out$err");
 my $page = slurp("$root/build/man/chaindata.8");
 
 # the names of the module's directives and variables, from its
-# ngx_command_t and ngx_http_variable_t tables
+# ngx_command_t and ngx_http_variable_t tables, and the routes' directives
+# from their list
 my @names;
 for my $f (glob("$root/src/ngx/*.c")) {
     push @names, slurp($f) =~ /\{[ \t]*ngx_string\("(chaindata_\w+)"\)/g;
 }
+my @routes = slurp("$root/src/core/chaindata_routes.h")
+    =~ /\b(?:ROUTE|UNCOUNTED)\(\w+, "(chaindata_\w+)"/g;
+ok(@routes >= 8, scalar(@routes) . ' route directives in chaindata_routes.h');
+push @names, @routes;
 ok(@names >= 10, scalar(@names) . ' directives and variables in src/ngx');
 for my $n (@names) {
     like($page, qr/\\fB\$?\Q$n\E\b/, "chaindata(8) documents $n");

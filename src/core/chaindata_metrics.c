@@ -11,9 +11,10 @@
 #include "chaindata_metrics.h"
 
 
+#define CHAINDATA_ROUTE_NAME(id, directive, feed, flags)  #id,
+
 const char  *chaindata_route_names[CHAINDATA_ROUTES] = {
-    "tx", "rune_activity", "rune_balances", "chainhook", "migration",
-    "status", "tx_v3"
+    CHAINDATA_ROUTE_LIST(CHAINDATA_ROUTE_NAME, CHAINDATA_ROUTE_UNCOUNTED)
 };
 
 

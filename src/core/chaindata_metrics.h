@@ -16,17 +16,18 @@
 
 #include <stdint.h>
 
+#include "chaindata_routes.h"
 #include "chaindata_sbuf.h"
 
 
+/* the counted routes of chaindata_routes.h, CHAINDATA_ROUTE_<id>, in order */
+
+#define CHAINDATA_ROUTE_COUNTED(id, directive, feed, flags)                  \
+    CHAINDATA_ROUTE_##id,
+#define CHAINDATA_ROUTE_UNCOUNTED(id, directive, feed, flags)
+
 typedef enum {
-    CHAINDATA_ROUTE_TX = 0,
-    CHAINDATA_ROUTE_RUNE_ACTIVITY,
-    CHAINDATA_ROUTE_RUNE_BALANCES,
-    CHAINDATA_ROUTE_CHAINHOOK,
-    CHAINDATA_ROUTE_MIGRATION,
-    CHAINDATA_ROUTE_STATUS,
-    CHAINDATA_ROUTE_TX_V3,
+    CHAINDATA_ROUTE_LIST(CHAINDATA_ROUTE_COUNTED, CHAINDATA_ROUTE_UNCOUNTED)
     CHAINDATA_ROUTES
 } chaindata_route_e;
 
@@ -84,6 +85,7 @@ typedef struct {
 } chaindata_metrics_t;
 
 
+/* the counted routes' labels: their ids */
 extern const char      *chaindata_route_names[CHAINDATA_ROUTES];
 extern const char      *chaindata_unavailable_names[
                             CHAINDATA_UNAVAILABLE_REASONS];

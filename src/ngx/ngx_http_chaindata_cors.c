@@ -29,6 +29,7 @@
 #include <ngx_core.h>
 #include <ngx_http.h>
 
+#include "ngx_http_chaindata_cors.h"
 #include "ngx_http_chaindata_module.h"
 #include "ngx_http_chaindata_send.h"
 
@@ -60,7 +61,7 @@ ngx_http_chaindata_cors_conf(ngx_http_request_t *r)
 
     lcf = ngx_http_get_module_loc_conf(r, ngx_http_chaindata_module);
 
-    if (!lcf->cors || lcf->cors_route == NGX_HTTP_CHAINDATA_CORS_NONE) {
+    if (!lcf->cors || (lcf->route->flags & CHAINDATA_ROUTE_NO_CORS)) {
         return NULL;
     }
 
@@ -116,7 +117,7 @@ ngx_http_chaindata_cors_header_filter(ngx_http_request_t *r)
     lcf = ngx_http_get_module_loc_conf(r, ngx_http_chaindata_module);
 
     /* upstream's v1 transaction route is deprecated: every answer says so */
-    if (r == r->main && lcf->deprecated_v1
+    if (r == r->main && (lcf->route->flags & CHAINDATA_ROUTE_WARNS_V1)
         && ngx_http_chaindata_add_header(r, "Warning",
                                          &ngx_http_chaindata_v1_warning)
            != NGX_OK)
@@ -137,7 +138,7 @@ ngx_http_chaindata_cors_header_filter(ngx_http_request_t *r)
         return NGX_ERROR;
     }
 
-    if (lcf->cors_route == NGX_HTTP_CHAINDATA_CORS_STACKS
+    if ((lcf->route->flags & CHAINDATA_ROUTE_CORS_STACKS)
         && ngx_http_chaindata_add_header(r, "Access-Control-Expose-Headers",
                                          &ngx_http_chaindata_cors_expose)
            != NGX_OK)

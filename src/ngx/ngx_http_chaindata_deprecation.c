@@ -16,6 +16,7 @@
 #include <ngx_core.h>
 #include <ngx_http.h>
 
+#include "ngx_http_chaindata_deprecation.h"
 #include "ngx_http_chaindata_module.h"
 #include "ngx_http_chaindata_reply.h"
 

@@ -309,8 +309,8 @@ ngx_http_chaindata_metrics_init_zone(ngx_shm_zone_t *shm_zone, void *data)
 
 
 /*
- * the route a location serves (chaindata_route_e, told by its directive:
- * ngx_http_chaindata_module.c); CHAINDATA_ROUTES: none
+ * the route a location serves (chaindata_route_e, its descriptor's:
+ * ngx_http_chaindata_routes.h); CHAINDATA_ROUTES: none
  */
 
 static chaindata_route_e
@@ -320,7 +320,7 @@ ngx_http_chaindata_metrics_route(ngx_http_request_t *r)
 
     lcf = ngx_http_get_module_loc_conf(r, ngx_http_chaindata_module);
 
-    return (chaindata_route_e) lcf->route;
+    return (chaindata_route_e) lcf->route->metrics;
 }
 
 

@@ -21,6 +21,7 @@
 #include <ngx_http.h>
 
 #include "chaindata_migration_map.h"
+#include "ngx_http_chaindata_deprecation.h"
 #include "ngx_http_chaindata_migration.h"
 #include "ngx_http_chaindata_module.h"
 #include "ngx_http_chaindata_reply.h"
@@ -108,7 +109,8 @@ ngx_http_chaindata_merge_migration(ngx_conf_t *cf,
     ngx_conf_merge_value(conf->migration_redirect, prev->migration_redirect,
                          0);
 
-    if (conf->migration && conf->migration_redirect
+    if ((conf->route->flags & CHAINDATA_ROUTE_MIGRATION_MAP)
+        && conf->migration_redirect
         && conf->migration_base.len == 0)
     {
         ngx_conf_log_error(NGX_LOG_EMERG, cf, 0,

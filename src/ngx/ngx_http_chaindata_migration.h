@@ -1,8 +1,9 @@
 
 /*
- * chaindata: what the deprecated endpoints' handler
+ * chaindata: the deprecated endpoints' directives and what their handler
  * (ngx_http_chaindata_migration.c) and the writer of their bodies
- * (ngx_http_chaindata_migration_body.c) share.
+ * (ngx_http_chaindata_migration_body.c) share; the handler is declared
+ * with the other routes' (ngx_http_chaindata_routes.h).
  */
 
 
@@ -40,6 +41,10 @@ typedef struct {
 
 
 /* ngx_http_chaindata_migration.c */
+char *ngx_http_chaindata_migration_base(ngx_conf_t *cf, ngx_command_t *cmd,
+    void *conf);
+char *ngx_http_chaindata_merge_migration(ngx_conf_t *cf,
+    ngx_http_chaindata_loc_conf_t *prev, ngx_http_chaindata_loc_conf_t *conf);
 ngx_str_t *ngx_http_chaindata_mig_base(ngx_http_chaindata_loc_conf_t *lcf,
     const chaindata_mig_row_t *row);
 ngx_int_t ngx_http_chaindata_mig_url(ngx_pool_t *pool, ngx_str_t *base,

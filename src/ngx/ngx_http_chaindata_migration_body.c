@@ -13,6 +13,7 @@
 
 #include "chaindata_escape.h"
 #include "chaindata_migration_map.h"
+#include "ngx_http_chaindata_deprecation.h"
 #include "ngx_http_chaindata_migration.h"
 #include "ngx_http_chaindata_module.h"
 #include "ngx_http_chaindata_reply.h"

@@ -11,11 +11,17 @@
 #include <ngx_http.h>
 
 #include "chaindata_metrics.h"
+#include "ngx_http_chaindata_budget.h"
+#include "ngx_http_chaindata_cors.h"
+#include "ngx_http_chaindata_deprecation.h"
 #include "ngx_http_chaindata_env.h"
-#include "ngx_http_chaindata_module.h"
-#include "ngx_http_chaindata_store.h"
 #include "ngx_http_chaindata_gzip.h"
+#include "ngx_http_chaindata_migration.h"
+#include "ngx_http_chaindata_module.h"
+#include "ngx_http_chaindata_redact.h"
+#include "ngx_http_chaindata_redact_log.h"
 #include "ngx_http_chaindata_reply.h"
+#include "ngx_http_chaindata_store.h"
 #include "ngx_http_chaindata_threads.h"
 
 
@@ -44,7 +50,43 @@ static ngx_conf_num_bounds_t  ngx_http_chaindata_max_readers_bounds = {
 };
 
 
+/*
+ * Each route's descriptor and location directive, from the list of routes
+ * (src/core/chaindata_routes.h).
+ */
+
+#define NGX_HTTP_CHAINDATA_ROUTE_DESC(id, directive, feed, flags)            \
+    const ngx_http_chaindata_route_desc_t  ngx_http_chaindata_##id##_desc = { \
+        ngx_http_chaindata_##id##_handler, CHAINDATA_ROUTE_##id, feed, flags  \
+    };
+
+#define NGX_HTTP_CHAINDATA_UNCOUNTED_DESC(id, directive, feed, flags)        \
+    const ngx_http_chaindata_route_desc_t  ngx_http_chaindata_##id##_desc = { \
+        ngx_http_chaindata_##id##_handler, CHAINDATA_ROUTES, feed, flags      \
+    };
+
+CHAINDATA_ROUTE_LIST(NGX_HTTP_CHAINDATA_ROUTE_DESC,
+                     NGX_HTTP_CHAINDATA_UNCOUNTED_DESC)
+
+
+const ngx_http_chaindata_route_desc_t  ngx_http_chaindata_no_route = {
+    NULL, CHAINDATA_ROUTES, CHAINDATA_ROUTE_NO_FEED, CHAINDATA_ROUTE_NO_CORS
+};
+
+
+#define NGX_HTTP_CHAINDATA_ROUTE_COMMAND(id, directive, feed, flags)         \
+    { ngx_string(directive),                                                 \
+      NGX_HTTP_LOC_CONF|NGX_CONF_NOARGS,                                     \
+      ngx_http_chaindata_handler_slot,                                       \
+      NGX_HTTP_LOC_CONF_OFFSET,                                              \
+      0,                                                                     \
+      (void *) &ngx_http_chaindata_##id##_desc },
+
+
 static ngx_command_t  ngx_http_chaindata_commands[] = {
+
+    CHAINDATA_ROUTE_LIST(NGX_HTTP_CHAINDATA_ROUTE_COMMAND,
+                         NGX_HTTP_CHAINDATA_ROUTE_COMMAND)
 
     { ngx_string("chaindata_db"),
       NGX_HTTP_MAIN_CONF|NGX_CONF_TAKE1,
@@ -66,48 +108,6 @@ static ngx_command_t  ngx_http_chaindata_commands[] = {
       NGX_HTTP_MAIN_CONF_OFFSET,
       0,
       NULL },
-
-    { ngx_string("chaindata_tx"),
-      NGX_HTTP_LOC_CONF|NGX_CONF_NOARGS,
-      ngx_http_chaindata_handler_slot,
-      NGX_HTTP_LOC_CONF_OFFSET,
-      0,
-      ngx_http_chaindata_tx_handler },
-
-    { ngx_string("chaindata_tx_v3"),
-      NGX_HTTP_LOC_CONF|NGX_CONF_NOARGS,
-      ngx_http_chaindata_handler_slot,
-      NGX_HTTP_LOC_CONF_OFFSET,
-      0,
-      ngx_http_chaindata_tx_v3_handler },
-
-    { ngx_string("chaindata_status"),
-      NGX_HTTP_LOC_CONF|NGX_CONF_NOARGS,
-      ngx_http_chaindata_handler_slot,
-      NGX_HTTP_LOC_CONF_OFFSET,
-      0,
-      ngx_http_chaindata_status_handler },
-
-    { ngx_string("chaindata_chainhook_status"),
-      NGX_HTTP_LOC_CONF|NGX_CONF_NOARGS,
-      ngx_http_chaindata_handler_slot,
-      NGX_HTTP_LOC_CONF_OFFSET,
-      0,
-      ngx_http_chaindata_chainhook_handler },
-
-    { ngx_string("chaindata_rune_activity"),
-      NGX_HTTP_LOC_CONF|NGX_CONF_NOARGS,
-      ngx_http_chaindata_handler_slot,
-      NGX_HTTP_LOC_CONF_OFFSET,
-      0,
-      ngx_http_chaindata_rune_activity_handler },
-
-    { ngx_string("chaindata_rune_balances"),
-      NGX_HTTP_LOC_CONF|NGX_CONF_NOARGS,
-      ngx_http_chaindata_handler_slot,
-      NGX_HTTP_LOC_CONF_OFFSET,
-      0,
-      ngx_http_chaindata_rune_balances_handler },
 
     { ngx_string("chaindata_body_budget"),
       NGX_HTTP_MAIN_CONF|NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_TAKE1,
@@ -144,13 +144,6 @@ static ngx_command_t  ngx_http_chaindata_commands[] = {
       0,
       NULL },
 
-    { ngx_string("chaindata_migration"),
-      NGX_HTTP_LOC_CONF|NGX_CONF_NOARGS,
-      ngx_http_chaindata_handler_slot,
-      NGX_HTTP_LOC_CONF_OFFSET,
-      0,
-      ngx_http_chaindata_migration_handler },
-
     { ngx_string("chaindata_migration_base"),
       NGX_HTTP_MAIN_CONF|NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_TAKE1,
       ngx_http_chaindata_migration_base,
@@ -164,13 +157,6 @@ static ngx_command_t  ngx_http_chaindata_commands[] = {
       NGX_HTTP_LOC_CONF_OFFSET,
       offsetof(ngx_http_chaindata_loc_conf_t, migration_base_brc20),
       NULL },
-
-    { ngx_string("chaindata_error"),
-      NGX_HTTP_LOC_CONF|NGX_CONF_NOARGS,
-      ngx_http_chaindata_handler_slot,
-      NGX_HTTP_LOC_CONF_OFFSET,
-      0,
-      ngx_http_chaindata_error_handler },
 
     { ngx_string("chaindata_migration_redirect"),
       NGX_HTTP_MAIN_CONF|NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_FLAG,
@@ -377,14 +363,12 @@ ngx_http_chaindata_create_loc_conf(ngx_conf_t *cf)
      *
      *     lcf->deprecation_link = { 0, NULL };
      *     lcf->successor_link = { 0, NULL };
-     *     lcf->migration = 0;
      *     lcf->migration_base = { 0, NULL };
      *     lcf->migration_base_brc20 = { 0, NULL };
-     *     lcf->cors_route = NGX_HTTP_CHAINDATA_CORS_NONE;
      *     lcf->miss_fallback = { 0, NULL };
      */
 
-    lcf->route = CHAINDATA_ROUTES;
+    lcf->route = &ngx_http_chaindata_no_route;
     lcf->deprecation = NGX_CONF_UNSET;
     lcf->sunset = NGX_CONF_UNSET;
     lcf->migration_redirect = NGX_CONF_UNSET;
@@ -413,7 +397,7 @@ ngx_http_chaindata_merge_loc_conf(ngx_conf_t *cf, void *parent, void *child)
     ngx_conf_merge_size_value(conf->body_budget, prev->body_budget,
                               NGX_HTTP_CHAINDATA_BODY_BUDGET);
 
-    /* upstream sends CORS by default; cors_route is the location's own */
+    /* upstream sends CORS by default; the route is the location's own */
     ngx_conf_merge_value(conf->cors, prev->cors, 1);
     ngx_conf_merge_str_value(conf->miss_fallback, prev->miss_fallback, "");
 
@@ -459,49 +443,8 @@ ngx_http_chaindata_db(ngx_conf_t *cf, ngx_command_t *cmd, void *conf)
 
 
 /*
- * The route a location's content handler serves, for the traffic counters
- * (ngx_http_chaindata_metrics.c); CHAINDATA_ROUTES: none.
- */
-
-static chaindata_route_e
-ngx_http_chaindata_route_of(ngx_http_handler_pt handler)
-{
-    if (handler == ngx_http_chaindata_tx_handler) {
-        return CHAINDATA_ROUTE_TX;
-    }
-
-    if (handler == ngx_http_chaindata_tx_v3_handler) {
-        return CHAINDATA_ROUTE_TX_V3;
-    }
-
-    if (handler == ngx_http_chaindata_rune_activity_handler) {
-        return CHAINDATA_ROUTE_RUNE_ACTIVITY;
-    }
-
-    if (handler == ngx_http_chaindata_rune_balances_handler) {
-        return CHAINDATA_ROUTE_RUNE_BALANCES;
-    }
-
-    if (handler == ngx_http_chaindata_chainhook_handler) {
-        return CHAINDATA_ROUTE_CHAINHOOK;
-    }
-
-    if (handler == ngx_http_chaindata_migration_handler) {
-        return CHAINDATA_ROUTE_MIGRATION;
-    }
-
-    if (handler == ngx_http_chaindata_status_handler) {
-        return CHAINDATA_ROUTE_STATUS;
-    }
-
-    return CHAINDATA_ROUTES;
-}
-
-
-/*
- * The location directives that name a content handler (cmd->post).  The
- * error bodies and the deprecated endpoints read no index: they need no
- * chaindata_db.
+ * The location directives of the routes: cmd->post is the route's
+ * descriptor, which says all there is to know of it here.
  */
 
 static char *
@@ -510,51 +453,33 @@ ngx_http_chaindata_handler_slot(ngx_conf_t *cf, ngx_command_t *cmd,
 {
     ngx_http_chaindata_loc_conf_t  *lcf = conf;
 
-    ngx_http_core_loc_conf_t        *clcf;
-    ngx_http_chaindata_main_conf_t  *mcf;
+    ngx_http_core_loc_conf_t               *clcf;
+    ngx_http_chaindata_main_conf_t         *mcf;
+    const ngx_http_chaindata_route_desc_t  *route;
 
+    route = cmd->post;
     clcf = ngx_http_conf_get_module_loc_conf(cf, ngx_http_core_module);
 
     if (clcf->handler) {
         return "conflicts with another content handler in this location";
     }
 
-    clcf->handler = (ngx_http_handler_pt) cmd->post;
-    lcf->route = ngx_http_chaindata_route_of(clcf->handler);
+    clcf->handler = route->handler;
+    lcf->route = route;
 
-    /* the Stacks API exposes its version header (ngx_http_chaindata_cors.c) */
-    if (clcf->handler == ngx_http_chaindata_tx_handler
-        || clcf->handler == ngx_http_chaindata_tx_v3_handler)
-    {
-        lcf->cors_route = NGX_HTTP_CHAINDATA_CORS_STACKS;
-        lcf->deprecated_v1 = (clcf->handler == ngx_http_chaindata_tx_handler);
-
-    } else if (clcf->handler != ngx_http_chaindata_status_handler) {
-        lcf->cors_route = NGX_HTTP_CHAINDATA_CORS_ROUTE;
-    }
-
-    if (clcf->handler == ngx_http_chaindata_error_handler) {
-        return NGX_CONF_OK;
-    }
-
-    if (clcf->handler == ngx_http_chaindata_migration_handler) {
-        lcf->migration = 1;
+    if (!(route->flags & CHAINDATA_ROUTE_READS_INDEX)) {
         return NGX_CONF_OK;
     }
 
     mcf = ngx_http_conf_get_module_main_conf(cf, ngx_http_chaindata_module);
     mcf->handlers++;
 
-    if (clcf->handler == ngx_http_chaindata_chainhook_handler) {
+    if (route->flags & CHAINDATA_ROUTE_API_KEY) {
         mcf->chainhook++;
+    }
 
-    } else if (clcf->handler == ngx_http_chaindata_tx_handler) {
-        mcf->chains |= 1 << CHAINDATA_HISTORY_STACKS;
-
-    } else if (clcf->handler == ngx_http_chaindata_rune_activity_handler
-               || clcf->handler == ngx_http_chaindata_rune_balances_handler)
-    {
-        mcf->chains |= 1 << CHAINDATA_HISTORY_RUNES;
+    if (route->feed != CHAINDATA_ROUTE_NO_FEED) {
+        mcf->chains |= 1 << route->feed;
     }
 
     return NGX_CONF_OK;

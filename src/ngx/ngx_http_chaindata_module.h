@@ -1,6 +1,7 @@
 
 /*
- * chaindata: what the module's files share.
+ * chaindata: the module's configuration, which its files share; each
+ * file's functions are declared in its own header.
  */
 
 
@@ -12,6 +13,8 @@
 #include <ngx_core.h>
 #include <ngx_http.h>
 
+#include "ngx_http_chaindata_routes.h"
+
 
 typedef struct {
     ngx_str_t    db;              /* chaindata_db */
@@ -19,7 +22,7 @@ typedef struct {
     void        *thread_pool;     /* chaindata_threads, or NULL */
     ngx_int_t    thread_nice;     /* chaindata_threads nice= */
     ngx_uint_t   handlers;        /* locations that read the index */
-    ngx_uint_t   chainhook;       /* of them, chainhook status locations */
+    ngx_uint_t   chainhook;       /* of them, those whose paths carry a key */
     ngx_uint_t   chains;          /* the chains the routes serve, 1 << each
                                      chaindata_history_source_e */
     ngx_array_t  error_logs;      /* ngx_log_t *: the servers' and locations' */
@@ -37,25 +40,8 @@ typedef struct {
 } ngx_http_chaindata_fallback_t;
 
 
-/* the CORS headers of a location's answers (ngx_http_chaindata_cors.c) */
-typedef enum {
-    NGX_HTTP_CHAINDATA_CORS_NONE = 0,   /* no route here, chaindata_status */
-    NGX_HTTP_CHAINDATA_CORS_ROUTE,      /* the Runes API's, the others' */
-    NGX_HTTP_CHAINDATA_CORS_STACKS      /* the Stacks API's: X-API-Version */
-} ngx_http_chaindata_cors_e;
-
-
 /* a date that is not set (NGX_CONF_UNSET is "not configured") */
 #define NGX_HTTP_CHAINDATA_NO_DATE  ((time_t) -2)
-
-/*
- * The deprecation of the Bitcoin-layer routes, at 00:00:00 UTC: announced
- * 6 February 2026, effective 9 March 2026 (doc/module.md,
- * chaindata_deprecation and the 410 body).  The effective date is
- * chaindata_deprecation's default.
- */
-#define NGX_HTTP_CHAINDATA_DEPRECATION_ANNOUNCED  1770336000
-#define NGX_HTTP_CHAINDATA_DEPRECATION_EFFECTIVE  1773014400
 
 
 typedef struct {
@@ -64,7 +50,6 @@ typedef struct {
     ngx_str_t    deprecation_link;
     ngx_str_t    successor_link;
 
-    ngx_flag_t   migration;       /* chaindata_migration here */
     ngx_flag_t   migration_redirect;
     ngx_str_t    migration_base;
     ngx_str_t    migration_base_brc20;
@@ -72,11 +57,10 @@ typedef struct {
     size_t       body_budget;     /* chaindata_body_budget */
 
     ngx_flag_t   cors;            /* chaindata_cors */
-    ngx_uint_t   cors_route;      /* this location's, not inherited */
-    ngx_uint_t   deprecated_v1;   /* v1's Warning: 299 (not inherited) */
-    ngx_uint_t   route;           /* chaindata_route_e of this location's
-                                     handler, CHAINDATA_ROUTES: none (not
-                                     inherited) */
+
+    /* the route served here, or ngx_http_chaindata_no_route (not inherited) */
+    const ngx_http_chaindata_route_desc_t  *route;
+
     ngx_str_t    miss_fallback;   /* chaindata_miss_fallback: "@name" */
 } ngx_http_chaindata_loc_conf_t;
 
@@ -87,69 +71,5 @@ typedef struct {
 
 extern ngx_module_t  ngx_http_chaindata_module;
 
-
-/* ngx_http_chaindata_tx.c */
-ngx_int_t ngx_http_chaindata_tx_handler(ngx_http_request_t *r);
-/* a 302 to the request's path with "0x" before the id, then tail */
-ngx_int_t ngx_http_chaindata_tx_add_prefix(ngx_http_request_t *r,
-    const u_char *id, size_t len, const char *tail, ngx_str_t *etag);
-
-/* ngx_http_chaindata_tx_v3.c */
-ngx_int_t ngx_http_chaindata_tx_v3_handler(ngx_http_request_t *r);
-
-/* ngx_http_chaindata_runes.c */
-ngx_int_t ngx_http_chaindata_rune_activity_handler(ngx_http_request_t *r);
-ngx_int_t ngx_http_chaindata_rune_balances_handler(ngx_http_request_t *r);
-
-/* ngx_http_chaindata_chainhook.c */
-ngx_int_t ngx_http_chaindata_chainhook_handler(ngx_http_request_t *r);
-
-/* ngx_http_chaindata_redact.c */
-ngx_int_t ngx_http_chaindata_redact_add_variables(ngx_conf_t *cf);
-ngx_int_t ngx_http_chaindata_redact_init(ngx_conf_t *cf);
-
-/* ngx_http_chaindata_budget.c */
-ngx_int_t ngx_http_chaindata_budget_conf(ngx_conf_t *cf,
-    ngx_http_chaindata_main_conf_t *mcf);
-void ngx_http_chaindata_budget_init(ngx_cycle_t *cycle,
-    ngx_http_chaindata_main_conf_t *mcf);
-void ngx_http_chaindata_budget_done(void);
-
-/* ngx_http_chaindata_redact_log.c */
-ngx_int_t ngx_http_chaindata_redact_log_note(ngx_conf_t *cf,
-    ngx_http_chaindata_main_conf_t *mcf);
-ngx_int_t ngx_http_chaindata_redact_log_init(ngx_cycle_t *cycle,
-    ngx_http_chaindata_main_conf_t *mcf);
-void ngx_http_chaindata_redact_log_done(void);
-
-/* ngx_http_chaindata_error.c */
-ngx_int_t ngx_http_chaindata_error_handler(ngx_http_request_t *r);
-
-/* ngx_http_chaindata_deprecation.c */
-char *ngx_http_chaindata_deprecation(ngx_conf_t *cf, ngx_command_t *cmd,
-    void *conf);
-char *ngx_http_chaindata_sunset(ngx_conf_t *cf, ngx_command_t *cmd,
-    void *conf);
-char *ngx_http_chaindata_link(ngx_conf_t *cf, ngx_command_t *cmd,
-    void *conf);
-char *ngx_http_chaindata_merge_deprecation(ngx_conf_t *cf,
-    ngx_http_chaindata_loc_conf_t *prev, ngx_http_chaindata_loc_conf_t *conf);
-ngx_int_t ngx_http_chaindata_deprecation_headers(ngx_http_request_t *r);
-ngx_int_t ngx_http_chaindata_deprecation_headers_with(ngx_http_request_t *r,
-    ngx_str_t *successor);
-
-/* ngx_http_chaindata_cors.c */
-ngx_int_t ngx_http_chaindata_cors_init(ngx_conf_t *cf);
-ngx_int_t ngx_http_chaindata_cors_preflight(ngx_http_request_t *r);
-
-/* ngx_http_chaindata_status.c */
-ngx_int_t ngx_http_chaindata_status_handler(ngx_http_request_t *r);
-
-/* ngx_http_chaindata_migration.c */
-ngx_int_t ngx_http_chaindata_migration_handler(ngx_http_request_t *r);
-char *ngx_http_chaindata_migration_base(ngx_conf_t *cf, ngx_command_t *cmd,
-    void *conf);
-char *ngx_http_chaindata_merge_migration(ngx_conf_t *cf,
-    ngx_http_chaindata_loc_conf_t *prev, ngx_http_chaindata_loc_conf_t *conf);
 
 #endif /* _NGX_HTTP_CHAINDATA_MODULE_H_INCLUDED_ */

@@ -22,6 +22,7 @@
 #include "chaindata_chainhook_path.h"
 #include "chaindata_layout.h"
 #include "ngx_http_chaindata_module.h"
+#include "ngx_http_chaindata_redact.h"
 #include "ngx_http_chaindata_reply.h"
 
 
@@ -84,11 +85,11 @@ ngx_http_chaindata_redact_uri(ngx_pool_t *pool, ngx_str_t *uri,
 static ngx_uint_t
 ngx_http_chaindata_in_route(ngx_http_request_t *r)
 {
-    ngx_http_core_loc_conf_t  *clcf;
+    ngx_http_chaindata_loc_conf_t  *lcf;
 
-    clcf = ngx_http_get_module_loc_conf(r, ngx_http_core_module);
+    lcf = ngx_http_get_module_loc_conf(r, ngx_http_chaindata_module);
 
-    return clcf->handler == ngx_http_chaindata_chainhook_handler;
+    return (lcf->route->flags & CHAINDATA_ROUTE_API_KEY) != 0;
 }
 
 

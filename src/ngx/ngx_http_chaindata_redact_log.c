@@ -27,6 +27,7 @@
 
 #include "chaindata_chainhook_path.h"
 #include "ngx_http_chaindata_module.h"
+#include "ngx_http_chaindata_redact_log.h"
 
 
 /*

@@ -10,6 +10,7 @@
 #include <ngx_http.h>
 
 #include "chaindata_schema.h"
+#include "ngx_http_chaindata_cors.h"
 #include "ngx_http_chaindata_gzip.h"
 #include "ngx_http_chaindata_metrics.h"
 #include "ngx_http_chaindata_module.h"
@@ -150,18 +151,27 @@ ngx_http_chaindata_send_bad_target(ngx_http_request_t *r,
  */
 
 ngx_int_t
-ngx_http_chaindata_miss_history(ngx_http_request_t *r,
-    chaindata_history_source_e source, ngx_http_chaindata_reply_t *reply)
+ngx_http_chaindata_miss_history(ngx_http_request_t *r, ngx_int_t feed,
+    ngx_http_chaindata_reply_t *reply)
 {
     u_char                          *p;
     size_t                           len;
     chaindata_history_t              h;
-    const chaindata_history_feed_t  *feed;
+    const chaindata_history_feed_t  *chain;
 
     reply->untold = NULL;
     reply->untold_why = CHAINDATA_UNAVAILABLE_NO_HISTORY;
 
-    if (ngx_http_chaindata_store_history(r->connection->log, source, &h)
+    if (feed == CHAINDATA_ROUTE_NO_FEED) {
+        ngx_log_error(NGX_LOG_ALERT, r->connection->log, 0,
+                      "chaindata: a miss of a route whose line in "
+                      "chaindata_routes.h names no feed");
+        return NGX_ERROR;
+    }
+
+    if (ngx_http_chaindata_store_history(r->connection->log,
+                                         (chaindata_history_source_e) feed,
+                                         &h)
         != NGX_OK)
     {
         return NGX_ERROR;
@@ -171,11 +181,11 @@ ngx_http_chaindata_miss_history(ngx_http_request_t *r,
         return NGX_OK;
     }
 
-    feed = &chaindata_history_feeds[source];
+    chain = &chaindata_history_feeds[feed];
 
     len = sizeof("the index's  feed holds blocks from  on, not from the "
                  "chain's first (): what this request names may be in an "
-                 "earlier block") + ngx_strlen(feed->source)
+                 "earlier block") + ngx_strlen(chain->source)
           + 2 * NGX_INT64_LEN;
 
     p = ngx_pnalloc(r->pool, len);
@@ -191,17 +201,17 @@ ngx_http_chaindata_miss_history(ngx_http_request_t *r,
         p = ngx_sprintf(p, "the index's %s feed holds blocks from %uL on, "
                         "not from the chain's first (%uL): what this "
                         "request names may be in an earlier block",
-                        feed->source, h.first, feed->chain_first);
+                        chain->source, h.first, chain->chain_first);
         break;
 
     case CHAINDATA_HISTORY_EMPTY:
         p = ngx_sprintf(p, "the index's %s feed has no block yet: it "
-                        "cannot tell what upstream holds", feed->source);
+                        "cannot tell what upstream holds", chain->source);
         break;
 
     default:
         p = ngx_sprintf(p, "the index holds no %s feed: it cannot tell "
-                        "what upstream holds", feed->source);
+                        "what upstream holds", chain->source);
         break;
     }
 

@@ -86,13 +86,16 @@ typedef struct {
 
 /*
  * In a lookup that found nothing: whether the index can say so, from the
- * history of the chain (chaindata_history.h).  NGX_OK with reply->untold
- * NULL when it holds the whole history (the miss is upstream's answer
- * too), else why not; a status NOT_FOUND then goes to
- * chaindata_miss_fallback, or is a 503 saying why.  NGX_ERROR: logged.
+ * history of the chain (chaindata_history.h) of the route's feed, as its
+ * line in the list of routes names it (its descriptor's feed:
+ * ngx_http_chaindata_route_feed(id)).  NGX_OK with reply->untold NULL
+ * when it holds the whole history (the miss is upstream's answer too),
+ * else why not; a status NOT_FOUND then goes to chaindata_miss_fallback,
+ * or is a 503 saying why.  NGX_ERROR: logged (a route without a feed
+ * too).
  */
 ngx_int_t ngx_http_chaindata_miss_history(ngx_http_request_t *r,
-    chaindata_history_source_e source, ngx_http_chaindata_reply_t *reply);
+    ngx_int_t feed, ngx_http_chaindata_reply_t *reply);
 
 /*
  * A route whose bodies are made of pieces (lmdb-schema/pieces.md) answers

@@ -18,6 +18,7 @@
 #include "chaindata_paths.h"
 #include "chaindata_schema.h"
 #include "ngx_http_chaindata_chunks.h"
+#include "ngx_http_chaindata_deprecation.h"
 #include "ngx_http_chaindata_module.h"
 #include "ngx_http_chaindata_reply.h"
 #include "ngx_http_chaindata_threads.h"
@@ -33,11 +34,12 @@
 
 /* what tells the two routes apart */
 typedef struct {
-    ngx_http_chaindata_route_t   route;
-    const char                  *segment;
-    chaindata_list_key_pt        key;
-    chaindata_dbi_e              head_db;
-    chaindata_dbi_e              entry_db;
+    ngx_http_chaindata_route_t              route;
+    const ngx_http_chaindata_route_desc_t  *desc;      /* its list line's */
+    const char                             *segment;
+    chaindata_list_key_pt                   key;
+    chaindata_dbi_e                         head_db;
+    chaindata_dbi_e                         entry_db;
 } ngx_http_chaindata_rune_route_t;
 
 
@@ -93,6 +95,7 @@ static ngx_http_chaindata_rune_route_t  ngx_http_chaindata_activity_route = {
         .no_route = "Route not found: the path must end in /{tx_id}/activity",
         .unreadable = "the rune activity could not be read from the index"
     },
+    .desc = &ngx_http_chaindata_rune_activity_desc,
     .segment = "activity",
     .key = chaindata_txid_list_key,
     .head_db = CHAINDATA_DBI_RUNE_ACTIVITY,
@@ -109,6 +112,7 @@ static ngx_http_chaindata_rune_route_t  ngx_http_chaindata_balances_route = {
                     "/{address}/balances",
         .unreadable = "the rune balances could not be read from the index"
     },
+    .desc = &ngx_http_chaindata_rune_balances_desc,
     .segment = "balances",
     .key = chaindata_address_key,
     .head_db = CHAINDATA_DBI_RUNE_BALANCES,
@@ -195,7 +199,7 @@ ngx_http_chaindata_page_lookup(ngx_http_request_t *r, void *ctx,
          * unknown: the empty list, as upstream answers, when the index
          * holds the whole history; else a miss it cannot tell
          */
-        if (ngx_http_chaindata_miss_history(r, CHAINDATA_HISTORY_RUNES,
+        if (ngx_http_chaindata_miss_history(r, page->rune->desc->feed,
                                             reply)
             != NGX_OK)
         {

@@ -15,6 +15,7 @@
 #include "ngx_http_chaindata_chunks.h"
 #include "ngx_http_chaindata_module.h"
 #include "ngx_http_chaindata_reply.h"
+#include "ngx_http_chaindata_tx.h"
 
 
 /* the largest page's chunks: the API's limit against the stored layout */
@@ -171,8 +172,8 @@ ngx_http_chaindata_tx_lookup(ngx_http_request_t *r, void *ctx,
 
     if (record == NULL) {
         reply->status = NGX_HTTP_NOT_FOUND;
-        return ngx_http_chaindata_miss_history(r, CHAINDATA_HISTORY_STACKS,
-                                               reply);
+        return ngx_http_chaindata_miss_history(r,
+                   ngx_http_chaindata_route_feed(tx), reply);
     }
 
     if (chaindata_txh_decode(&tx->h, record->mv_data, record->mv_size) != 0)

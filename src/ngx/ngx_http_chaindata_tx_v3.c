@@ -19,6 +19,7 @@
 #include "ngx_http_chaindata_module.h"
 #include "ngx_http_chaindata_reply.h"
 #include "ngx_http_chaindata_store.h"
+#include "ngx_http_chaindata_tx.h"
 
 
 #if (NGX_HTTP_CHAINDATA_SPANS(CHAINDATA_V3_EVENT_LIMIT_MAX,                 \
@@ -179,7 +180,8 @@ ngx_http_chaindata_tx3_missing(ngx_http_request_t *r,
 
     reply->status = NGX_HTTP_NOT_FOUND;
 
-    if (ngx_http_chaindata_miss_history(r, CHAINDATA_HISTORY_STACKS, reply)
+    if (ngx_http_chaindata_miss_history(r,
+            ngx_http_chaindata_route_feed(tx_v3), reply)
         != NGX_OK)
     {
         return NGX_ERROR;
