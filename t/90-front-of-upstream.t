@@ -133,7 +133,8 @@ chaindata('GET', "/runes/v1/addresses/$ADDR/balances?limit=2", 200, 'rune balanc
 chaindata('GET', '/chaindata/status', 200, 'the status');
 $r = chaindata('GET', '/chaindata/health', 200,
                'the health check, no feed beyond the limits');
-is(json_decode($r->{body})->{healthy}, JSON::PP::true(), 'the health check: healthy');
+is(json_decode($r->{body})->{healthy}, JSON::PP::true(),
+   'the health check: healthy');
 $r = chaindata('GET', "/extended/v3/transactions/$ID", 200, 'v3: a transaction');
 like($r->{body}, qr/"index_hash":"0x1{64}"/, 'chaindata: v3 from the index');
 chaindata('GET', "/extended/v3/transactions/$ID?include=result,post_conditions",

@@ -80,7 +80,7 @@ typedef struct {
     const char                *index_down;
     /*
      * the room on the index's file system (chaindata_status_disk()):
-     * bytes free to its writer, who is no root, and in all
+     * the bytes its writer, no root, may still write, and its size
      */
     unsigned                   has_disk;
     uint64_t                   disk_free;
