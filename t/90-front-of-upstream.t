@@ -8,7 +8,9 @@
 # (chaindata_miss_fallback); the upstream's log holds exactly the requests
 # chaindata did not serve, and the misses it answered are counted.  On an
 # index of the README's path (Stacks mirrored from upstream's tip, no runes
-# feed) the rune routes are upstream's answers, never an empty page.
+# feed) the rune routes are upstream's answers, never an empty page.  Its
+# health location answers a load balancer: 200, and 503 once a feed is
+# beyond its limits.
 
 use strict;
 use warnings;
@@ -129,6 +131,10 @@ chaindata('GET', "/extended/v1/tx/$ID?event_limit=101", 400, 'a bad query');
 chaindata('GET', "/runes/v1/transactions/$RTX/activity", 200, 'rune activity');
 chaindata('GET', "/runes/v1/addresses/$ADDR/balances?limit=2", 200, 'rune balances');
 chaindata('GET', '/chaindata/status', 200, 'the status');
+$r = chaindata('GET', '/chaindata/health', 200,
+               'the health check, no feed beyond the limits');
+is(json_decode($r->{body})->{healthy}, JSON::PP::true(),
+   'the health check: healthy');
 $r = chaindata('GET', "/extended/v3/transactions/$ID", 200, 'v3: a transaction');
 like($r->{body}, qr/"index_hash":"0x1{64}"/, 'chaindata: v3 from the index');
 chaindata('GET', "/extended/v3/transactions/$ID?include=result,post_conditions",
@@ -231,6 +237,12 @@ $r = upstream('GET', '/extended/v1/tx/0x' . ('cd' x 32), 404,
               'a transaction older than the feed: upstream\'s');
 like($edge->error_log, qr/\[warn\].*the rune routes have no feed behind them/,
      'no runes feed: the worker says so at start');
+# its block made long ago, nothing newer: beyond the example's
+# chaindata_status_max_lag, the health check takes the edge out
+$r = chaindata('GET', '/chaindata/health', 503,
+               'the health check, the Stacks feed\'s block long ago');
+is(json_decode($r->{body})->{healthy}, JSON::PP::false(),
+   'the health check: not healthy');
 $edge->stop;
 $up->stop;
 

@@ -11,7 +11,8 @@ Without FILE: README.md and doc/*.md.  The contents list the ## sections
 and their ### subsections, between the <!-- toc --> markers, just before
 the first section.  A link is relative when it names no scheme; its file
 must exist, and its #anchor must be a heading of that file (a Markdown
-file) as GitHub makes anchors of headings.
+file) as GitHub makes anchors of headings.  The links of a YAML file (the
+alert rules) are its runbook_url annotations, relative to it.
 """
 import glob
 import os
@@ -58,13 +59,21 @@ def with_toc(text):
     return body[:at] + toc(body) + body[at:]
 
 
-def links(path):
-    """the broken relative links of a Markdown file, as messages"""
+def targets(path):
+    """the links of a Markdown file, or a YAML file's runbook_url values"""
     text = open(path, encoding='utf-8').read()
+    if path.endswith('.yml'):
+        return re.findall(r'^\s*runbook_url:\s*"?([^"\s]+)"?\s*$', text,
+                          flags=re.M)
     text = re.sub(r'^ *```.*?^ *```', '', text, flags=re.S | re.M)
     text = re.sub(r'`[^`\n]*`', '', text)
+    return re.findall(r'\]\(([^)\s]+)\)', text)
+
+
+def links(path):
+    """the broken relative links of a file, as messages"""
     bad = []
-    for target in re.findall(r'\]\(([^)\s]+)\)', text):
+    for target in targets(path):
         if re.match(r'[a-z]+:', target):
             continue
         file, _, anchor = target.partition('#')

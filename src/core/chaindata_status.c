@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 
 #include "chaindata_sbuf.h"
 #include "chaindata_index_files.h"
@@ -493,6 +494,32 @@ chaindata_status_feed_healthy(const chaindata_status_t *st,
     }
 
     return 1;
+}
+
+
+/*
+ * The writer stops at its next commit once the disk is full ("commit
+ * failed ... is the index's disk full?"): what is left is told at each
+ * scrape (doc/operations.md, ChaindataIndexDiskFull).  f_bavail: the room
+ * a user other than root has, as the index's writer is.
+ */
+
+int
+chaindata_status_disk(const char *path, chaindata_status_t *st)
+{
+    struct statvfs  fs;
+
+    st->has_disk = 0;
+
+    if (statvfs(path, &fs) != 0) {
+        return -1;
+    }
+
+    st->disk_free = (uint64_t) fs.f_bavail * fs.f_frsize;
+    st->disk_size = (uint64_t) fs.f_blocks * fs.f_frsize;
+    st->has_disk = 1;
+
+    return 0;
 }
 
 

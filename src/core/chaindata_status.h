@@ -78,6 +78,13 @@ typedef struct {
      * open may have been gathered meanwhile
      */
     const char                *index_down;
+    /*
+     * the room on the index's file system (chaindata_status_disk()):
+     * the bytes its writer, no root, may still write, and its size
+     */
+    unsigned                   has_disk;
+    uint64_t                   disk_free;
+    uint64_t                   disk_size;
     const chaindata_metrics_t *traffic;      /* NULL: none (--stats) */
     uint64_t                   max_behind;   /* blocks; 0: not checked */
     uint64_t                   max_lag;      /* seconds; 0: not checked */
@@ -90,6 +97,12 @@ int chaindata_status_gather(MDB_env *env, MDB_txn *txn, const MDB_dbi *dbi,
 
 /* opens the index at path read-only and gathers: 0, or -1 with st->err */
 int chaindata_status_read(const char *path, chaindata_status_t *st);
+
+/*
+ * the room on the file system of the index at path (a directory): 0, or
+ * -1 (errno set) with st->has_disk left 0
+ */
+int chaindata_status_disk(const char *path, chaindata_status_t *st);
 
 /*
  * 1 when every feed is within st->max_behind blocks of its stored tip and

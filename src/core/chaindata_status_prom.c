@@ -274,6 +274,27 @@ chaindata_status_prom_index_up(chaindata_sbuf_t *b,
 }
 
 
+/* the room on the index's file system, whether it can be read or not */
+
+static void
+chaindata_status_prom_disk(chaindata_sbuf_t *b, const chaindata_status_t *st)
+{
+    if (!st->has_disk) {
+        return;
+    }
+
+    chaindata_status_metric(b, "index_disk_free_bytes",
+                            "Bytes free to the index's writer on the file "
+                            "system of chaindata_db");
+    chaindata_sbuf_printf(b, "chaindata_index_disk_free_bytes %llu\n",
+                          (unsigned long long) st->disk_free);
+    chaindata_status_metric(b, "index_disk_size_bytes",
+                            "Size of the file system of chaindata_db");
+    chaindata_sbuf_printf(b, "chaindata_index_disk_size_bytes %llu\n",
+                          (unsigned long long) st->disk_size);
+}
+
+
 /* the index's own gauges: what it holds, its map, readers and feeds */
 
 static void
@@ -315,6 +336,7 @@ chaindata_status_prometheus(chaindata_sbuf_t *b,
                           st->version ? st->version : "", st->schema);
 
     chaindata_status_prom_index_up(b, st);
+    chaindata_status_prom_disk(b, st);
 
     if (st->gathered) {
         chaindata_status_prom_index(b, st, now);

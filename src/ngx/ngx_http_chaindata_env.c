@@ -353,6 +353,43 @@ ngx_http_chaindata_env_replaced(ngx_str_t *path,
 }
 
 
+/*
+ * Whether this process may open the index's files as a reader does:
+ * data.mdb to read, lock.mdb to write (access() asks as the real user,
+ * which a worker's is), and why not, as the workers' failures say it.
+ */
+
+ngx_err_t
+ngx_http_chaindata_env_may_open(ngx_str_t *path)
+{
+    u_char  data[NGX_MAX_PATH], lock[NGX_MAX_PATH];
+
+    if (path->len + sizeof("/data.mdb") > NGX_MAX_PATH) {
+        return NGX_ENAMETOOLONG;
+    }
+
+    ngx_sprintf(data, "%V/data.mdb%Z", path);
+    ngx_sprintf(lock, "%V/lock.mdb%Z", path);
+
+    if (access((char *) data, R_OK) != 0
+        || access((char *) lock, R_OK|W_OK) != 0)
+    {
+        return ngx_errno;
+    }
+
+    return 0;
+}
+
+
+u_char *
+ngx_http_chaindata_env_denied(u_char *buf, u_char *last)
+{
+    return ngx_slprintf(buf, last, "this worker (uid %d) may not open the "
+                        "index; LMDB readers need read access to data.mdb "
+                        "and write access to lock.mdb", (int) geteuid());
+}
+
+
 /* data.mdb against its meta pages: NGX_OK, or why not in err */
 
 ngx_int_t

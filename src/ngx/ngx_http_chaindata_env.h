@@ -63,6 +63,14 @@ ngx_int_t ngx_http_chaindata_env_check_data(ngx_str_t *path, char *err,
     size_t len);
 
 /*
+ * Whether this process may open the files of the index at path as its
+ * readers do (0, or the error); the words a worker's failure says it
+ * with when it may not (EACCES), into buf, to at most last
+ */
+ngx_err_t ngx_http_chaindata_env_may_open(ngx_str_t *path);
+u_char *ngx_http_chaindata_env_denied(u_char *buf, u_char *last);
+
+/*
  * Which file DIR/name is (NGX_DECLINED: none); the files env is made of;
  * whether the files at its path are others now.
  */

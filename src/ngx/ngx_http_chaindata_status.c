@@ -8,7 +8,9 @@
  * chainhook data.  The gathering and the formatting are
  * src/core/chaindata_status.c, shared with chaindata-load --stats.  With
  * chaindata_status_max_behind or _max_lag, a feed beyond them makes the
- * JSON answer a 503, for a load balancer's health check.
+ * JSON answer a 503, for a load balancer's health check.  A scrape also
+ * looks at the index's files itself: whether the worker may still open
+ * them, and the room on their disk.
  */
 
 
@@ -17,6 +19,7 @@
 #include <ngx_http.h>
 
 #include "chaindata_status.h"
+#include "ngx_http_chaindata_env.h"
 #include "ngx_http_chaindata_metrics.h"
 #include "ngx_http_chaindata_module.h"
 #include "ngx_http_chaindata_reply.h"
@@ -25,6 +28,13 @@
 
 #define NGX_HTTP_CHAINDATA_PROMETHEUS_TYPE                                   \
     "text/plain; version=0.0.4; charset=utf-8"
+
+
+/*
+ * why this worker may not open the index's files, as the last scrape
+ * found (empty: it may)
+ */
+static u_char  ngx_http_chaindata_status_denied[NGX_HTTP_CHAINDATA_FAILURE_LEN];
 
 
 /*
@@ -88,10 +98,71 @@ ngx_http_chaindata_status_add(ngx_http_request_t *r, chaindata_status_t *st)
 }
 
 
+/*
+ * The scrape's own look at the index's files, each time, as the worker:
+ * whether it may still open them as a reload's or a restart's workers
+ * would (modes changed under it leave the index open serving, but the
+ * reload is refused and a restart takes the edge down), said in the
+ * error log when it changes; and the room on their disk.  Why it may
+ * not, or NULL.
+ */
+
+static const char *
+ngx_http_chaindata_status_files(ngx_http_request_t *r,
+    chaindata_status_t *st)
+{
+    u_char                          *p, *last, *denied;
+    u_char                           text[NGX_HTTP_CHAINDATA_FAILURE_LEN];
+    ngx_err_t                        err;
+    ngx_http_chaindata_main_conf_t  *mcf;
+
+    mcf = ngx_http_get_module_main_conf(r, ngx_http_chaindata_module);
+    denied = ngx_http_chaindata_status_denied;
+
+    if (mcf == NULL || mcf->db.len == 0) {
+        return NULL;
+    }
+
+    (void) chaindata_status_disk((char *) mcf->db.data, st);
+
+    err = ngx_http_chaindata_env_may_open(&mcf->db);
+    last = text + sizeof(text) - 1;
+    p = text;
+
+    if (err == NGX_EACCES) {
+        p = ngx_http_chaindata_env_denied(text, last);
+
+    } else if (err) {
+        p = ngx_slprintf(text, last, "cannot open the index's files: ");
+        p = ngx_strerror(err, p, last - p);
+    }
+
+    *p = '\0';
+
+    if (ngx_strcmp(text, denied) != 0) {
+        if (text[0]) {
+            ngx_log_error(NGX_LOG_ALERT, r->connection->log, 0,
+                          "chaindata_db \"%V\": %s (found by a scrape: a "
+                          "reload or a restart would find the index "
+                          "unreadable)", &mcf->db, text);
+        } else {
+            ngx_log_error(NGX_LOG_NOTICE, r->connection->log, 0,
+                          "chaindata_db \"%V\": this worker may open the "
+                          "index's files again", &mcf->db);
+        }
+
+        ngx_memcpy(denied, text, p - text + 1);
+    }
+
+    return denied[0] ? (const char *) denied : NULL;
+}
+
+
 ngx_int_t
 ngx_http_chaindata_status_handler(ngx_http_request_t *r)
 {
     char                *text;
+    const char          *denied;
     time_t               now;
     ngx_int_t            rc;
     ngx_str_t            body;
@@ -133,7 +204,14 @@ ngx_http_chaindata_status_handler(ngx_http_request_t *r)
         ngx_memzero(st, sizeof(chaindata_status_t));
     }
 
+    st->has_disk = 0;
+    denied = ngx_http_chaindata_status_files(r, st);
+
     st->index_down = ngx_http_chaindata_store_failure();
+
+    if (st->index_down == NULL) {
+        st->index_down = denied;
+    }
 
     if (st->index_down == NULL && !st->gathered) {
         st->index_down = "cannot read its status";

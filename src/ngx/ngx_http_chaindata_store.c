@@ -96,10 +96,7 @@ ngx_http_chaindata_store_failed(ngx_log_t *log, ngx_uint_t level,
     st = &ngx_http_chaindata_store;
 
     if (rc == EACCES) {
-        p = ngx_snprintf(text, sizeof(text) - 1, "this worker (uid %d) may "
-                         "not open the index; LMDB readers need read "
-                         "access to data.mdb and write access to lock.mdb",
-                         (int) geteuid());
+        p = ngx_http_chaindata_env_denied(text, text + sizeof(text) - 1);
 
     } else {
         p = ngx_snprintf(text, sizeof(text) - 1, "%s%s%s", what,
