@@ -153,10 +153,10 @@ ngx_int_t
 ngx_http_chaindata_miss_history(ngx_http_request_t *r,
     chaindata_history_source_e source, ngx_http_chaindata_reply_t *reply)
 {
-    u_char                          *p;
-    size_t                           len;
-    chaindata_history_t              h;
-    const chaindata_history_feed_t  *feed;
+    u_char                       *p;
+    size_t                        len;
+    chaindata_history_t           h;
+    const chaindata_feed_desc_t  *feed;
 
     reply->untold = NULL;
     reply->untold_why = CHAINDATA_UNAVAILABLE_NO_HISTORY;
@@ -171,7 +171,7 @@ ngx_http_chaindata_miss_history(ngx_http_request_t *r,
         return NGX_OK;
     }
 
-    feed = &chaindata_history_feeds[source];
+    feed = &chaindata_feeds[source];
 
     len = sizeof("the index's  feed holds blocks from  on, not from the "
                  "chain's first (): what this request names may be in an "
