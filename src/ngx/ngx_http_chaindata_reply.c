@@ -91,7 +91,7 @@ ngx_http_chaindata_send_not_allowed(ngx_http_request_t *r)
 /*
  * A 400 of the route: without Cache-Control where upstream sends none
  * (route->invalid_bare: its validator answers before the hook that sets
- * "no-store", stacks-blockchain-api src/api/init.ts:159-167).
+ * "no-store", stacks-blockchain-api 9.0.2 src/api/init.ts:159-167).
  */
 
 ngx_int_t
