@@ -36,7 +36,7 @@ MIRROR_MAIN := src/mirror/chaindata_mirror.c
 MIRROR_LIB  := $(filter-out $(MIRROR_MAIN),$(MIRROR_SRCS))
 MODULE_SRCS := $(wildcard src/ngx/*.c)
 HEADERS     := $(wildcard src/*/*.h)
-# the unit tests: unit_main.c, and a test_*.c a room of the code
+# the unit tests: unit_main.c, and the test_*.c of the rooms that have one
 UNIT_SRCS   := $(wildcard t/unit/*.c)
 UNIT_HDRS   := $(wildcard t/unit/*.h)
 INCS        := -Isrc/core -Isrc/ingest -Isrc/stream -Isrc/mirror

@@ -1,5 +1,6 @@
-# The C unit tests of the nginx-free code (t/unit/test_*.c, one a room of
-# the code, run by t/unit/unit_main.c) print TAP; this passes it through.
+# The C unit tests of the nginx-free code (t/unit/test_*.c, each of one
+# room of the code that has some, run by t/unit/unit_main.c) print TAP;
+# this passes it through.
 use strict;
 use warnings;
 use FindBin;

@@ -11,21 +11,6 @@
 #include "chaindata_history.h"
 
 
-/*
- * Stacks' first block is 1 (stacks-blockchain-api's genesis block);
- * Runes activated at Bitcoin block 840,000, and the Runes API holds
- * nothing before it.
- */
-const chaindata_history_feed_t
-    chaindata_history_feeds[CHAINDATA_HISTORY_SOURCES] = {
-    { "stacks", 1, { CHAINDATA_DBI_TX, CHAINDATA_DBI_COUNT },
-      "transaction" },
-    { "runes", 840000,
-      { CHAINDATA_DBI_RUNE_ACTIVITY, CHAINDATA_DBI_RUNE_BALANCES },
-      "rune" }
-};
-
-
 size_t
 chaindata_block_key(unsigned char *key, const char *source, uint64_t height)
 {
@@ -94,7 +79,7 @@ chaindata_history_first_block(MDB_txn *txn, MDB_dbi dbi, const char *source,
 
 static int
 chaindata_history_has_records(MDB_txn *txn, const MDB_dbi *dbi,
-    const chaindata_history_feed_t *feed, int *has)
+    const chaindata_feed_desc_t *feed, int *has)
 {
     int        rc;
     size_t     i;
@@ -126,13 +111,13 @@ int
 chaindata_history_read(MDB_txn *txn, const MDB_dbi *dbi,
     chaindata_history_source_e source, chaindata_history_t *h)
 {
-    int                              rc, has;
-    size_t                           n;
-    MDB_val                          key, val;
-    unsigned char                    k[sizeof(CHAINDATA_STATE_KEY) + 32];
-    const chaindata_history_feed_t  *feed;
+    int                           rc, has;
+    size_t                        n;
+    MDB_val                       key, val;
+    unsigned char                 k[sizeof(CHAINDATA_STATE_KEY) + 32];
+    const chaindata_feed_desc_t  *feed;
 
-    feed = &chaindata_history_feeds[source];
+    feed = &chaindata_feeds[source];
     h->first = 0;
 
     /* the blocks its writers framed: the lowest is where its history starts */

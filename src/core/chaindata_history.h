@@ -17,6 +17,7 @@
 
 #include <lmdb.h>
 
+#include "chaindata_feeds.h"
 #include "chaindata_schema.h"
 
 
@@ -28,23 +29,16 @@ size_t chaindata_block_key(unsigned char *key, const char *source,
     uint64_t height);
 
 
-/* the chains whose records the routes serve */
-typedef enum {
-    CHAINDATA_HISTORY_STACKS = 0,
-    CHAINDATA_HISTORY_RUNES,
-    CHAINDATA_HISTORY_SOURCES
-} chaindata_history_source_e;
+/*
+ * The chains whose records the routes serve: the feeds of blocks
+ * (CHAINDATA_FEED_LIST, chaindata_feeds.h), by these names too; a route's
+ * bit in a set of them is 1 << its feed.
+ */
+typedef chaindata_feed_e  chaindata_history_source_e;
 
-
-typedef struct {
-    const char       *source;       /* the feed's name */
-    uint64_t          chain_first;  /* the chain's first block of records */
-    chaindata_dbi_e   data[2];      /* its routes' records (COUNT: none) */
-    const char       *routes;       /* the routes, as a log line names them */
-} chaindata_history_feed_t;
-
-extern const chaindata_history_feed_t
-    chaindata_history_feeds[CHAINDATA_HISTORY_SOURCES];
+#define CHAINDATA_HISTORY_STACKS   CHAINDATA_FEED_STACKS
+#define CHAINDATA_HISTORY_RUNES    CHAINDATA_FEED_RUNES
+#define CHAINDATA_HISTORY_SOURCES  CHAINDATA_FEEDS
 
 
 typedef enum {

@@ -81,6 +81,14 @@
 #error "an inline chunk's length is 2 bytes in its header"
 #endif
 
+/*
+ * The key and value bytes of three nodes that fill a 4 KiB page: the part
+ * size of the databases of events (CHAINDATA_DB_LIST, chaindata_schema.h),
+ * whose chunk of random data is often a little over 2 KB, where a
+ * transaction's record is most often one node under half a page.
+ */
+#define CHAINDATA_NODE_THIRD          1350
+
 /* chainhooks: a UUID names one, its API key is kept only as a digest */
 #define CHAINDATA_UUID_LEN            16
 #define CHAINDATA_UUID_TEXT_LEN       36

@@ -13,28 +13,17 @@
 #define CHAINDATA_PART_KEY_MAX        (CHAINDATA_NODE_MAX + 1)
 
 
-/*
- * A transaction's record is most often one node under half a page (a
- * bigger one two to a page); a chunk of events is often a little over
- * one, of random data, so its parts are thirds.
- */
+#define CHAINDATA_DB_PART(id, name, flags, part)  part,
+
+static const size_t  chaindata_parts_nodes[CHAINDATA_DBI_COUNT] = {
+    CHAINDATA_DB_LIST(CHAINDATA_DB_PART)
+};
+
 
 size_t
 chaindata_parts_node(chaindata_dbi_e db)
 {
-    switch (db) {
-
-    case CHAINDATA_DBI_TX:
-    case CHAINDATA_DBI_TX_V3:
-        return CHAINDATA_NODE_MAX;
-
-    case CHAINDATA_DBI_TX_EVENT:
-    case CHAINDATA_DBI_TX_V3_EVENT:
-        return CHAINDATA_NODE_THIRD;
-
-    default:
-        return 0;
-    }
+    return chaindata_parts_nodes[db];
 }
 
 

@@ -5,12 +5,13 @@
  * key and value bytes in overflow pages of its own, whole 4 KiB pages, so
  * a 2.1 KB value takes 4 KiB; and a leaf page that a big node does not
  * fit any more is left with the room it has.  In the databases that keep
- * values in parts (chaindata_parts_node(): those of transactions and
- * their events, all of their keys of one length), a value that fills a
- * node of the database's part size (half a page, or a third) or more, up
- * to CHAINDATA_PARTS_MAX parts, is kept as its first part under its key,
- * that node, then the rest in parts one byte smaller under the key and
- * one byte, 1, 2, ...: the next keys in the tree, on the pages beside it.
+ * values in parts (a part size in CHAINDATA_DB_LIST, chaindata_schema.h:
+ * those of transactions and their events, all of their keys of one
+ * length), a value that fills a node of the database's part size (half a
+ * page, or a third) or more, up to CHAINDATA_PARTS_MAX parts, is kept as
+ * its first part under its key, that node, then the rest in parts one
+ * byte smaller under the key and one byte, 1, 2, ...: the next keys in
+ * the tree, on the pages beside it.
  * Parts follow while they are full; the last one has fewer bytes, none
  * when the rest ends on a part's end.  A value read under its key with
  * exactly a first part's bytes has parts; any other length is the whole
@@ -35,9 +36,6 @@
 
 /* a value's parts at most, its first one too */
 #define CHAINDATA_PARTS_MAX           32
-
-/* the key and value bytes of three nodes that fill a 4 KiB page */
-#define CHAINDATA_NODE_THIRD          1350
 
 /* a value's parts are not what the writer leaves (a damaged index) */
 #define CHAINDATA_PARTS_DAMAGED       (-30000)

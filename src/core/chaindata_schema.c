@@ -10,19 +10,15 @@
 #include "chaindata_schema.h"
 
 
+#define CHAINDATA_DB_NAME(id, name, flags, part)   name,
+#define CHAINDATA_DB_FLAGS(id, name, flags, part)  flags,
+
 const char *chaindata_db_names[CHAINDATA_DBI_COUNT] = {
-    CHAINDATA_DB_META,
-    CHAINDATA_DB_TX,
-    CHAINDATA_DB_TX_EVENT,
-    CHAINDATA_DB_CHAINHOOK,
-    CHAINDATA_DB_RUNE_ACTIVITY,
-    CHAINDATA_DB_RUNE_ACTIVITY_ENTRY,
-    CHAINDATA_DB_RUNE_BALANCES,
-    CHAINDATA_DB_RUNE_BALANCE_ENTRY,
-    CHAINDATA_DB_FEED,
-    CHAINDATA_DB_BLOCK,
-    CHAINDATA_DB_TX_V3,
-    CHAINDATA_DB_TX_V3_EVENT
+    CHAINDATA_DB_LIST(CHAINDATA_DB_NAME)
+};
+
+const unsigned  chaindata_db_flags[CHAINDATA_DBI_COUNT] = {
+    CHAINDATA_DB_LIST(CHAINDATA_DB_FLAGS)
 };
 
 
@@ -79,15 +75,16 @@ const char *
 chaindata_schema_open(MDB_txn *txn, unsigned flags, MDB_dbi *dbi,
     int *mdb_rc, char *err)
 {
-    int      rc, i;
-    MDB_val  key, val;
+    int       rc, i;
+    MDB_val   key, val;
+    unsigned  create;
 
     *mdb_rc = 0;
+    create = (flags & CHAINDATA_SCHEMA_WRITE) ? MDB_CREATE : 0;
 
     for (i = 0; i < CHAINDATA_DBI_COUNT; i++) {
         rc = mdb_dbi_open(txn, chaindata_db_names[i],
-                          (flags & CHAINDATA_SCHEMA_WRITE) ? MDB_CREATE : 0,
-                          &dbi[i]);
+                          chaindata_db_flags[i] | create, &dbi[i]);
 
         if (rc == MDB_NOTFOUND) {
             return chaindata_schema_fail(err, mdb_rc, 0,

@@ -15,6 +15,8 @@
 
 #include <lmdb.h>
 
+#include "chaindata_layout.h"
+
 
 /* bump when any key or value layout changes; the module refuses others */
 #define CHAINDATA_SCHEMA_VERSION      "5"
@@ -29,42 +31,52 @@
 #define CHAINDATA_MAX_READERS         4096
 #define CHAINDATA_MAX_READERS_LIMIT   1048576
 
-#define CHAINDATA_DB_META             "meta"
-#define CHAINDATA_DB_TX               "tx"
-#define CHAINDATA_DB_TX_EVENT         "tx_event"
-#define CHAINDATA_DB_CHAINHOOK        "chainhook"
-#define CHAINDATA_DB_RUNE_ACTIVITY    "rune_activity"
-#define CHAINDATA_DB_RUNE_ACTIVITY_ENTRY                           \
-    "rune_activity_entry"
-#define CHAINDATA_DB_RUNE_BALANCES    "rune_balances"
-#define CHAINDATA_DB_RUNE_BALANCE_ENTRY                            \
-    "rune_balance_entry"
-#define CHAINDATA_DB_FEED             "feed"
-#define CHAINDATA_DB_BLOCK            "block"
-#define CHAINDATA_DB_TX_V3            "tx_v3"
-#define CHAINDATA_DB_TX_V3_EVENT      "tx_v3_event"
-
 #define CHAINDATA_META_SCHEMA         "schema_version"
 
 
-/* the named databases, in the order chaindata_db_names lists */
+/*
+ * The named databases, one line each and the one place they are written
+ * (lmdb-schema/README.md, "Environment"):
+ *
+ *   X(id, name, flags, part)
+ *
+ * id names the handle, CHAINDATA_DBI_<id>; name is the database's;
+ * flags are its mdb_dbi_open() flags (MDB_CREATE aside: the loader adds
+ * it), none while every key is a byte string; part is the key and value
+ * bytes of a part's node (chaindata_parts.h, lmdb-schema/README.md
+ * "Values in parts"), 0 when the database keeps every value whole.  The
+ * order is the handles', chaindata_db_names' and the status' lists'.
+ */
+#define CHAINDATA_DB_LIST(X)                                                \
+    X(META, "meta", 0, 0)                                                   \
+    X(TX, "tx", 0, CHAINDATA_NODE_MAX)                                      \
+    X(TX_EVENT, "tx_event", 0, CHAINDATA_NODE_THIRD)                        \
+    X(CHAINHOOK, "chainhook", 0, 0)                                         \
+    X(RUNE_ACTIVITY, "rune_activity", 0, 0)                                 \
+    X(RUNE_ACTIVITY_ENTRY, "rune_activity_entry", 0, 0)                     \
+    X(RUNE_BALANCES, "rune_balances", 0, 0)                                 \
+    X(RUNE_BALANCE_ENTRY, "rune_balance_entry", 0, 0)                       \
+    X(FEED, "feed", 0, 0)                                                   \
+    X(BLOCK, "block", 0, 0)                                                 \
+    X(TX_V3, "tx_v3", 0, CHAINDATA_NODE_MAX)                                \
+    X(TX_V3_EVENT, "tx_v3_event", 0, CHAINDATA_NODE_THIRD)
+
+#define CHAINDATA_DB_ID(id, name, flags, part)  CHAINDATA_DBI_##id,
+
 typedef enum {
-    CHAINDATA_DBI_META = 0,
-    CHAINDATA_DBI_TX,
-    CHAINDATA_DBI_TX_EVENT,
-    CHAINDATA_DBI_CHAINHOOK,
-    CHAINDATA_DBI_RUNE_ACTIVITY,
-    CHAINDATA_DBI_RUNE_ACTIVITY_ENTRY,
-    CHAINDATA_DBI_RUNE_BALANCES,
-    CHAINDATA_DBI_RUNE_BALANCE_ENTRY,
-    CHAINDATA_DBI_FEED,
-    CHAINDATA_DBI_BLOCK,
-    CHAINDATA_DBI_TX_V3,
-    CHAINDATA_DBI_TX_V3_EVENT,
+    CHAINDATA_DB_LIST(CHAINDATA_DB_ID)
     CHAINDATA_DBI_COUNT
 } chaindata_dbi_e;
 
+#undef CHAINDATA_DB_ID
+
+#if (CHAINDATA_DBI_COUNT > CHAINDATA_MAX_DBS)
+#error "more named databases than mdb_env_set_maxdbs() is given"
+#endif
+
+/* the databases' names and mdb_dbi_open() flags, by handle */
 extern const char *chaindata_db_names[CHAINDATA_DBI_COUNT];
+extern const unsigned  chaindata_db_flags[CHAINDATA_DBI_COUNT];
 
 
 /* the loader: create what is missing, write the version into a new index */

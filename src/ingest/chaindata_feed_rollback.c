@@ -16,21 +16,17 @@
 #include "chaindata_history.h"
 
 
-/*
- * Reorg depths (lmdb-schema/feed.md "Reorg depth"): Bitcoin's deepest
- * reorgs were 53 blocks (2010) and 24 (2013), none deeper than a few
- * since; a Stacks fork follows Bitcoin's, and one Bitcoin block holds a
- * tenure of up to hundreds of Stacks blocks.
- */
-#define CHAINDATA_REORG_BITCOIN  100
-#define CHAINDATA_REORG_STACKS   1000
-
+/* a feed's own (CHAINDATA_FEED_LIST), else the Stacks feed's, the deepest */
 
 uint64_t
 chaindata_feed_reorg_default(const char *source)
 {
-    return strcmp(source, "runes") == 0 ? CHAINDATA_REORG_BITCOIN
-                                        : CHAINDATA_REORG_STACKS;
+    const chaindata_feed_desc_t  *feed;
+
+    feed = chaindata_feed_named(source);
+
+    return (feed && feed->reorg) ? feed->reorg
+                                 : chaindata_feeds[CHAINDATA_FEED_STACKS].reorg;
 }
 
 

@@ -1,6 +1,8 @@
 
 /*
- * chaindata: JSON document tree for the loader (see the header).
+ * chaindata: JSON document tree for the loader, parsed with yajl into the
+ * arena (chaindata_jdoc_arena.c), and its members looked up (see the
+ * header).
  */
 
 
@@ -15,24 +17,6 @@
 #include "chaindata_jstr.h"
 
 
-#define CHAINDATA_ARENA_BLOCK  (1024 * 1024)
-
-
-typedef struct chaindata_arena_block_s  chaindata_arena_block_t;
-
-struct chaindata_arena_block_s {
-    chaindata_arena_block_t  *next;
-    size_t                    size;
-    size_t                    used;
-    unsigned char             data[];
-};
-
-
-struct chaindata_arena_s {
-    chaindata_arena_block_t  *blocks;
-};
-
-
 typedef struct {
     chaindata_arena_t     *arena;
     chaindata_jv_t        *root;
@@ -45,86 +29,6 @@ typedef struct {
     const unsigned char   *cursor;   /* the text after the last string */
     const unsigned char   *end;
 } chaindata_jparse_t;
-
-
-static unsigned char *
-chaindata_cpymem(unsigned char *p, const void *s, size_t n)
-{
-    memcpy(p, s, n);
-
-    return p + n;
-}
-
-
-chaindata_arena_t *
-chaindata_arena_create(void)
-{
-    return calloc(1, sizeof(chaindata_arena_t));
-}
-
-
-void *
-chaindata_arena_alloc(chaindata_arena_t *a, size_t size)
-{
-    size_t                    block;
-    chaindata_arena_block_t  *c;
-
-    size = (size + 15) & ~(size_t) 15;
-    c = a->blocks;
-
-    if (c == NULL || c->size - c->used < size) {
-        block = size > CHAINDATA_ARENA_BLOCK
-                ? size : CHAINDATA_ARENA_BLOCK;
-
-        c = malloc(sizeof(chaindata_arena_block_t) + block);
-        if (c == NULL) {
-            return NULL;
-        }
-
-        c->size = block;
-        c->used = 0;
-        c->next = a->blocks;
-        a->blocks = c;
-    }
-
-    c->used += size;
-
-    return c->data + c->used - size;
-}
-
-
-/* keeps one block for the next record, frees the rest */
-
-void
-chaindata_arena_reset(chaindata_arena_t *a)
-{
-    chaindata_arena_block_t  *c, *next;
-
-    if (a->blocks == NULL) {
-        return;
-    }
-
-    for (c = a->blocks->next; c; c = next) {
-        next = c->next;
-        free(c);
-    }
-
-    a->blocks->next = NULL;
-    a->blocks->used = 0;
-}
-
-
-void
-chaindata_arena_destroy(chaindata_arena_t *a)
-{
-    if (a == NULL) {
-        return;
-    }
-
-    chaindata_arena_reset(a);
-    free(a->blocks);
-    free(a);
-}
 
 
 static chaindata_jv_t *
@@ -676,125 +580,4 @@ chaindata_jv_u64(const chaindata_jv_t *obj, const char *name, uint64_t *v)
     m = chaindata_jv_get(obj, name);
 
     return m ? chaindata_jv_to_u64(m, v) : -1;
-}
-
-
-size_t
-chaindata_jv_member_size(const chaindata_jv_t *m)
-{
-    /* "key": value */
-    return chaindata_jstr_escape_len(m->key, m->key_len) + 3
-           + chaindata_jv_size(m);
-}
-
-
-size_t
-chaindata_jv_size(const chaindata_jv_t *v)
-{
-    size_t                 size;
-    const chaindata_jv_t  *c;
-
-    switch (v->type) {
-
-    case CHAINDATA_JV_NULL:
-    case CHAINDATA_JV_TRUE:
-        return 4;
-
-    case CHAINDATA_JV_FALSE:
-        return 5;
-
-    case CHAINDATA_JV_NUMBER:
-        return v->len;
-
-    case CHAINDATA_JV_STRING:
-        return chaindata_jstr_escape_len(v->str, v->len) + 2;
-
-    case CHAINDATA_JV_OBJECT:
-        size = 2 + (v->n ? v->n - 1 : 0);
-
-        for (c = v->child; c; c = c->next) {
-            size += chaindata_jv_member_size(c);
-        }
-
-        return size;
-
-    default: /* CHAINDATA_JV_ARRAY */
-        size = 2 + (v->n ? v->n - 1 : 0);
-
-        for (c = v->child; c; c = c->next) {
-            size += chaindata_jv_size(c);
-        }
-
-        return size;
-    }
-}
-
-
-unsigned char *
-chaindata_jv_write_key(unsigned char *p,
-    const chaindata_jv_t *m)
-{
-    *p++ = '"';
-    p = chaindata_jstr_escape(p, m->key, m->key_len);
-    *p++ = '"';
-    *p++ = ':';
-
-    return p;
-}
-
-
-unsigned char *
-chaindata_jv_write(unsigned char *p, const chaindata_jv_t *v)
-{
-    const chaindata_jv_t  *c;
-
-    switch (v->type) {
-
-    case CHAINDATA_JV_NULL:
-        return chaindata_cpymem(p, "null", 4);
-
-    case CHAINDATA_JV_TRUE:
-        return chaindata_cpymem(p, "true", 4);
-
-    case CHAINDATA_JV_FALSE:
-        return chaindata_cpymem(p, "false", 5);
-
-    case CHAINDATA_JV_NUMBER:
-        return chaindata_cpymem(p, v->str, v->len);
-
-    case CHAINDATA_JV_STRING:
-        *p++ = '"';
-        p = chaindata_jstr_escape(p, v->str, v->len);
-        *p++ = '"';
-        return p;
-
-    case CHAINDATA_JV_OBJECT:
-        *p++ = '{';
-
-        for (c = v->child; c; c = c->next) {
-            if (c != v->child) {
-                *p++ = ',';
-            }
-
-            p = chaindata_jv_write_key(p, c);
-            p = chaindata_jv_write(p, c);
-        }
-
-        *p++ = '}';
-        return p;
-
-    default: /* CHAINDATA_JV_ARRAY */
-        *p++ = '[';
-
-        for (c = v->child; c; c = c->next) {
-            if (c != v->child) {
-                *p++ = ',';
-            }
-
-            p = chaindata_jv_write(p, c);
-        }
-
-        *p++ = ']';
-        return p;
-    }
 }

@@ -8,7 +8,9 @@
  * (yajl's number callback), strings are decoded to UTF-8 (lone surrogates
  * kept: chaindata_jstr.h) and re-escaped as JSON.stringify does.  Looking
  * a member up takes O(log n) in an object of n members, so a wide document
- * loads in O(n log n).
+ * loads in O(n log n).  Three rooms: the arena (chaindata_jdoc_arena.c),
+ * the parser and the lookups (chaindata_jdoc.c), the writer
+ * (chaindata_jdoc_write.c).
  */
 
 
@@ -56,13 +58,17 @@ struct chaindata_jv_s {
 typedef struct chaindata_arena_s  chaindata_arena_t;
 
 
+/* the arena: chaindata_jdoc_arena.c */
 chaindata_arena_t *chaindata_arena_create(void);
 void *chaindata_arena_alloc(chaindata_arena_t *a,
     size_t size);
 void chaindata_arena_reset(chaindata_arena_t *a);
 void chaindata_arena_destroy(chaindata_arena_t *a);
 
-/* returns the root, or NULL with a reason in err */
+/*
+ * The parser and the lookups: chaindata_jdoc.c.  The root, or NULL with
+ * a reason in err.
+ */
 chaindata_jv_t *chaindata_jdoc_parse(
     chaindata_arena_t *a, const unsigned char *text, size_t len,
     char *err, size_t err_len);
@@ -78,7 +84,7 @@ int chaindata_jv_to_u64(const chaindata_jv_t *v,
 int chaindata_jv_u64(const chaindata_jv_t *obj, const char *name,
     uint64_t *v);
 
-/* compact JSON: the size, then the bytes (returns the end) */
+/* the writer, compact JSON: the size, then the bytes (returns the end) */
 size_t chaindata_jv_size(const chaindata_jv_t *v);
 unsigned char *chaindata_jv_write(unsigned char *p,
     const chaindata_jv_t  *v);

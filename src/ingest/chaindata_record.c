@@ -1,7 +1,9 @@
 
 /*
- * chaindata: ingest records and their envelope, and the writes records
- * share (deletes, documents in pieces).  Each kind of record has a file of
+ * chaindata: ingest records and their envelope, their errors and a
+ * member no field names (the fields' checker, chaindata_record_fields.c,
+ * is above this file), and the writes records share (deletes, documents
+ * in pieces).  Each kind of record has a file of
  * its own (chaindata_record_*.c); a list in chunks is
  * chaindata_record_chunks.c, the write set chaindata_writeset.c, the
  * writer of lines chaindata_line.c.
@@ -108,6 +110,36 @@ chaindata_record_unknown_note(chaindata_record_t *rec, const char *fmt, ...)
         vsnprintf(rec->unknown_what, sizeof(rec->unknown_what), fmt, args);
         va_end(args);
     }
+}
+
+
+/*
+ * The first member of obj that fields does not name, or names as required
+ * only in other shapes than this one; NULL when there is none.
+ */
+
+const chaindata_jv_t *
+chaindata_field_unknown(const chaindata_jv_t *obj,
+    const chaindata_field_t *fields, unsigned shape)
+{
+    const chaindata_jv_t     *m;
+    const chaindata_field_t  *f;
+
+    for (m = obj->child; m; m = m->next) {
+        for (f = fields; f->name; f++) {
+            if (m->key_len == strlen(f->name)
+                && memcmp(m->key, f->name, m->key_len) == 0)
+            {
+                break;
+            }
+        }
+
+        if (f->name == NULL || (f->required && !(f->required & shape))) {
+            return m;
+        }
+    }
+
+    return NULL;
 }
 
 

@@ -158,10 +158,17 @@ typedef struct {
 int chaindata_record_fields(chaindata_record_t *rec,
     const struct chaindata_jv_s *obj, const chaindata_field_t *fields,
     const char *path, const chaindata_rules_t *rules);
+const char *chaindata_check_u64(const struct chaindata_jv_s *v);
+
+/*
+ * The first member of obj that fields does not name, or names as
+ * required only in other shapes than this one; NULL when there is none
+ * (chaindata_record.c: the envelope's check, beside the record's errors
+ * that chaindata_record_fields() reports with).
+ */
 const struct chaindata_jv_s *chaindata_field_unknown(
     const struct chaindata_jv_s *obj, const chaindata_field_t *fields,
     unsigned shape);
-const char *chaindata_check_u64(const struct chaindata_jv_s *v);
 
 /*
  * A kind of record, found by its "kind".  One with delete_members takes

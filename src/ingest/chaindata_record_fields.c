@@ -63,36 +63,6 @@ chaindata_type_name(unsigned types)
 
 
 /*
- * The first member of obj that fields does not name, or names as required
- * only in other shapes than this one; NULL when there is none.
- */
-
-const chaindata_jv_t *
-chaindata_field_unknown(const chaindata_jv_t *obj,
-    const chaindata_field_t *fields, unsigned shape)
-{
-    const chaindata_jv_t     *m;
-    const chaindata_field_t  *f;
-
-    for (m = obj->child; m; m = m->next) {
-        for (f = fields; f->name; f++) {
-            if (m->key_len == strlen(f->name)
-                && memcmp(m->key, f->name, m->key_len) == 0)
-            {
-                break;
-            }
-        }
-
-        if (f->name == NULL || (f->required && !(f->required & shape))) {
-            return m;
-        }
-    }
-
-    return NULL;
-}
-
-
-/*
  * The name of a member in messages, "data.vin.txid": its object's and its
  * own, joined only when a message needs it (most records have none).
  */

@@ -49,14 +49,15 @@ chaindata_repack_fail(chaindata_index_t *ix, const char *what, int err)
 
 static int
 chaindata_repack_db(MDB_txn *src, MDB_dbi sdbi, MDB_env *dst,
-    const char *name, MDB_txn **wtxn, size_t *puts)
+    chaindata_dbi_e db, MDB_txn **wtxn, size_t *puts)
 {
     int          rc;
     MDB_val      k, v;
     MDB_dbi      ddbi;
     MDB_cursor  *sc, *dc;
 
-    rc = mdb_dbi_open(*wtxn, name, MDB_CREATE, &ddbi);
+    rc = mdb_dbi_open(*wtxn, chaindata_db_names[db],
+                      chaindata_db_flags[db] | MDB_CREATE, &ddbi);
     if (rc != 0) {
         return rc;
     }
@@ -138,8 +139,7 @@ chaindata_repack_copy(chaindata_index_t *ix, MDB_txn *src, const char *dir,
     }
 
     for (i = 0; rc == 0 && i < CHAINDATA_DBI_COUNT; i++) {
-        rc = chaindata_repack_db(src, ix->dbi[i], dst, chaindata_db_names[i],
-                                 &wtxn, &puts);
+        rc = chaindata_repack_db(src, ix->dbi[i], dst, i, &wtxn, &puts);
     }
 
     if (rc == 0) {

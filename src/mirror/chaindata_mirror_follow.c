@@ -24,31 +24,21 @@
 #include "chaindata_signal.h"
 
 
-
-enum {
-    CHAINDATA_FOLLOWER_STACKS = 0,
-    CHAINDATA_FOLLOWER_MEMPOOL,
-    CHAINDATA_FOLLOWER_RUNES,
-    CHAINDATA_FOLLOWER_CHAINHOOKS
-};
-
+/* a follower a feed, in the order of CHAINDATA_FEED_LIST */
 
 void
 chaindata_follow_init(chaindata_mirror_t *m)
 {
-    static const char  *names[CHAINDATA_MIRROR_FOLLOWERS] = {
-        "stacks", "mempool", "runes", "chainhooks"
-    };
-    size_t              i;
-    int                 on[CHAINDATA_MIRROR_FOLLOWERS];
+    size_t  i;
+    int     on[CHAINDATA_MIRROR_FOLLOWERS];
 
-    on[CHAINDATA_FOLLOWER_STACKS] = m->stacks_api != NULL;
-    on[CHAINDATA_FOLLOWER_MEMPOOL] = m->stacks_api != NULL && !m->no_mempool;
-    on[CHAINDATA_FOLLOWER_RUNES] = m->runes_api != NULL;
-    on[CHAINDATA_FOLLOWER_CHAINHOOKS] = m->platform_api != NULL;
+    on[CHAINDATA_FEED_STACKS] = m->stacks_api != NULL;
+    on[CHAINDATA_FEED_MEMPOOL] = m->stacks_api != NULL && !m->no_mempool;
+    on[CHAINDATA_FEED_RUNES] = m->runes_api != NULL;
+    on[CHAINDATA_FEED_CHAINHOOKS] = m->platform_api != NULL;
 
     for (i = 0; i < CHAINDATA_MIRROR_FOLLOWERS; i++) {
-        m->follow.followers[i].name = names[i];
+        m->follow.followers[i].name = chaindata_feeds[i].source;
         m->follow.followers[i].state = on[i] ? CHAINDATA_FEEDSTATE_FOLLOWING
                                   : CHAINDATA_FEEDSTATE_NONE;
     }
@@ -62,13 +52,13 @@ chaindata_follower_poll(chaindata_mirror_t *m, size_t i, int *caught_up)
 
     switch (i) {
 
-    case CHAINDATA_FOLLOWER_STACKS:
+    case CHAINDATA_FEED_STACKS:
         return chaindata_stacks_poll(m, caught_up);
 
-    case CHAINDATA_FOLLOWER_MEMPOOL:
+    case CHAINDATA_FEED_MEMPOOL:
         return chaindata_mempool_poll(m);
 
-    case CHAINDATA_FOLLOWER_RUNES:
+    case CHAINDATA_FEED_RUNES:
         return chaindata_runes_poll(m, caught_up);
 
     default:
@@ -84,11 +74,11 @@ chaindata_follower_ready(chaindata_mirror_t *m, size_t i)
 {
     chaindata_follower_t  *stacks;
 
-    if (i != CHAINDATA_FOLLOWER_MEMPOOL) {
+    if (i != CHAINDATA_FEED_MEMPOOL) {
         return 1;
     }
 
-    stacks = &m->follow.followers[CHAINDATA_FOLLOWER_STACKS];
+    stacks = &m->follow.followers[CHAINDATA_FEED_STACKS];
 
     return stacks->state == CHAINDATA_FEEDSTATE_FOLLOWING && stacks->caught_up;
 }
@@ -178,8 +168,8 @@ chaindata_follow_mempool_follows(chaindata_mirror_t *m)
 {
     chaindata_follower_t  *stacks, *mempool;
 
-    stacks = &m->follow.followers[CHAINDATA_FOLLOWER_STACKS];
-    mempool = &m->follow.followers[CHAINDATA_FOLLOWER_MEMPOOL];
+    stacks = &m->follow.followers[CHAINDATA_FEED_STACKS];
+    mempool = &m->follow.followers[CHAINDATA_FEED_MEMPOOL];
 
     if (stacks->state != CHAINDATA_FEEDSTATE_STOPPED
         || mempool->state == CHAINDATA_FEEDSTATE_NONE

@@ -41,7 +41,8 @@ struct chaindata_follower_s {
     chaindata_feedstate_t  stored;     /* totals, the last good pass */
 };
 
-#define CHAINDATA_MIRROR_FOLLOWERS  4
+/* a follower a feed (CHAINDATA_FEED_LIST) */
+#define CHAINDATA_MIRROR_FOLLOWERS  CHAINDATA_FEEDS
 
 /* the followers' state */
 typedef struct {

@@ -255,7 +255,7 @@ chaindata_follow_too_deep(chaindata_mirror_t *m, const char *source,
                          "chain?  Nothing was rolled back; the feed stops "
                          "(--%smax-reorg-depth)", source,
                          (unsigned long long) max, (unsigned long long) height,
-                         strcmp(source, "runes") == 0 ? "runes-" : "");
+                         strcmp(source, CHAINDATA_RUNES) == 0 ? "runes-" : "");
 
     return CHAINDATA_MIRROR_REFUSED;
 }

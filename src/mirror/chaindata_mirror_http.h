@@ -13,6 +13,7 @@
 
 #include <curl/curl.h>
 
+#include "chaindata_feeds.h"
 #include "chaindata_feedtip.h"
 #include "chaindata_jdoc.h"
 #include "chaindata_mirror_log.h"
@@ -75,17 +76,6 @@ struct chaindata_req_s {
     unsigned             over:2;     /* past the body budget: why says */
 };
 
-
-/*
- * The sources, each with the request headers bound to it (an API key goes
- * to its own upstream only: chaindata_mirror_http.c).
- */
-typedef enum {
-    CHAINDATA_SOURCE_STACKS = 0,
-    CHAINDATA_SOURCE_RUNES,
-    CHAINDATA_SOURCE_PLATFORM,
-    CHAINDATA_SOURCES
-} chaindata_source_e;
 
 #define CHAINDATA_HTTP_OPT  0x4800
 

@@ -26,10 +26,6 @@
  * readable by its owner alone), it never is on it.
  */
 
-static const char  *chaindata_http_source_names[] = {
-    "stacks", "runes", "platform"
-};
-
 
 static int
 chaindata_http_add(struct curl_slist **list, const char *opt,
@@ -173,8 +169,8 @@ chaindata_http_bind(chaindata_http_t *h)
 
         } else if (h->bound[i]) {
             fprintf(stderr, "chaindata-mirror: --%s-header without "
-                    "--%s-api\n", chaindata_http_source_names[i],
-                    chaindata_http_source_names[i]);
+                    "--%s-api\n", chaindata_source_names[i],
+                    chaindata_source_names[i]);
             return -1;
         }
     }

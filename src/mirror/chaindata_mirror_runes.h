@@ -14,6 +14,7 @@
 #define _CHAINDATA_MIRROR_RUNES_H_INCLUDED_
 
 
+#include "chaindata_feeds.h"
 #include "chaindata_layout.h"
 #include "chaindata_mirror_pages.h"
 
@@ -94,7 +95,9 @@ typedef struct {
     chaindata_names_t    addresses;
 } chaindata_rnames_t;
 
-#define CHAINDATA_RUNES             "runes"
+/* the feed's name (CHAINDATA_FEED_LIST) */
+#define CHAINDATA_RUNES                                                     \
+    (chaindata_feeds[CHAINDATA_FEED_RUNES].source)
 #define CHAINDATA_RUNES_NO_HASH     "none"
 
 /*

@@ -97,7 +97,6 @@
 #include "chaindata_mirror_block.h"
 
 
-#define CHAINDATA_RUNES           "runes"
 #define CHAINDATA_FILL_BEHIND     144      /* a day of Bitcoin blocks */
 #define CHAINDATA_FILL_CHUNK      64       /* blocks asked for at once */
 #define CHAINDATA_FILL_BYTES      (256 * 1024 * 1024)  /* writes a window */

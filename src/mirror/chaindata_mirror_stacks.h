@@ -15,7 +15,9 @@
 #include "chaindata_mirror.h"
 
 
-#define CHAINDATA_STACKS            "stacks"
+/* the feed's name (CHAINDATA_FEED_LIST) */
+#define CHAINDATA_STACKS                                                    \
+    (chaindata_feeds[CHAINDATA_FEED_STACKS].source)
 #define CHAINDATA_TXS_PAGE          50
 #define CHAINDATA_EVENTS_PAGE       100
 /* pages of a block's listing asked at once, as its claims suggest */

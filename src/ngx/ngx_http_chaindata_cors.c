@@ -4,7 +4,7 @@
  * upstream's Fastify servers send it by default.  stacks-blockchain-api 9.0.2
  * registers @fastify/cors 11.2.0 with { exposedHeaders: ['X-API-Version']
  * } (src/api/init.ts:157); the Runes API with its defaults (api-toolkit,
- * src/fastify/fastify.ts).  @fastify/cors (index.js:9-21 its defaults,
+ * src/fastify/fastify.ts).  @fastify/cors 11.2.0 (index.js:9-21 its defaults,
  * 159-266 what it sends), in its onRequest hook, so on every answer:
  *
  *   Access-Control-Allow-Origin: *    (origin '*': no Vary: Origin)

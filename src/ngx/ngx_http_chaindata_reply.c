@@ -92,7 +92,7 @@ ngx_http_chaindata_send_not_allowed(ngx_http_request_t *r)
 /*
  * A 400 of the route: without Cache-Control where upstream sends none
  * (route->invalid_bare: its validator answers before the hook that sets
- * "no-store", stacks-blockchain-api src/api/init.ts:159-167).
+ * "no-store", stacks-blockchain-api 9.0.2 src/api/init.ts:159-167).
  */
 
 ngx_int_t
@@ -154,10 +154,10 @@ ngx_int_t
 ngx_http_chaindata_miss_history(ngx_http_request_t *r, ngx_int_t feed,
     ngx_http_chaindata_reply_t *reply)
 {
-    u_char                          *p;
-    size_t                           len;
-    chaindata_history_t              h;
-    const chaindata_history_feed_t  *chain;
+    u_char                       *p;
+    size_t                        len;
+    chaindata_history_t           h;
+    const chaindata_feed_desc_t  *chain;
 
     reply->untold = NULL;
     reply->untold_why = CHAINDATA_UNAVAILABLE_NO_HISTORY;
@@ -181,7 +181,7 @@ ngx_http_chaindata_miss_history(ngx_http_request_t *r, ngx_int_t feed,
         return NGX_OK;
     }
 
-    chain = &chaindata_history_feeds[feed];
+    chain = &chaindata_feeds[feed];
 
     len = sizeof("the index's  feed holds blocks from  on, not from the "
                  "chain's first (): what this request names may be in an "

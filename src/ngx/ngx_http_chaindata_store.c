@@ -676,7 +676,7 @@ ngx_http_chaindata_store_history(ngx_log_t *log,
         if (rc != 0) {
             ngx_log_error(NGX_LOG_ERR, log, 0,
                           "chaindata: reading the history of the %s feed "
-                          "failed: %s", chaindata_history_feeds[source].source,
+                          "failed: %s", chaindata_feeds[source].source,
                           mdb_strerror(rc));
             return NGX_ERROR;
         }
@@ -699,10 +699,10 @@ ngx_http_chaindata_store_history(ngx_log_t *log,
 static void
 ngx_http_chaindata_store_tell(ngx_log_t *log)
 {
-    ngx_uint_t                       i;
-    chaindata_history_t              h;
-    const chaindata_history_feed_t  *feed;
-    ngx_http_chaindata_store_t      *st;
+    ngx_uint_t                    i;
+    chaindata_history_t           h;
+    const chaindata_feed_desc_t  *feed;
+    ngx_http_chaindata_store_t   *st;
 
     st = &ngx_http_chaindata_store;
     st->told = 1;
@@ -713,7 +713,7 @@ ngx_http_chaindata_store_tell(ngx_log_t *log)
             continue;
         }
 
-        feed = &chaindata_history_feeds[i];
+        feed = &chaindata_feeds[i];
 
         if (chaindata_history_read(st->txn, st->dbi, i, &h) != 0) {
             continue;

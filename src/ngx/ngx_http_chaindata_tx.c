@@ -71,7 +71,7 @@ static ngx_http_chaindata_route_t  ngx_http_chaindata_tx_route = {
  * The redirect carries the ETag of what its target serves this request,
  * with that answer's Cache-Control and Vary, as upstream's carries the
  * transaction's (its route's preHandler sets them before the handler
- * redirects: stacks-blockchain-api src/api/routes/v1/tx.ts:443-470,
+ * redirects: stacks-blockchain-api 9.0.2 src/api/routes/v1/tx.ts:443-470,
  * src/api/controllers/cache-controller.ts:184-186); without one (nothing
  * stored, the index unreadable now) "no-store", its default
  * (src/api/init.ts:166).

@@ -4,7 +4,8 @@
  * lmdb-schema/feed.md "The history a feed holds"): nothing, a writer's
  * state: record alone, records loaded without blocks, the lowest block
  * record of the source (its own, not a source whose name starts alike)
- * against the chain's first block.
+ * against the chain's first block; and the feeds' one list
+ * (src/core/chaindata_feeds.h) it reads them from.
  */
 
 
@@ -15,6 +16,8 @@
 
 #include <lmdb.h>
 
+#include "chaindata_feed.h"
+#include "chaindata_feeds.h"
 #include "chaindata_history.h"
 #include "chaindata_schema.h"
 #include "unit.h"
@@ -138,4 +141,52 @@ test_history(void)
     snprintf(path, sizeof(path), "%s/lock.mdb", dir);
     unlink(path);
     rmdir(dir);
+}
+
+
+/*
+ * The feeds, one list (src/core/chaindata_feeds.h): in the order the
+ * mirror polls them, the history's names for those of blocks, the
+ * upstream each reads, and the reorg depths lmdb-schema/feed.md gives
+ * ("Reorg depth": runes 100, stacks and any other source 1000).
+ */
+
+void
+test_feeds(void)
+{
+    size_t  i;
+    char    names[64];
+
+    names[0] = '\0';
+
+    for (i = 0; i < CHAINDATA_FEEDS; i++) {
+        strcat(names, i ? " " : "");
+        strcat(names, chaindata_feeds[i].source);
+    }
+
+    ok(strcmp(names, "stacks mempool runes chainhooks") == 0,
+       "feeds: stacks, mempool, runes, chainhooks, in the mirror's order");
+
+    ok(strcmp(chaindata_feeds[CHAINDATA_HISTORY_STACKS].source, "stacks")
+       == 0
+       && strcmp(chaindata_feeds[CHAINDATA_HISTORY_RUNES].source, "runes")
+          == 0,
+       "feeds: the history's names are the Stacks and Runes feeds");
+
+    ok(chaindata_feeds[CHAINDATA_FEED_MEMPOOL].upstream
+       == CHAINDATA_SOURCE_STACKS
+       && strcmp(chaindata_source_names[
+                     chaindata_feeds[CHAINDATA_FEED_CHAINHOOKS].upstream],
+                 "platform") == 0,
+       "feeds: the mempool reads the Stacks API, chainhooks the platform");
+
+    ok(chaindata_feed_reorg_default("runes") == 100
+       && chaindata_feed_reorg_default("stacks") == 1000
+       && chaindata_feed_reorg_default("mempool") == 1000
+       && chaindata_feed_reorg_default("testnet") == 1000,
+       "feeds: reorg depths, runes 100, stacks and any other source 1000");
+
+    ok(chaindata_feed_named("runes") == &chaindata_feeds[CHAINDATA_FEED_RUNES]
+       && chaindata_feed_named("rune") == NULL,
+       "feeds: a feed found by its whole name only");
 }

@@ -19,6 +19,7 @@ void test_data_file(void);
 
 /* test_history.c */
 void test_history(void);
+void test_feeds(void);
 
 /* test_eta.c */
 void test_eta(void);

@@ -59,6 +59,7 @@ main(void)
     test_eta();
     test_data_file();
     test_history();
+    test_feeds();
     test_options();
 
     printf("1..%d\n", tests);
