@@ -7,7 +7,7 @@
 # its gzip answer inflates to exactly it; Vary, Content-Length, HEAD,
 # Accept-Encoding q-values, one strong ETag per encoding and its 304s;
 # nginx's own gzip (on, as nginx.conf.example has it, or off) never
-# compresses a second time.
+# compresses a second time; a chunk damaged in content is a 500 either way.
 
 use strict;
 use warnings;
@@ -221,6 +221,40 @@ ok(length($gz->{body}) < length($plain->{body}) * 0.8,
     }
     is($bad, 0, "lists of 20 and 21: $n pages, plain as stored, gzip "
                 . 'inflates to it');
+}
+
+# a chunk of a list whose piece's bytes are random bytes of their length
+# (its second half, but the piece's final block), the layout intact: a
+# page that is the chunk whole (its piece copied into a gzip answer, not
+# inflated) or cuts it is a 500 plain and gzip alike, logged as a damaged
+# piece; a page of the other chunks served
+{
+    my $key = "$big->[1]00000002";
+    my %ent = mdb_dump_pairs(mdb_dump_of($db, 'rune_activity_entry'));
+    my $v = $ent{$key} // '';
+    my $bytes = length($v) / 2;
+    my $half = int($bytes / 2);
+    ok($half > 100, "chunk 2 of the list of 150 entries: $bytes bytes");
+    substr($v, 2 * $half, 2 * ($bytes - 2 - $half)) =
+        random_hex($bytes - 2 - $half, "rune chunk $key");
+    my $ddb = index_with_values($db, 'rune_activity_entry', { $key => $v });
+    my $ng = ChainData::Test::Nginx->start(db => $ddb, %example);
+    $ng->expect_log(qr/a stored piece/);
+    for my $c (['?offset=40&limit=20', 500], ['?offset=45&limit=5', 500],
+               ['?offset=20&limit=40', 500], ['?offset=60&limit=20', 200])
+    {
+        my ($q, $want) = @$c;
+        for my $h ({}, \%GZ) {
+            my $r = http_get($ng->port, "$big->[2]$q", %$h);
+            is($r->{status}, $want, "random chunk: $q" . (%$h ? ' (gzip)' : '')
+                                    . ": $want");
+        }
+    }
+    $ng->stop;
+    my @logged = $ng->error_log =~ /\[alert\].*(a stored piece.*damaged)/g;
+    my %lines = map { $_ => 1 } @logged;
+    ok(@logged == 6 && keys %lines == 1, 'random chunk: each 500 logged at '
+       . 'alert as a damaged piece, the same line plain and gzip');
 }
 
 # errors are not made of chunks: nginx's gzip may compress them, once

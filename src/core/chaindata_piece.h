@@ -22,8 +22,14 @@
 #include <stdint.h>
 
 
-/* an encoded piece: CRC-32 (le), plain length (le), deflate length (le) */
-#define CHAINDATA_PIECE_HEAD_SIZE     12
+/*
+ * an encoded piece: CRC-32 of the plain bytes (le), plain length (le),
+ * deflate length (le), then the CRC-32 of those 12 bytes and the deflate
+ * bytes (le): the stored piece's own, checked before it is used, as a
+ * gzip answer copies it without inflating it
+ */
+#define CHAINDATA_PIECE_HEAD_SIZE     16
+#define CHAINDATA_PIECE_STORED_CRC_AT 12
 
 /*
  * The loader's zlib level: on the benchmark's documents (mostly hex and
@@ -57,7 +63,9 @@
 typedef struct {
     uint32_t              crc;         /* of the plain bytes */
     uint32_t              plain_len;
-    const unsigned char  *deflate;     /* ends with the empty final block */
+    uint32_t              stored_crc;  /* of the stored piece */
+    const unsigned char  *deflate;     /* ends with the empty final block,
+                                          right after the piece's head */
     size_t                deflate_len;
 } chaindata_piece_t;
 
@@ -105,14 +113,23 @@ int chaindata_piece_padding(const unsigned char *z, size_t n, size_t len);
 int chaindata_piece_decode(chaindata_piece_t *p, const unsigned char *v,
     size_t len, size_t *used);
 
+/*
+ * 0 when the stored piece is as written (its bytes match its stored
+ * CRC-32), -1 when it is damaged: a piece decoded from a value, whose
+ * head lies before its deflate bytes.  chaindata_piece_inflate() checks
+ * it too; a gzip member that takes the piece as it is checks it alone.
+ */
+int chaindata_piece_check(const chaindata_piece_t *p);
+
 /* the deflate bytes of a piece as they go into a gzip member */
 #define chaindata_piece_member_len(p)                                      \
     ((p)->deflate_len - CHAINDATA_PIECE_FINAL_LEN)
 
 /*
  * Its plain bytes into out (room for p->plain_len): 0, or -1 when the
- * piece does not inflate to exactly plain_len bytes with its CRC-32.
- * The inflater is made once (it allocates), and reused.
+ * stored piece is damaged (chaindata_piece_check()) or does not inflate
+ * to exactly plain_len bytes with its CRC-32.  The inflater is made once
+ * (it allocates), and reused.
  */
 chaindata_inflater_t *chaindata_inflater_create(void);
 void chaindata_inflater_destroy(chaindata_inflater_t *in);

@@ -19,7 +19,7 @@
 
 
 /* bump when any key or value layout changes; the module refuses others */
-#define CHAINDATA_SCHEMA_VERSION      "5"
+#define CHAINDATA_SCHEMA_VERSION      "6"
 
 #define CHAINDATA_MAX_DBS             16
 

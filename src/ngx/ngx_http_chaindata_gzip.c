@@ -180,13 +180,23 @@ ngx_http_chaindata_gz_begin(ngx_http_chaindata_gz_t *gz, u_char *p)
 }
 
 
-/* a piece that does not inflate is damaged: gz->failed, nothing written */
+/*
+ * A damaged piece: gz->failed, nothing written.  A gzip member takes the
+ * stored piece as it is once its stored CRC-32 holds, a plain body the
+ * piece inflated (lmdb-schema/pieces.md), so that a piece damaged in
+ * content is a 500 either way, before any byte is sent.
+ */
 
 u_char *
 ngx_http_chaindata_gz_piece(ngx_http_chaindata_gz_t *gz, u_char *p,
     const chaindata_piece_t *piece)
 {
     if (gz->gzip) {
+        if (chaindata_piece_check(piece) != 0) {
+            gz->failed = 1;
+            return p;
+        }
+
         chaindata_gzip_sum_piece(&gz->sum, piece);
         return chaindata_gzip_piece(p, piece);
     }

@@ -298,8 +298,8 @@ ngx_http_chaindata_reply_body(ngx_http_request_t *r,
 
     if (p == NULL) {
         ngx_log_error(NGX_LOG_ALERT, r->connection->log, 0,
-                      "chaindata: a stored piece does not inflate to its "
-                      "length and CRC-32 (damaged)");
+                      "chaindata: a stored piece does not match its "
+                      "CRC-32s (damaged)");
         return NGX_ERROR;
     }
 

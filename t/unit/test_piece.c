@@ -61,6 +61,71 @@ piece_text(unsigned char *p, size_t len, unsigned seed)
 
 
 /*
+ * The stored CRC-32 (lmdb-schema/pieces.md): it holds for a piece as
+ * written; any byte changed, the piece is refused or it does not hold;
+ * its deflate bytes replaced by random bytes of their length (what a gzip
+ * answer would copy), it does not hold and the piece does not inflate; a
+ * CRC-32 of the plain bytes that lies under one that holds still does not
+ * inflate.
+ */
+
+static void
+piece_stored_crc(chaindata_deflater_t *d, chaindata_inflater_t *in,
+    const unsigned char *plain, unsigned char *enc, unsigned char *out)
+{
+    int                good;
+    size_t             n, i, used;
+    unsigned           seed;
+    uint32_t           crc;
+    chaindata_piece_t  p;
+
+    n = chaindata_piece_make(d, plain, 4096, enc);
+    ok(n > 0 && chaindata_piece_decode(&p, enc, n, &used) == 0
+       && chaindata_piece_check(&p) == 0
+       && chaindata_piece_inflate(in, &p, out) == 0,
+       "pieces: the stored CRC-32 of a piece as written holds");
+
+    good = n > 0;
+
+    for (i = 0; i < n; i++) {
+        enc[i] ^= 0x20;
+        good &= chaindata_piece_decode(&p, enc, n, &used) != 0
+                || (chaindata_piece_check(&p) != 0
+                    && chaindata_piece_inflate(in, &p, out) != 0);
+        enc[i] ^= 0x20;
+    }
+
+    ok(good, "pieces: any byte changed, refused or its stored CRC-32 "
+       "does not hold");
+
+    for (i = CHAINDATA_PIECE_HEAD_SIZE, seed = 7;
+         i < n - CHAINDATA_PIECE_FINAL_LEN; i++)
+    {
+        seed = seed * 1103515245 + 12345;
+        enc[i] = (unsigned char) (seed >> 16);
+    }
+
+    ok(chaindata_piece_decode(&p, enc, n, &used) == 0
+       && chaindata_piece_check(&p) != 0
+       && chaindata_piece_inflate(in, &p, out) != 0,
+       "pieces: random deflate bytes of their length: the stored CRC-32 "
+       "does not hold");
+
+    n = chaindata_piece_make(d, plain, 4096, enc);
+    enc[0] ^= 1;
+    crc = (uint32_t) libdeflate_crc32(0, enc, CHAINDATA_PIECE_STORED_CRC_AT);
+    crc = (uint32_t) libdeflate_crc32(crc, enc + CHAINDATA_PIECE_HEAD_SIZE,
+                                      n - CHAINDATA_PIECE_HEAD_SIZE);
+    chaindata_put_u32le(enc + CHAINDATA_PIECE_STORED_CRC_AT, crc);
+    ok(chaindata_piece_decode(&p, enc, n, &used) == 0
+       && chaindata_piece_check(&p) == 0
+       && chaindata_piece_inflate(in, &p, out) != 0,
+       "pieces: a wrong plain CRC-32 under a stored one that holds does not "
+       "inflate");
+}
+
+
+/*
  * A member of pieces (plain lengths 0, 1, small, 100 KiB) and stored
  * bytes (empty, a comma, 70,000 bytes: two stored blocks) in turn, as a
  * page is assembled; it must inflate to exactly their concatenation.
@@ -213,6 +278,8 @@ test_pieces(void)
     ok(chaindata_piece_decode(&p, enc, n, &used) == 0
        && chaindata_piece_inflate(in, &p, out) != 0,
        "pieces: damaged deflate bytes do not inflate");
+
+    piece_stored_crc(d, in, plain, enc, out);
 
     chaindata_deflater_destroy(d);
     chaindata_inflater_destroy(in);

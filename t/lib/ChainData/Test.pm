@@ -7,6 +7,7 @@ use strict;
 use warnings;
 
 use Cwd qw(abs_path);
+use Digest::SHA ();
 use Errno qw(EINTR);
 use Exporter qw(import);
 use File::Basename qw(dirname);
@@ -32,6 +33,7 @@ our @EXPORT_OK = qw(
     splice_events validate_tx_schema schema_path
     temp_dir slurp spew is_root random_tx_id example_config eventually
     mdb_dump_of mdb_dump_pairs gunzip_body slow_client log_events_tx
+    index_with_values random_hex
 );
 our %EXPORT_TAGS = (all => \@EXPORT_OK);
 
@@ -122,6 +124,34 @@ sub mdb_dump_pairs {
     my ($body) = $dump =~ /^HEADER=END\n(.*?)^DATA=END/ms;
     my @l = map { s/^ //r } split /\n/, $body // '';
     return @l % 2 ? () : @l;
+}
+
+# index_with_values($dir, $name, { key_hex => value_hex, ... }): a copy
+# of the index $dir whose database $name holds these values under these
+# keys (put over what was there, mdb_load), made readable by the workers
+sub index_with_values {
+    my ($dir, $name, $values) = @_;
+    my $copy = temp_dir() . '/index';
+    make_path($copy);
+    spew("$copy/data.mdb", slurp("$dir/data.mdb"));
+    my $dump = "VERSION=3\nformat=bytevalue\ntype=btree\nHEADER=END\n"
+        . join('', map { " $_\n $values->{$_}\n" } sort keys %$values)
+        . "DATA=END\n";
+    my $in = spew(temp_dir() . "/$name.dump", $dump);
+    my ($code, undef, $err) = run_cmd(['mdb_load', '-s', $name, '-f', $in,
+                                       $copy]);
+    die "mdb_load -s $name $copy: $err" if $code;
+    return fixup_index_perms($copy);
+}
+
+# random_hex($bytes, $seed): as many bytes as hex digits, the same for a
+# seed every run (SHA-256 in counter mode)
+sub random_hex {
+    my ($bytes, $seed) = @_;
+    my $hex = '';
+    $hex .= Digest::SHA::sha256_hex("$seed/" . length $hex)
+        while length $hex < 2 * $bytes;
+    return substr($hex, 0, 2 * $bytes);
 }
 
 # a gzip member's plain bytes, or undef when it is not one whole member
