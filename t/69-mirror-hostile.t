@@ -112,6 +112,16 @@ is($code, 0, 'chain: exit 0') or diag($err);
 is(feed(), "1003 $chain->[-1]{hash}", 'chain: at 1003');
 like($err, qr/level=info source=stacks height=1003 tip=1003 behind=0 eta_s=0 blocks=4 /,
      'chain: the progress line names upstream\'s tip and what is left');
+# the line of the first block, before the feeds' state was first stored:
+# upstream's tip as the pass read it (it named none: the tip it printed
+# was the one stored after a pass, which lags a pass behind what is
+# committed, issue 41); a tip never below the height
+like($err, qr/level=info source=stacks height=1000 tip=1003 behind=3 eta_s=unknown blocks=1 /,
+     'chain: the first block\'s line names the tip the pass read');
+my @lines = $err =~ /(level=info source=stacks height=\d+ \S+)/g;
+is(scalar(grep { !/height=(\d+) tip=(\d+)/ || $2 < $1 } @lines), 0,
+   'chain: each progress line names a tip, none below its height')
+    or diag(join "\n", @lines);
 
 # the same on a terminal: the line drawn in place, with the target
 SKIP: {
