@@ -256,6 +256,39 @@ chaindata_reqs_free(chaindata_req_t **reqs, size_t n)
 
 
 /*
+ * The mempool's "total", a claim, compared with the rows its pages hold,
+ * which are what is mirrored: the first listing of a run where they
+ * differ is logged, as a block's tx_count (chaindata_mirror_stacks_block.c).
+ * The last page's total is the one compared: paged while it moves, an
+ * honest listing's last page counts the rows before it and its own.
+ */
+
+static void
+chaindata_mempool_claims(chaindata_mirror_t *m, chaindata_req_t **reqs,
+    size_t n)
+{
+    size_t  i, rows;
+
+    for (i = 0, rows = 0; i < n; i++) {
+        rows += reqs[i]->list->n;
+    }
+
+    if (n == 0 || reqs[n - 1]->arg == rows || m->pending.claims_logged) {
+        return;
+    }
+
+    m->pending.claims_logged = 1;
+
+    chaindata_mirror_log(m, "warn", "mempool: total %llu on the listing's "
+                         "last page, but %llu transactions listed; the "
+                         "listing is mirrored (counts are claims: further "
+                         "differences this run are not logged)",
+                         (unsigned long long) reqs[n - 1]->arg,
+                         (unsigned long long) rows);
+}
+
+
+/*
  * Every page of upstream's mempool, as it is while they are fetched: up
  * to its first page short of a full one, whatever the first page's total
  * claimed (it only says how many to ask at once: the mempool grows while
@@ -343,6 +376,8 @@ chaindata_mempool_pages(chaindata_mirror_t *m, chaindata_req_t ***out,
         chaindata_reqs_free(reqs, npages);
         return rc;
     }
+
+    chaindata_mempool_claims(m, reqs, npages);
 
     *out = reqs;
     *n = npages;

@@ -32,6 +32,7 @@ typedef struct {
     size_t               nwaiting;
     unsigned             batch;
     int                  read;
+    int                  claims_logged;  /* a total differed this run */
 } chaindata_pending_t;
 
 
