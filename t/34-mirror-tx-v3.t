@@ -7,8 +7,9 @@
 # v3 mempool listing, read once --mempool-v3-batch new ones (20) are to be
 # written: one request for 20 transactions at most, so v3 adds no more
 # than 0.05 requests a transaction (issue 30); a smaller set is written
-# without and waits for more, across passes and restarts.  Without that
-# listing (an upstream before 9.0) the pending one has no v3 document.
+# without and waits for more, across passes and restarts, until a run
+# that ends (--once) asks for it at one request.  Without that listing (an
+# upstream before 9.0) the pending one has no v3 document.
 
 use strict;
 use warnings;
@@ -91,10 +92,13 @@ is(http_get($ng->port, "/extended/v3/transactions/$none/events")->{status}, 503,
    '… its events too');
 $ng->stop;
 
-# a batch: 19 new pending transactions wait (no v3 request); 2 more make
-# 21, one page of the v3 listing for them all, each rewritten with its
-# height; a pass with none new or waiting asks nothing
-my @pool = map { ChainData::Upstream::derive_doc($pending, "pool$_") } 1 .. 21;
+# a batch: 19 new pending transactions, fewer than a batch, wait for more
+# while the mirror follows; a --once run that ends asks for them at one
+# request (issue 41: they were left to answer 503 until a later run); 2
+# more are 2 new at the next run's end; 20 new at once are a batch, one
+# page of the v3 listing in the pass, none left for the end; a pass with
+# none new or waiting asks nothing
+my @pool = map { ChainData::Upstream::derive_doc($pending, "pool$_") } 1 .. 41;
 my @pids = map { ChainData::Upstream::tx_id($_) } @pool;
 my %height = map { $pids[$_] => 5000 + $_ } 0 .. $#pids;
 my $broot = "$root/b";
@@ -120,26 +124,61 @@ my $v3_asked = sub {
         split /\n/, slurp($up->prefix . '/access.log');
 };
 my $v3_held = sub {
-    my $dump = mdb_dump_of($db, 'tx_v3');
+    my ($in, @ids) = @_;
+    my $dump = mdb_dump_of($in, 'tx_v3');
     scalar grep { (my $h = substr($_, 2)) =~ s/(..)/$1/g;
-                  $dump =~ /^ \Q$h\E$/m } @pids;
+                  $dump =~ /^ \Q$h\E$/m } @ids;
+};
+my $v1_held = sub {
+    my ($in, @ids) = @_;
+    my $dump = mdb_dump_of($in, 'tx');
+    scalar grep { (my $h = substr($_, 2)) =~ s/(..)/$1/g;
+                  $dump =~ /^ \Q$h\E$/m } @ids;
 };
 ($c, $o, $e) = run_cmd([@batch], timeout => 120);
-is($c, 0, '19 new pending transactions: the mirror exits 0') or diag($e);
-is($v3_asked->(), 0, '… and asks nothing of the v3 listing');
-is($v3_held->(), 0, '… none has a v3 document yet');
-my $v1 = mdb_dump_of($db, 'tx');
-is(scalar(grep { (my $h = substr($_, 2)) =~ s/(..)/$1/g; $v1 =~ /^ \Q$h\E$/m }
-              @pids[0 .. 18]), 19, '… each is served by v1 at once');
-# the index holds them without their v3 documents: it cannot tell v3's
-# answer (a 503 without chaindata_miss_fallback, the fallback with one),
-# but for their events, which upstream answers 400 for any pending one
-system('cp', '-r', $db, "$db-edge") == 0 or die 'cp';
-fixup_index_perms("$db-edge");
-my $ng3 = ChainData::Test::Nginx->start(db => "$db-edge", locations => v3_locations()
+is($c, 0, '19 new pending transactions, --once: the mirror exits 0') or diag($e);
+is($v3_asked->(), 1, '… its end asks the v3 listing once for the 19');
+is($v3_held->($db, @pids[0 .. 18]), 19, '… each has its v3 document');
+is($v1_held->($db, @pids[0 .. 18]), 19, '… and its v1 one');
+like($e, qr/msg="mempool: the run ends: 19 of the 19 pending transactions waiting for a batch got their receipt_block_height"/,
+     '… said in its log');
+
+ChainData::Upstream::write_chain($broot, $chain, mempool => [@pool[0 .. 20]]);
+$listing->(@pids[0 .. 20]);
+($c, $o, $e) = run_cmd([@batch], timeout => 120);
+is($c, 0, 'a restart, 2 more: 21') or diag($e);
+is($v3_asked->(), 2, '… one request more, at its end, for the 2');
+is($v3_held->($db, @pids[0 .. 20]), 21, '… each has its v3 document');
+
+ChainData::Upstream::write_chain($broot, $chain, mempool => [@pool]);
+$listing->(@pids);
+($c, $o, $e) = run_cmd([@batch], timeout => 120);
+is($c, 0, '20 more at once: a batch') or diag($e);
+is($v3_asked->(), 3, '… one page of the v3 listing for them in the pass, '
+   . 'none left for its end');
+is($v3_held->($db, @pids), 41, '… each has its v3 document');
+unlike($e, qr/the run ends/, '… nothing waits at its end');
+($c, $o, $e) = run_cmd([@batch], timeout => 120);
+is($v3_asked->(), 3, 'a pass with none new nor waiting asks nothing more');
+
+# an upstream without the v3 listing (before 9.0): asked for the 41 new,
+# and the pending ones stay in the index without their v3 documents: it
+# cannot tell v3's answer (a 503 without chaindata_miss_fallback, the
+# fallback with one), but for their events, which upstream answers 400
+# for any pending one
+system('rm', '-rf', "$broot/up/extended/v3");
+my $wdb = "$root/idx4";
+($c, $o, $e) = run_cmd([@batch[0 .. 1], $wdb, @batch[3 .. $#batch]],
+                       timeout => 120);
+is($c, 0, 'no v3 listing upstream: the mirror exits 0') or diag($e);
+is($v3_asked->(), 4, '… asked the listing once');
+is($v3_held->($wdb, @pids), 0, '… no v3 document');
+is($v1_held->($wdb, @pids), 41, '… each is served by v1 at once');
+fixup_index_perms($wdb);
+my $ng3 = ChainData::Test::Nginx->start(db => $wdb, locations => v3_locations()
     . "        location = /st { chaindata_status; }\n");
 my $w = http_get($ng3->port, "/extended/v3/transactions/$pids[0]");
-is($w->{status}, 503, 'a waiting one\'s v3 document: 503, not 404');
+is($w->{status}, 503, 'a pending one\'s v3 document: 503, not 404');
 like($w->{body}, qr/without its v3 document yet/, '… saying why');
 $w = http_get($ng3->port, "/extended/v3/transactions/$pids[0]/events");
 is($w->{status}, 400, '… its events: upstream\'s 400');
@@ -150,18 +189,10 @@ is($J->decode(http_get($ng3->port, '/st')->{body})->{traffic}{unavailable}{no_v3
    1, '… the 503 counted as no_v3');
 $ng3->stop;
 
-ChainData::Upstream::write_chain($broot, $chain, mempool => [@pool]);
-$listing->(@pids);
-($c, $o, $e) = run_cmd([@batch], timeout => 120);
-is($c, 0, 'a restart, 2 more: 21') or diag($e);
-is($v3_asked->(), 1, '… one request of the v3 listing for them all');
-is($v3_held->(), 21, '… each has its v3 document');
-($c, $o, $e) = run_cmd([@batch], timeout => 120);
-is($v3_asked->(), 1, 'a pass with none new nor waiting asks nothing more');
 $up->stop;
 fixup_index_perms($db);
 $ng = ChainData::Test::Nginx->start(db => $db, locations => v3_locations());
-for my $i (0, 18, 20) {
+for my $i (0, 18, 20, 40) {
     my $r = http_get($ng->port, "/extended/v3/transactions/$pids[$i]");
     is($J->decode($r->{body})->{receipt_block_height}, 5000 + $i,
        "pool $i: its receipt_block_height");

@@ -5,7 +5,11 @@
 # directory's owner, is refused with a clear message and its target left
 # as it was; mirror.lock is never created through a link; run as root on
 # a directory of another user, the loader creates the files as that user;
-# the index's files and a snapshot have no world access whatever the umask.
+# the index's files and a snapshot have no world access whatever the umask;
+# a compact copy a killed compaction left (data.mdb.compact) is removed
+# when a writer, the loader or the mirror, opens the index (issue 41, item
+# 11: a caught-up index never compacts again), never while a compaction
+# holds data.mdb exclusive (its copy then is a live one).
 
 use strict;
 use warnings;
@@ -13,6 +17,9 @@ use FindBin;
 use lib "$FindBin::Bin/lib";
 
 use Test::More;
+use Fcntl qw(:flock);
+use POSIX qw(_exit);
+use Time::HiRes qw(sleep);
 use ChainData::Test qw(:all);
 
 require_build();
@@ -131,6 +138,60 @@ SKIP: {
     is($code, 0, 'a bulk load under umask 0') or diag $err;
     is(sprintf('%04o', mode_of("$bulk/data.mdb") & 07), '0000',
        'the bulk load\'s data.mdb: no world access');
+}
+
+# ---------------------------------------------------------------------
+# A compact copy a killed compaction left: removed by the next writer
+
+{
+    my $tmp = temp_dir();
+    my $dir = "$tmp/index";
+    my $copy = "$dir/data.mdb.compact";
+    my ($code, $out, $err) = load_index($dir, '--quiet', $fx);
+    is($code, 0, 'an index') or diag $err;
+
+    spew($copy, "the first pages of a copy a killed mirror left\n");
+    ($code, $out, $err) = load_index($dir, '--quiet', $fx);
+    is($code, 0, 'the loader opens it with a compaction\'s copy left') or diag $err;
+    ok(!-e $copy, '… and removes the copy');
+    like($err, qr{removed \Q$copy\E, the copy of a compaction that did not end},
+         '… saying so');
+
+    spew($copy, "again\n");
+    ($code, $out, $err) = run_cmd([build_path('chaindata-mirror'), '--db', $dir,
+        '--stacks-api', 'http://127.0.0.1:9/', '--once', '--retries', '0'],
+        timeout => 60);
+    ok(!-e $copy, 'the mirror removes it too as it opens the index');
+    like($err, qr{removed \Q$copy\E}, '… saying so') or diag $err;
+
+    # a compaction under way holds data.mdb exclusive while its copy is
+    # written: a writer opening meanwhile waits, and leaves the copy
+    open(my $held, '<', "$dir/data.mdb") or die "data.mdb: $!";
+    flock($held, LOCK_EX) or die "flock: $!";
+    spew($copy, "a copy being written\n");
+    my $ino = (stat "$dir/data.mdb")[1];
+    my $pid = fork() // die "fork: $!";
+    if ($pid == 0) {
+        close $held;
+        open(STDERR, '>', "$tmp/waiting.err");
+        exec(build_path('chaindata-load'), '--db', $dir, '--quiet', $fx)
+            or _exit(127);
+    }
+    # /proc/locks: the loader's shared flock waiting ("->") on data.mdb
+    my $waiting = 0;
+    for (1 .. 600) {
+        $waiting = grep { /->\s+FLOCK\s+ADVISORY\s+READ\s+$pid\s+\S+:$ino\s/ }
+            split /\n/, slurp('/proc/locks');
+        last if $waiting;
+        sleep 0.1;
+    }
+    ok($waiting, 'a loader opening meanwhile waits for the compaction');
+    ok(-e $copy, '… and leaves its copy alone');
+    unlink $copy;    # the compaction ends (here: fails, its copy removed)
+    close $held;
+    waitpid($pid, 0);
+    is($?, 0, '… then loads') or diag slurp("$tmp/waiting.err");
+    unlike(slurp("$tmp/waiting.err"), qr/removed/, '… having removed nothing');
 }
 
 done_testing();

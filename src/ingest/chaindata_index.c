@@ -93,10 +93,37 @@ chaindata_index_open_dbs(chaindata_index_t *ix)
 
 
 /*
+ * A compact copy a killed compaction left beside data.mdb (it would stay
+ * for good: a caught-up index never fills again) is removed, said on
+ * standard error.  Called with the shared flock on the data.mdb named
+ * held (chaindata_index_hold()): a running compaction holds it exclusive
+ * from before its copy is made until after it is renamed or removed, so
+ * the copy found here is never a live one's.
+ */
+
+static void
+chaindata_index_leftover(chaindata_index_t *ix)
+{
+    char  path[4096];
+
+    snprintf(path, sizeof(path), "%s/%s", ix->path, CHAINDATA_COMPACT_NAME);
+
+    if (unlink(path) == 0) {
+        fprintf(stderr, "%s: removed %s, the copy of a compaction that did "
+                "not end (killed?)\n", ix->prog, path);
+
+    } else if (errno != ENOENT) {
+        fprintf(stderr, "%s: cannot remove %s, the copy of a compaction "
+                "that did not end: %s\n", ix->prog, path, strerror(errno));
+    }
+}
+
+
+/*
  * A writer holds a shared flock on the data.mdb it opened, which
- * chaindata_index_compact() takes exclusive (or refuses): 0, 1 when
- * data.mdb was renamed over while this one waited for it (open it again),
- * or an errno.
+ * chaindata_index_compact() takes exclusive (or refuses): 0 (held, a
+ * copy a killed compaction left removed), 1 when data.mdb was renamed
+ * over while this one waited for it (open it again), or an errno.
  */
 
 static int
@@ -123,7 +150,13 @@ chaindata_index_hold(chaindata_index_t *ix)
         return errno;
     }
 
-    return held.st_dev != named.st_dev || held.st_ino != named.st_ino;
+    if (held.st_dev != named.st_dev || held.st_ino != named.st_ino) {
+        return 1;
+    }
+
+    chaindata_index_leftover(ix);
+
+    return 0;
 }
 
 

@@ -20,6 +20,12 @@
 #include "chaindata_record.h"
 
 
+/*
+ * The compact copy chaindata_index_compact() writes beside data.mdb; one
+ * a killed compaction left is removed when a writer opens the index.
+ */
+#define CHAINDATA_COMPACT_NAME  "data.mdb.compact"
+
 /* the map's first size and its ceiling, unless --map-size says */
 #define CHAINDATA_MAP_SIZE      ((size_t) 1 << 30)
 #define CHAINDATA_MAX_MAP_SIZE  ((size_t) 1 << 40)

@@ -57,9 +57,6 @@
 #include "chaindata_schema.h"
 
 
-#define CHAINDATA_COMPACT_NAME  "data.mdb.compact"
-
-
 int
 chaindata_index_pages(chaindata_index_t *ix, size_t *used, size_t *free)
 {

@@ -10,7 +10,8 @@
  * and the mempool with the Stacks feed it follows; the mirror exits when
  * no feed is left, when the index fails, or on a signal, whatever it
  * waits for (chaindata_signal_fd() wakes it), each feed still on stored
- * as stopped and why.
+ * as stopped and why.  A --once run that ends asks for what the
+ * mempool's pending transactions still wait for.
  */
 
 
@@ -281,6 +282,45 @@ chaindata_follow_end(chaindata_mirror_t *m, chaindata_feedwhy_e why)
 }
 
 
+/*
+ * A --once run ends with the feeds caught up: the mempool's pending
+ * transactions still waiting for a batch are asked for
+ * (chaindata_mempool_end()), as a pass of the mempool feed, so that the
+ * run leaves none without its v3 document.  A signal's stop asks
+ * nothing: the next run finds them waiting in the index.
+ */
+
+static int
+chaindata_follow_once_end(chaindata_mirror_t *m)
+{
+    int                    rc;
+    chaindata_follower_t  *f;
+
+    f = &m->follow.followers[CHAINDATA_FEED_MEMPOOL];
+
+    if (f->state != CHAINDATA_FEEDSTATE_FOLLOWING) {
+        return CHAINDATA_EXIT_OK;
+    }
+
+    chaindata_follower_count(m, f, 0);
+    m->follow.polled = f;
+    m->http.pass_429s = 0;
+    rc = chaindata_mempool_end(m);
+    m->follow.polled = NULL;
+    chaindata_follower_count(m, f, 1);
+
+    if (rc == CHAINDATA_MIRROR_STOPPED || chaindata_mirror_stop) {
+        return CHAINDATA_MIRROR_STOPPED;
+    }
+
+    if (rc != CHAINDATA_EXIT_OK && rc != CHAINDATA_EXIT_SYSTEM) {
+        chaindata_follower_failed(m, f, rc);
+    }
+
+    return rc == CHAINDATA_EXIT_SYSTEM ? rc : CHAINDATA_EXIT_OK;
+}
+
+
 /* the feeds still on, and whether any of them was given up */
 
 static size_t
@@ -319,6 +359,10 @@ chaindata_follow_run(chaindata_mirror_t *m)
         }
 
         rc = chaindata_follow_pass(m, &busy, &wake);
+
+        if (rc == CHAINDATA_EXIT_OK && m->once && !busy) {
+            rc = chaindata_follow_once_end(m);
+        }
 
         if (rc == CHAINDATA_EXIT_SYSTEM) {
             chaindata_follow_end(m, CHAINDATA_FEEDWHY_ERROR);

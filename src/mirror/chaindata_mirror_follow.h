@@ -80,6 +80,8 @@ int chaindata_stacks_poll(chaindata_mirror_t *m, int *caught_up);
 int chaindata_runes_poll(chaindata_mirror_t *m, int *caught_up);
 int chaindata_mempool_poll(chaindata_mirror_t *m);
 int chaindata_chainhooks_poll(chaindata_mirror_t *m);
+/* a --once run ends: the pending ones waiting for a batch asked for */
+int chaindata_mempool_end(chaindata_mirror_t *m);
 
 
 #endif /* _CHAINDATA_MIRROR_FOLLOW_H_INCLUDED_ */

@@ -55,18 +55,23 @@ chaindata_mirror_log(chaindata_mirror_t *m, const char *level,
 }
 
 
-/* upstream's tip of the feed last mirrored, as its poll saw it: 0, 1 */
+/*
+ * Upstream's tip of the feed last mirrored, as its poll last read it (a
+ * claim: status and metrics show the verified one, which lags a pass),
+ * never below the height just committed: 0, 1
+ */
 
 static int
 chaindata_mirror_target(chaindata_mirror_t *m, uint64_t *tip)
 {
-    size_t  i;
+    size_t                       i;
+    const chaindata_follower_t  *f;
 
     for (i = 0; i < CHAINDATA_MIRROR_FOLLOWERS; i++) {
-        if (m->follow.followers[i].has_tip && m->follow.followers[i].name
-            && strcmp(m->follow.followers[i].name, m->source) == 0)
-        {
-            *tip = m->follow.followers[i].tip.height;
+        f = &m->follow.followers[i];
+
+        if (f->has_claim && f->name && strcmp(f->name, m->source) == 0) {
+            *tip = f->claim.height > m->height ? f->claim.height : m->height;
             return 1;
         }
     }

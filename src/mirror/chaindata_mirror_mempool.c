@@ -50,42 +50,36 @@ typedef struct {
     size_t               nnext;
     unsigned char       *wait;     /* of those, the ones waiting (below) */
     size_t               nwait;
+    unsigned char       *docs;     /* their documents: "[d,d,..." */
+    size_t               ndocs;    /* bytes, and room for a "]" */
 } chaindata_mp_pass_t;
 
 
+/*
+ * A pending transaction waiting for a batch: its id in wait, its
+ * document in docs, for the run's end (chaindata_mempool_end())
+ */
 
 static int
-chaindata_id_cmp(const void *a, const void *b)
-{
-    return memcmp(a, b, CHAINDATA_TXID_LEN);
-}
-
-
-static int
-chaindata_ids_add(unsigned char **ids, size_t *n, const unsigned char *id)
+chaindata_mempool_wait(chaindata_mp_pass_t *pass, const unsigned char *id,
+    const chaindata_jv_t *doc)
 {
     unsigned char  *p;
 
-    if ((*n & 255) == 0) {
-        p = realloc(*ids, (*n + 256) * CHAINDATA_TXID_LEN);
-        if (p == NULL) {
-            return -1;
-        }
-
-        *ids = p;
+    if (chaindata_ids_add(&pass->wait, &pass->nwait, id) != 0) {
+        return -1;
     }
 
-    memcpy(*ids + *n * CHAINDATA_TXID_LEN, id, CHAINDATA_TXID_LEN);
-    (*n)++;
+    p = realloc(pass->docs, pass->ndocs + chaindata_jv_size(doc) + 2);
+    if (p == NULL) {
+        return -1;
+    }
+
+    p[pass->ndocs] = pass->ndocs ? ',' : '[';
+    pass->ndocs = chaindata_jv_write(p + pass->ndocs + 1, doc) - p;
+    pass->docs = p;
 
     return 0;
-}
-
-
-static int
-chaindata_ids_has(const unsigned char *ids, size_t n, const unsigned char *id)
-{
-    return n && bsearch(id, ids, n, CHAINDATA_TXID_LEN, chaindata_id_cmp);
 }
 
 
@@ -256,6 +250,39 @@ chaindata_reqs_free(chaindata_req_t **reqs, size_t n)
 
 
 /*
+ * The mempool's "total", a claim, compared with the rows its pages hold,
+ * which are what is mirrored: the first listing of a run where they
+ * differ is logged, as a block's tx_count (chaindata_mirror_stacks_block.c).
+ * The last page's total is the one compared: paged while it moves, an
+ * honest listing's last page counts the rows before it and its own.
+ */
+
+static void
+chaindata_mempool_claims(chaindata_mirror_t *m, chaindata_req_t **reqs,
+    size_t n)
+{
+    size_t  i, rows;
+
+    for (i = 0, rows = 0; i < n; i++) {
+        rows += reqs[i]->list->n;
+    }
+
+    if (n == 0 || reqs[n - 1]->arg == rows || m->pending.claims_logged) {
+        return;
+    }
+
+    m->pending.claims_logged = 1;
+
+    chaindata_mirror_log(m, "warn", "mempool: total %llu on the listing's "
+                         "last page, but %llu transactions listed; the "
+                         "listing is mirrored (counts are claims: further "
+                         "differences this run are not logged)",
+                         (unsigned long long) reqs[n - 1]->arg,
+                         (unsigned long long) rows);
+}
+
+
+/*
  * Every page of upstream's mempool, as it is while they are fetched: up
  * to its first page short of a full one, whatever the first page's total
  * claimed (it only says how many to ask at once: the mempool grows while
@@ -343,6 +370,8 @@ chaindata_mempool_pages(chaindata_mirror_t *m, chaindata_req_t ***out,
         chaindata_reqs_free(reqs, npages);
         return rc;
     }
+
+    chaindata_mempool_claims(m, reqs, npages);
 
     *out = reqs;
     *n = npages;
@@ -441,7 +470,7 @@ chaindata_mempool_gone(chaindata_mirror_t *m, chaindata_mp_pass_t *pass)
             if (chaindata_ids_add(&pass->next, &pass->nnext, id) != 0
                 || (chaindata_ids_has(m->pending.waiting, m->pending.nwaiting,
                                       id)
-                    && chaindata_ids_add(&pass->wait, &pass->nwait, id) != 0))
+                    && chaindata_mempool_wait(pass, id, root) != 0))
             {
                 rc = CHAINDATA_EXIT_SYSTEM;
             }
@@ -469,23 +498,27 @@ chaindata_mempool_gone(chaindata_mirror_t *m, chaindata_mp_pass_t *pass)
  * --mempool-v3-batch or more is looked up in the v3 listing, at most one
  * page a batch, and those found written with their receipt_block_height:
  * one request for a batch of transactions at most, each asked about
- * once.  A smaller set waits (*wait, unsorted) for more.
+ * once.  A smaller set waits (in the pass's wait, unsorted) for more;
+ * at the run's end (no pass) any is looked up, at one page.
  */
 
 static int
 chaindata_mempool_write_new(chaindata_mirror_t *m, chaindata_mp_new_t *news,
-    size_t n, unsigned char **wait, size_t *nwait)
+    size_t n, chaindata_mp_pass_t *pass)
 {
     int     rc, batch;
-    size_t  k;
+    size_t  k, pages;
 
-    batch = n >= m->pending.batch;
+    batch = pass ? n >= m->pending.batch : n > 0;
+    pages = n / m->pending.batch ? n / m->pending.batch : 1;
 
-    rc = batch ? chaindata_mempool_v3_find(m, news, n, n / m->pending.batch)
+    rc = batch ? chaindata_mempool_v3_find(m, news, n, pages)
                : CHAINDATA_EXIT_OK;
 
     for (k = 0; rc == CHAINDATA_EXIT_OK && k < n; k++) {
-        if (!batch && chaindata_ids_add(wait, nwait, news[k].id) != 0) {
+        if (!batch && chaindata_mempool_wait(pass, news[k].id, news[k].doc)
+                      != 0)
+        {
             return CHAINDATA_EXIT_SYSTEM;
         }
 
@@ -563,47 +596,16 @@ chaindata_mempool_listed(chaindata_mirror_t *m, chaindata_req_t **pages,
         }
     }
 
-    rc = chaindata_mempool_write_new(m, news, nnew, &pass->wait,
-                                     &pass->nwait);
+    rc = chaindata_mempool_write_new(m, news, nnew, pass);
     free(news);
 
     if (rc != CHAINDATA_EXIT_OK) {
         return rc;
     }
 
-    if (pass->nlisted) {
-        qsort(pass->listed, pass->nlisted, CHAINDATA_TXID_LEN,
-              chaindata_id_cmp);
-    }
+    chaindata_ids_unique(pass->listed, &pass->nlisted);
 
     return CHAINDATA_EXIT_OK;
-}
-
-
-static void
-chaindata_ids_unique(unsigned char *ids, size_t *n)
-{
-    size_t  i, k;
-
-    if (*n == 0) {
-        return;
-    }
-
-    qsort(ids, *n, CHAINDATA_TXID_LEN, chaindata_id_cmp);
-
-    for (i = 0, k = 0; i < *n; i++) {
-        if (k && memcmp(ids + (k - 1) * CHAINDATA_TXID_LEN,
-                        ids + i * CHAINDATA_TXID_LEN, CHAINDATA_TXID_LEN)
-                 == 0)
-        {
-            continue;
-        }
-
-        memmove(ids + k++ * CHAINDATA_TXID_LEN, ids + i * CHAINDATA_TXID_LEN,
-                CHAINDATA_TXID_LEN);
-    }
-
-    *n = k;
 }
 
 
@@ -654,6 +656,7 @@ chaindata_mempool_poll(chaindata_mirror_t *m)
     if (rc != CHAINDATA_EXIT_OK) {
         free(pass.next);
         free(pass.wait);
+        free(pass.docs);
         return rc;
     }
 
@@ -664,8 +667,89 @@ chaindata_mempool_poll(chaindata_mirror_t *m)
     m->pending.n = pass.nnext;
     m->pending.waiting = pass.wait;
     m->pending.nwaiting = pass.nwait;
+    m->pending.docs = pass.docs;
+    m->pending.ndocs = pass.ndocs;
 
     return CHAINDATA_EXIT_OK;
+}
+
+
+/*
+ * The run ends (--once): the pending transactions still waiting for a
+ * batch are looked up at one request, their documents those the last
+ * pass read, so that none is left without its v3 document until a later
+ * run.  Those the listing lacks stay waiting (in the index, for the next
+ * run's scan).
+ */
+
+int
+chaindata_mempool_end(chaindata_mirror_t *m)
+{
+    int                    rc;
+    char                   err[CHAINDATA_ERR_LEN];
+    size_t                 k, n, found;
+    chaindata_jv_t        *list;
+    chaindata_arena_t     *arena;
+    chaindata_mp_new_t    *news;
+    const chaindata_jv_t  *doc;
+
+    if (m->pending.docs == NULL) {
+        return CHAINDATA_EXIT_OK;
+    }
+
+    m->pending.docs[m->pending.ndocs++] = ']';
+
+    arena = chaindata_arena_create();
+    list = arena ? chaindata_jdoc_parse(arena, m->pending.docs,
+                                        m->pending.ndocs, err, sizeof(err))
+                 : NULL;
+    news = list ? calloc(list->n + 1, sizeof(chaindata_mp_new_t)) : NULL;
+
+    if (news == NULL) {
+        chaindata_mirror_log(m, "error", "mempool: cannot read again the "
+                             "documents of the transactions waiting");
+        chaindata_arena_destroy(arena);
+        return CHAINDATA_EXIT_SYSTEM;
+    }
+
+    /* a block may have confirmed one since: never written pending again */
+    for (doc = list->child, n = 0; doc; doc = doc->next) {
+        if (chaindata_doc_txid(doc, news[n].id) == 0
+            && !chaindata_stored_confirmed(m, news[n].id))
+        {
+            news[n].doc = doc;
+            news[n++].waited = 1;
+        }
+    }
+
+    chaindata_block_reset(m);
+    rc = chaindata_mempool_write_new(m, news, n, NULL);
+
+    if (rc == CHAINDATA_EXIT_OK && m->in.ws.nwrites
+        && chaindata_block_write(m) != 0)
+    {
+        rc = CHAINDATA_EXIT_SYSTEM;
+    }
+
+    chaindata_block_reset(m);
+
+    for (k = 0, found = 0; k < n; k++) {
+        found += news[k].found;
+    }
+
+    if (rc == CHAINDATA_EXIT_OK) {
+        chaindata_mirror_log(m, "info", "mempool: the run ends: %zu of the "
+                             "%zu pending transactions waiting for a batch "
+                             "got their receipt_block_height", found, n);
+    }
+
+    free(news);
+    chaindata_arena_destroy(arena);
+    free(m->pending.docs);
+    m->pending.docs = NULL;
+    m->pending.ndocs = 0;
+
+    return rc;
 }
 
 
@@ -674,8 +758,11 @@ chaindata_mempool_free(chaindata_mirror_t *m)
 {
     free(m->pending.ids);
     free(m->pending.waiting);
+    free(m->pending.docs);
     m->pending.ids = NULL;
     m->pending.waiting = NULL;
+    m->pending.docs = NULL;
     m->pending.n = 0;
     m->pending.nwaiting = 0;
+    m->pending.ndocs = 0;
 }

@@ -23,15 +23,20 @@
 /*
  * The pending transactions the index holds (32-byte ids, sorted), and of
  * those the ones written without a receipt_block_height that no v3
- * lookup was made for yet (waiting for a batch)
+ * lookup was made for yet (waiting for a batch), with their documents as
+ * the last pass read them (a JSON array but for its "]", NULL before a
+ * pass: for the run's end)
  */
 typedef struct {
     unsigned char       *ids;
     size_t               n;
     unsigned char       *waiting;
     size_t               nwaiting;
+    unsigned char       *docs;
+    size_t               ndocs;
     unsigned             batch;
     int                  read;
+    int                  claims_logged;  /* a total differed this run */
 } chaindata_pending_t;
 
 
@@ -46,6 +51,14 @@ typedef struct {
 
 
 void chaindata_mempool_free(chaindata_mirror_t *m);
+
+/* sets of ids (chaindata_mirror_mempool_ids.c): added to, sorted, searched */
+int chaindata_ids_add(unsigned char **ids, size_t *n, const unsigned char *id);
+/* in a sorted set: 1, 0 */
+int chaindata_ids_has(const unsigned char *ids, size_t n,
+    const unsigned char *id);
+/* sorted, duplicates dropped */
+void chaindata_ids_unique(unsigned char *ids, size_t *n);
 /* the heights of news[0 .. n - 1] the v3 listing has, in max pages */
 int chaindata_mempool_v3_find(chaindata_mirror_t *m, chaindata_mp_new_t *news,
     size_t n, size_t max);
