@@ -12,6 +12,7 @@
 #include "chaindata_schema.h"
 #include "chaindata_status.h"
 #include "ngx_http_chaindata_env.h"
+#include "ngx_http_chaindata_history.h"
 #include "ngx_http_chaindata_metrics.h"
 #include "ngx_http_chaindata_read.h"
 #include "ngx_http_chaindata_store.h"
@@ -695,7 +696,7 @@ ngx_http_chaindata_store_history(ngx_log_t *log,
 
 /*
  * Once, when the index first opens: what the configuration's check said
- * (ngx_http_chaindata_env_tell()), in the error log as it is configured.
+ * (ngx_http_chaindata_history_tell()), in the error log as configured.
  */
 
 static void
@@ -706,7 +707,8 @@ ngx_http_chaindata_store_tell(ngx_log_t *log)
     st = &ngx_http_chaindata_store;
     st->told = 1;
 
-    ngx_http_chaindata_env_tell(log, st->txn, st->dbi, &st->path, st->routes);
+    ngx_http_chaindata_history_tell(log, st->txn, st->dbi, &st->path,
+                                    st->routes);
 }
 
 
