@@ -170,9 +170,13 @@ test: deps-test check-layout check-rooms all unit
 test-upstream: all
 	$(PROVE_T) t/upstream/
 
-# the demo: an index built from the fixtures, served with
-# nginx.conf.example (paths pointed into build/demo) on 127.0.0.1:PORT
+# the demo: an index built from the fixtures, with the members v3 needs
+# made up where the mirror asks upstream (tools/v3-stand-ins), served
+# with nginx.conf.example (paths pointed into build/demo) on
+# 127.0.0.1:PORT; DEMO_TX: the transaction it suggests
 PORT        ?= 8080
+DEMO_TX      = $(shell sed -n '1s/.*"tx_id":"\(0x[0-9a-f]*\)".*/\1/p' \
+                   t/fixtures/tx-many-events.ndjson)
 
 run:
 	@perl -MIO::Socket::INET -e 'exit !!IO::Socket::INET->new(shift)' \
@@ -182,7 +186,8 @@ run:
 	$(MAKE) all
 	rm -rf $(BUILD)/demo
 	mkdir -p $(BUILD)/demo/logs
-	$(LOADER) --db $(BUILD)/demo/index t/fixtures/*.ndjson
+	tools/v3-stand-ins t/fixtures/*.ndjson > $(BUILD)/demo/records.ndjson
+	$(LOADER) --db $(BUILD)/demo/index $(BUILD)/demo/records.ndjson
 	sed -e 's|/usr/lib/nginx/modules/ngx_http_chaindata_module.so|$(CURDIR)/$(MODULE)|' \
 	    -e 's|/var/lib/chaindata|$(CURDIR)/$(BUILD)/demo/index|' \
 	    -e 's|/var/log/nginx/|$(CURDIR)/$(BUILD)/demo/logs/|' \
@@ -193,7 +198,8 @@ run:
 	    echo "chaindata: nginx.conf.example listens elsewhere than" \
 	         "127.0.0.1:8080, PORT not applied"; exit 1; }
 	@echo "chaindata: serving on http://127.0.0.1:$(PORT)/ (Ctrl-C stops)"
-	@echo "chaindata: try curl -i http://127.0.0.1:$(PORT)/extended/v1/tx/$$(sed -n '1s/.*"tx_id":"\(0x[0-9a-f]*\)".*/\1/p' t/fixtures/tx-many-events.ndjson)"
+	@echo "chaindata: try curl -i http://127.0.0.1:$(PORT)/extended/v1/tx/$(DEMO_TX)"
+	@echo "chaindata:  or curl -i http://127.0.0.1:$(PORT)/extended/v3/transactions/$(DEMO_TX)"
 	$(NGINX) -p $(CURDIR)/$(BUILD)/demo -c $(CURDIR)/$(BUILD)/demo/nginx.conf \
 	    -g 'daemon off; pid $(CURDIR)/$(BUILD)/demo/nginx.pid;'
 

@@ -4,7 +4,8 @@
 # (README-v3.md there): each data set's records loaded, every captured
 # answer replayed, equal in status, body bytes, Content-Type,
 # Cache-Control, CORS, Warning, and an ETag where upstream sends one; the
-# deliberate differences of doc/api.md aside (an id without 0x: 302).
+# deliberate differences of doc/api.md aside (an id without 0x: 302);
+# and the 503 of a transaction held without its v3 document.
 # t/32-tx-v3.t replays the whole reference when ../shared is there.
 
 use strict;
@@ -167,6 +168,31 @@ $ng->stop;
         is(join('', map { mdb_dump_of($db, $_) } qw(tx tx_v3 tx_v3_event)), $before,
            '… the index as it was');
     }
+}
+
+# a transaction the index holds without its v3 document (the fixtures,
+# loaded as they are): a 503 that speaks of pending only for a pending one
+{
+    my @fx = tx_fixtures(fixture_path('tx.ndjson'));
+    my ($mined) = grep { ($_->{tx_status} // '') eq 'success' } @fx;
+    my ($pending) = grep { ($_->{tx_status} // '') eq 'pending' } @fx;
+    my $db = new_index(fixture_path('tx.ndjson'));
+    $ng = ChainData::Test::Nginx->start(db => $db, locations => v3_locations());
+    my $why = sub { $J->decode($_[0]{body})->{message} };
+    my $r = http_get($ng->port, "/extended/v3/transactions/$mined->{tx_id}");
+    is($r->{status}, 503, 'a mined one without its v3 document: 503');
+    is($why->($r), 'the index holds this transaction without its v3 '
+       . 'document: it was loaded without its block\'s index_block_hash and '
+       . 'parent_index_block_hash', '… saying why, not that it is pending');
+    $r = http_get($ng->port, "/extended/v3/transactions/$mined->{tx_id}/events");
+    is("$r->{status} " . $why->($r), '503 ' . $why->(http_get($ng->port,
+       "/extended/v3/transactions/$mined->{tx_id}")), '… its events the same');
+    $r = http_get($ng->port, "/extended/v3/transactions/$pending->{tx_id}");
+    is($r->{status}, 503, 'a pending one without its v3 document: 503');
+    is($why->($r), 'the index holds this pending transaction without its '
+       . 'v3 document yet: it waits for its receipt_block_height',
+       '… waiting for its receipt_block_height');
+    $ng->stop;
 }
 
 # a page deep in many events: the cursor is a position, upstream's cursors

@@ -147,6 +147,35 @@ sub known {
     $ng->stop;
 }
 
+# 1b. the same with Debian's stock error_log, which keeps "error" and
+# above: nginx -t says it, and a start writes it to the default error log,
+# where nginx logs before error_log applies (Debian's: stderr, the
+# journal under systemd; -e here) and prints the warning
+{
+    my (undef, $o, $e) = run_cmd([nginx_binary(), '-V']);
+    like($o . $e, qr{--error-log-path=stderr\s},
+         'Debian\'s nginx: the default error log is stderr');
+    my $db = index_of(block('stacks', 1000, tx(0)));
+    my ($code, $out) = ChainData::Test::Nginx->test_config(
+        db => $db, locations => $locations, error_log_level => 'error');
+    is($code, 0, 'nginx -t passes') or diag($out);
+    like($out, qr/\[warn\].*the rune routes have no feed behind them/,
+         'nginx -t says the rune routes have no feed behind them');
+    like($out, qr/\[notice\].*the stacks feed holds blocks from 1000 on/,
+         'and where the stacks feed starts');
+    my $ng = ChainData::Test::Nginx->start(db => $db, locations => $locations,
+                                           error_log_level => 'error',
+                                           default_log => 1);
+    like($ng->error_log, qr/\[warn\].*the rune routes have no feed behind them/,
+         'a start writes it to the default error log, error_log at error');
+    like($ng->error_log, qr/\[notice\].*the stacks feed holds blocks from 1000 on/,
+         'and where the stacks feed starts');
+    like($ng->start_output,
+         qr/^nginx: \[warn\] .*the rune routes have no feed behind them/m,
+         'and prints the warning');
+    $ng->stop;
+}
+
 # 2. a runes feed started at Bitcoin block 870000: what it holds is
 # served, an older key is not an empty list
 {

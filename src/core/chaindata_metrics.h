@@ -36,7 +36,8 @@ typedef enum {
  * why the module answered 503 (behind: chaindata_status's health check;
  * no_history: a miss whose feed does not reach the chain's first block;
  * no_v3: a v3 answer of a transaction the index holds without its v3
- * document, a pending one waiting for its receipt_block_height)
+ * document, a pending one waiting for its receipt_block_height, a mined
+ * one loaded without its block's index hashes)
  */
 typedef enum {
     CHAINDATA_UNAVAILABLE_BODY_BUDGET = 0,

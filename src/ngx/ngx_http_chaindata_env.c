@@ -19,6 +19,7 @@
 #include "chaindata_data_file.h"
 #include "chaindata_schema.h"
 #include "ngx_http_chaindata_env.h"
+#include "ngx_http_chaindata_history.h"
 
 
 /*
@@ -227,9 +228,31 @@ ngx_http_chaindata_check_files(ngx_cycle_t *cycle, ngx_str_t *db)
 }
 
 
+/*
+ * The check says it too, in its own read transaction: "nginx -t" prints
+ * a warning, and a start writes it where nginx logs before it has read
+ * error_log (the default error log), whatever level error_log keeps.
+ */
+
+static void
+ngx_http_chaindata_env_check_tell(ngx_log_t *log, MDB_env *env,
+    MDB_dbi *dbi, ngx_str_t *db, ngx_uint_t routes)
+{
+    MDB_txn  *txn;
+
+    if (routes == 0 || mdb_txn_begin(env, NULL, MDB_RDONLY, &txn) != 0) {
+        return;
+    }
+
+    ngx_http_chaindata_history_tell(log, txn, dbi, db, routes);
+
+    mdb_txn_abort(txn);
+}
+
+
 ngx_int_t
 ngx_http_chaindata_env_check(ngx_cycle_t *cycle, ngx_str_t *db,
-    ngx_uint_t max_readers)
+    ngx_uint_t max_readers, ngx_uint_t routes)
 {
     int          rc, mdb_rc;
     char         err[CHAINDATA_DATA_FILE_ERR_LEN];
@@ -259,6 +282,10 @@ ngx_http_chaindata_env_check(ngx_cycle_t *cycle, ngx_str_t *db,
     }
 
     failure = ngx_http_chaindata_env_attach(env, dbi, &mdb_rc);
+
+    if (failure == NULL) {
+        ngx_http_chaindata_env_check_tell(cycle->log, env, dbi, db, routes);
+    }
 
     mdb_env_close(env);
 

@@ -37,9 +37,14 @@ typedef struct {
 } ngx_http_chaindata_env_files_t;
 
 
-/* checks for nginx -t and the master: the worker user can read the index */
+/*
+ * Checks for nginx -t and the master: the worker user can read the index;
+ * and says, as a worker does when it first opens it, what the routes (the
+ * chains they serve, 1 << each chaindata_history_source_e) answer of what
+ * it does not hold when a feed cannot tell (ngx_http_chaindata_history.h)
+ */
 ngx_int_t ngx_http_chaindata_env_check(ngx_cycle_t *cycle, ngx_str_t *db,
-    ngx_uint_t max_readers);
+    ngx_uint_t max_readers, ngx_uint_t routes);
 
 /*
  * Opens the index at path read-only, as every reader of the module does:

@@ -618,7 +618,8 @@ ngx_http_chaindata_check_conf(ngx_cycle_t *cycle, void *conf)
         return NGX_CONF_OK;
     }
 
-    if (ngx_http_chaindata_env_check(cycle, &mcf->db, mcf->max_readers)
+    if (ngx_http_chaindata_env_check(cycle, &mcf->db, mcf->max_readers,
+                                     mcf->chains)
         != NGX_OK)
     {
         return NGX_CONF_ERROR;

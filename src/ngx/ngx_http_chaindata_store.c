@@ -12,6 +12,7 @@
 #include "chaindata_schema.h"
 #include "chaindata_status.h"
 #include "ngx_http_chaindata_env.h"
+#include "ngx_http_chaindata_history.h"
 #include "ngx_http_chaindata_metrics.h"
 #include "ngx_http_chaindata_read.h"
 #include "ngx_http_chaindata_store.h"
@@ -691,67 +692,20 @@ ngx_http_chaindata_store_history(ngx_log_t *log,
 
 
 /*
- * Once, when the index first opens: a configured route without a feed
- * behind it, or whose feed starts after the chain's first block, answers
- * what the index does not hold from chaindata_miss_fallback, or 503.
+ * Once, when the index first opens: what the configuration's check said
+ * (ngx_http_chaindata_history_tell()), in the error log as configured.
  */
 
 static void
 ngx_http_chaindata_store_tell(ngx_log_t *log)
 {
-    ngx_uint_t                    i;
-    chaindata_history_t           h;
-    const chaindata_feed_desc_t  *feed;
-    ngx_http_chaindata_store_t   *st;
+    ngx_http_chaindata_store_t  *st;
 
     st = &ngx_http_chaindata_store;
     st->told = 1;
 
-    for (i = 0; i < CHAINDATA_HISTORY_SOURCES; i++) {
-
-        if (!(st->routes & (1 << i))) {
-            continue;
-        }
-
-        feed = &chaindata_feeds[i];
-
-        if (chaindata_history_read(st->txn, st->dbi, i, &h) != 0) {
-            continue;
-        }
-
-        switch (h.kind) {
-
-        case CHAINDATA_HISTORY_NONE:
-            ngx_log_error(NGX_LOG_WARN, log, 0,
-                          "chaindata_db \"%V\": the %s routes have no "
-                          "feed behind them (no %s feed, none of its "
-                          "records): what they ask goes to "
-                          "chaindata_miss_fallback, or answers 503",
-                          &st->path, feed->routes, feed->source);
-            break;
-
-        case CHAINDATA_HISTORY_EMPTY:
-            ngx_log_error(NGX_LOG_WARN, log, 0,
-                          "chaindata_db \"%V\": the %s feed behind the %s "
-                          "routes has no block yet: what the index does not "
-                          "hold goes to chaindata_miss_fallback, or answers "
-                          "503", &st->path, feed->source, feed->routes);
-            break;
-
-        case CHAINDATA_HISTORY_PARTIAL:
-            ngx_log_error(NGX_LOG_NOTICE, log, 0,
-                          "chaindata_db \"%V\": the %s feed holds blocks "
-                          "from %uL on, not from the chain's first (%uL): "
-                          "what the index does not hold goes to "
-                          "chaindata_miss_fallback, or answers 503",
-                          &st->path, feed->source, h.first,
-                          feed->chain_first);
-            break;
-
-        default:
-            break;
-        }
-    }
+    ngx_http_chaindata_history_tell(log, st->txn, st->dbi, &st->path,
+                                    st->routes);
 }
 
 

@@ -163,7 +163,8 @@ ngx_http_chaindata_tx3_in_v1(ngx_http_request_t *r,
  * Nothing stored: as chaindata_tx's miss, to chaindata_miss_fallback when
  * there is one, a 503 when the index cannot tell (its history is not the
  * chain's whole, or it holds the transaction in v1 without its v3
- * document: a pending one waiting for its receipt_block_height), else a
+ * document: a pending one waiting for its receipt_block_height, a mined
+ * one loaded without its block's index hashes), else a
  * 404, or for the events upstream's 400 "Transaction not found", which
  * is also what upstream answers of a pending one's events.
  */
@@ -195,9 +196,13 @@ ngx_http_chaindata_tx3_missing(ngx_http_request_t *r,
     }
 
     if (rc == NGX_OK) {
-        reply->untold = "the index holds this transaction without its v3 "
-                        "document yet (a pending one waits for its "
-                        "receipt_block_height)";
+        reply->untold = pending
+                        ? "the index holds this pending transaction without "
+                          "its v3 document yet: it waits for its "
+                          "receipt_block_height"
+                        : "the index holds this transaction without its v3 "
+                          "document: it was loaded without its block's "
+                          "index_block_hash and parent_index_block_hash";
         reply->untold_why = CHAINDATA_UNAVAILABLE_NO_V3;
     }
 

@@ -931,9 +931,14 @@ sub start {
     my $conf = $class->_write_conf(%o, prefix => $prefix, port => $port);
     my $self = bless { prefix => $prefix, port => $port, conf => $conf, owner => $$ }, $class;
     $self->{expect} = $o{expect_log} ? [ $o{expect_log} ] : [];
+    # default_log => 1: what nginx logs before it has read error_log to
+    # the prefix's error.log (-e), as Debian's default error log
+    # (/var/log/nginx/error.log) is its stock error_log
+    my @e = $o{default_log} ? ('-e', "$prefix/error.log") : ();
     my ($code, $out, $err) = ChainData::Test::run_cmd(
-        [_nginx_argv($prefix), '-p', "$prefix/", '-c', $conf],
+        [_nginx_argv($prefix), @e, '-p', "$prefix/", '-c', $conf],
         env => _sanitizer_env($prefix));
+    $self->{start_output} = $out . $err;
     if ($code != 0) {
         die "nginx failed to start (exit $code):\n$out$err\n--- error.log:\n"
             . $self->error_log . "\n";
@@ -1034,6 +1039,9 @@ sub _check_logs {
 sub port   { $_[0]{port} }
 sub prefix { $_[0]{prefix} }
 sub pid    { $_[0]{pid} }
+
+# what the start command printed (stdout and stderr)
+sub start_output { return $_[0]{start_output} }
 
 sub error_log {
     my ($self) = @_;
