@@ -90,6 +90,33 @@ is($code, 0, 'a file with systemd\'s quoting: exit 0') or diag($err);
 is_deeply((feeds("$root/d"))[0], $fa, 'its index, the later CHAINDATA_DB');
 ok(!-e "$root/nowhere", 'the earlier CHAINDATA_DB not used');
 
+# a variable ExecStart= does not name goes to the environment, as under
+# systemd (a bare --stacks-header-file name is a file in
+# CREDENTIALS_DIRECTORY), unless the environment has it
+spew("$root/creds.conf", <<"EOF");
+CHAINDATA_DB=$root/f
+CHAINDATA_MIRROR_OPTIONS=--stacks-api $api --stacks-header-file key
+CREDENTIALS_DIRECTORY=$root/creds
+EOF
+delete local $ENV{CREDENTIALS_DIRECTORY};
+($code, $out, $err) = run_cmd([$MIRROR, '--config', "$root/creds.conf",
+                               '--once']);
+is($code, 2, 'a credential missing: exit 2');
+like($err, qr/cannot read \Q$root\E\/creds\/key:/,
+     'the file\'s CREDENTIALS_DIRECTORY is the environment\'s');
+($code, $out, $err) = run_cmd([$MIRROR, '--config', "$root/creds.conf",
+                               '--once'],
+                              env => { CREDENTIALS_DIRECTORY => "$root/env" });
+like($err, qr/cannot read \Q$root\E\/env\/key:/,
+     'unless the environment has one');
+mkdir "$root/creds";
+spew("$root/creds/key", "x-test-key: sekrit\n");
+chmod 0600, "$root/creds/key";
+($code, $out, $err) = run_cmd([$MIRROR, '--config', "$root/creds.conf",
+                               '--once'], timeout => 120);
+is($code, 0, 'with the credential there: exit 0') or diag($err);
+unlike($err, qr/sekrit/, 'the key never logged');
+
 # 4. bad files: FILE:LINE: reason, then where to read more; exit 2
 my @bad = (
     ["CHAINDATA_DB=$root/e\nCHAINDATA_MIRROR_OPTIONS\n",

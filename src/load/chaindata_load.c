@@ -572,12 +572,9 @@ static int
 chaindata_parse_args(chaindata_loader_t *ld, int argc,
     char **argv)
 {
-    chaindata_opt_parse_t  p;
-
-    memset(&p, 0, sizeof(p));
-    p.prog = "chaindata-load";
-    p.opts = chaindata_load_options;
-    p.conf = ld;
+    chaindata_opt_parse_t  p = { .prog = "chaindata-load",
+                                 .opts = chaindata_load_options,
+                                 .conf = ld };
 
     if (chaindata_options_parse(&p, argc, argv) != 0) {
         return -1;

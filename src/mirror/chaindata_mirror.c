@@ -367,13 +367,11 @@ chaindata_mirror_config(chaindata_mirror_t *m, chaindata_opt_parse_t *p)
 static int
 chaindata_mirror_args(chaindata_mirror_t *m, int argc, char **argv)
 {
-    chaindata_opt_parse_t  p;
+    chaindata_opt_parse_t  p = { .prog = "chaindata-mirror",
+                                 .opts = chaindata_mirror_options,
+                                 .conf = m };
 
-    memset(&p, 0, sizeof(p));
-    p.prog = "chaindata-mirror";
-    p.opts = chaindata_mirror_options;
-    p.conf = m;
-
+    /* the command line first: a --config file's options come after it */
     if (chaindata_options_parse(&p, argc, argv) != 0) {
         return -1;
     }
