@@ -96,7 +96,7 @@ chaindata_http_add_file(struct curl_slist **list, const char *prog,
  */
 
 static int
-chaindata_http_header(void *conf, const chaindata_opt_t *o, char *arg,
+chaindata_http_opt_header(void *conf, const chaindata_opt_t *o, char *arg,
     const char *prog)
 {
     int                  rc;
@@ -115,7 +115,7 @@ chaindata_http_header(void *conf, const chaindata_opt_t *o, char *arg,
 /* --SOURCE-header-file (o->value: the source + 1) */
 
 static int
-chaindata_http_header_file(void *conf, const chaindata_opt_t *o, char *arg,
+chaindata_http_opt_file(void *conf, const chaindata_opt_t *o, char *arg,
     const char *prog)
 {
     chaindata_http_t  *h = conf;
@@ -127,28 +127,28 @@ chaindata_http_header_file(void *conf, const chaindata_opt_t *o, char *arg,
 
 /* an option of a source's headers: --SOURCE-header, --SOURCE-header-file */
 #define CHAINDATA_HTTP_OPT(opt, source, set_, value_name, text)              \
-    { .name = opt, .kind = CHAINDATA_OPT_CALL, .arg = value_name,             \
+    { .name = opt, .kind = CHAINDATA_OPT_CALL, .arg = value_name,            \
       .value = (source) + 1, .set = set_, .help = text }
 
 const chaindata_opt_t  chaindata_http_options[] = {
     CHAINDATA_HTTP_OPT("stacks-header", CHAINDATA_SOURCE_STACKS,
-                       chaindata_http_header, "'H: V'", NULL),
+                       chaindata_http_opt_header, "'H: V'", NULL),
     CHAINDATA_HTTP_OPT("runes-header", CHAINDATA_SOURCE_RUNES,
-                       chaindata_http_header, "'H: V'", NULL),
+                       chaindata_http_opt_header, "'H: V'", NULL),
     CHAINDATA_HTTP_OPT("platform-header", CHAINDATA_SOURCE_PLATFORM,
-                       chaindata_http_header, "'H: V'",
+                       chaindata_http_opt_header, "'H: V'",
                        "a request header for that API alone, e.g. its API "
                        "key (repeatable; never logged)"),
     CHAINDATA_HTTP_OPT("stacks-header-file", CHAINDATA_SOURCE_STACKS,
-                       chaindata_http_header_file, "F", NULL),
+                       chaindata_http_opt_file, "F", NULL),
     CHAINDATA_HTTP_OPT("runes-header-file", CHAINDATA_SOURCE_RUNES,
-                       chaindata_http_header_file, "F", NULL),
+                       chaindata_http_opt_file, "F", NULL),
     CHAINDATA_HTTP_OPT("platform-header-file", CHAINDATA_SOURCE_PLATFORM,
-                       chaindata_http_header_file, "F",
+                       chaindata_http_opt_file, "F",
                        "its headers from a file, one a line (chmod 600; a "
                        "bare name is a systemd credential)"),
     { .name = "header", .kind = CHAINDATA_OPT_CALL, .arg = "'H: V'",
-      .set = chaindata_http_header,
+      .set = chaindata_http_opt_header,
       .help = "a header for the one source there is" },
     { .name = NULL }
 };
