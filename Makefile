@@ -106,8 +106,19 @@ $(1)/ngx_http_chaindata_module.so: $(1)/nginx/Makefile $(MODULE_SRCS) \
 
 $(1)/obj/%.o: src/%.c $(HEADERS) debian/changelog | deps
 	@mkdir -p $$(@D)
-	$(CC) $(2) $(WARNINGS) $(INCS) -DCHAINDATA_VERSION='"$(VERSION)"' \
+	$(CC) $(2) $(WARNINGS) $$(INCS) -DCHAINDATA_VERSION='"$(VERSION)"' \
 	    -c -o $$@ $$<
+
+# chaindata-mirror --config makes options of a file's variables as the
+# unit's ExecStart= does: its command line, taken from the unit
+$(1)/gen/chaindata_mirror_exec.h: systemd/chaindata-mirror@.service.in \
+                                  tools/exec-start-h
+	@mkdir -p $$(@D)
+	tools/exec-start-h $$< CHAINDATA_MIRROR_EXEC_START > $$@.tmp
+	mv -f $$@.tmp $$@
+
+$(1)/obj/mirror/chaindata_mirror.o: $(1)/gen/chaindata_mirror_exec.h
+$(1)/obj/mirror/chaindata_mirror.o: INCS += -I$(1)/gen
 
 $(1)/libchaindata_core.a: $(patsubst src/%.c,$(1)/obj/%.o,$(CORE_SRCS))
 	rm -f $$@ && ar rcs $$@ $$^

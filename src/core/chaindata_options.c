@@ -234,98 +234,309 @@ chaindata_options_take(const char *prog, const chaindata_opt_t *o,
     }
 
     if (rc == 0 && o->set) {
-        rc = o->set(conf, o, arg);
+        rc = o->set(conf, o, arg, prog);
     }
 
     return rc;
 }
 
 
-/* getopt_long's table and short options of opts and more */
+/* an option of a table, and where its table's offsets are from */
+typedef struct {
+    const chaindata_opt_t  *o;
+    size_t                  base;
+} chaindata_opt_ref_t;
+
+
+/* the options of opts and of its parts, in their order: 0, or -1 */
+
+static int
+chaindata_options_unfold(const chaindata_opt_t *opts, size_t base,
+    chaindata_opt_ref_t *refs, size_t *n)
+{
+    for ( /* void */ ; opts->name; opts++) {
+
+        if (opts->kind == CHAINDATA_OPT_PART) {
+            if (chaindata_options_unfold(opts->part, base + opts->offset,
+                                         refs, n)
+                != 0)
+            {
+                return -1;
+            }
+
+            continue;
+        }
+
+        if (*n == CHAINDATA_OPTIONS_MAX) {
+            return -1;
+        }
+
+        refs[*n].o = opts;
+        refs[*n].base = base;
+        (*n)++;
+    }
+
+    return 0;
+}
+
+
+/* getopt_long's table and short options of the options */
 
 static struct option *
-chaindata_options_getopt(const chaindata_opt_t *opts,
-    const struct option *more, char *keys, size_t nkeys)
+chaindata_options_getopt(const chaindata_opt_ref_t *refs, size_t n,
+    char *keys, size_t nkeys)
 {
-    size_t          n, nmore, i, k;
-    struct option  *lo;
+    size_t                  i, k;
+    struct option          *lo;
+    const chaindata_opt_t  *o;
 
-    for (n = 0; opts[n].name; n++) { /* void */ }
-    for (nmore = 0; more && more[nmore].name; nmore++) { /* void */ }
-
-    lo = calloc(n + nmore + 1, sizeof(struct option));
+    lo = calloc(n + 1, sizeof(struct option));
     if (lo == NULL) {
         return NULL;
     }
 
     for (i = 0, k = 0; i < n; i++) {
-        lo[i].name = opts[i].name;
-        lo[i].has_arg = (opts[i].kind == CHAINDATA_OPT_FLAG
-                         || opts[i].kind == CHAINDATA_OPT_ACTION)
+        o = refs[i].o;
+        lo[i].name = o->name;
+        lo[i].has_arg = (o->kind == CHAINDATA_OPT_FLAG
+                         || o->kind == CHAINDATA_OPT_ACTION)
                         ? no_argument : required_argument;
         lo[i].val = CHAINDATA_OPTIONS_VAL + (int) i;
 
-        if (opts[i].key && k + 1 < nkeys) {
-            keys[k++] = (char) opts[i].key;
+        if (o->key && k + 1 < nkeys) {
+            keys[k++] = (char) o->key;
         }
     }
 
     keys[k] = '\0';
 
-    if (nmore) {
-        memcpy(&lo[n], more, nmore * sizeof(struct option));
-    }
-
     return lo;
 }
 
 
-int
-chaindata_options_parse(const char *prog, const chaindata_opt_t *opts,
-    const struct option *more, int (*other)(void *conf, int c, char *arg),
-    void *conf, int argc, char **argv)
+/* 1: the two store their values at the same place (--once, --follow) */
+
+static int
+chaindata_options_same(const chaindata_opt_ref_t *a,
+    const chaindata_opt_ref_t *b)
 {
-    int                     c, rc;
-    char                    keys[16];
-    size_t                  i, n;
-    struct option          *lo;
-    const chaindata_opt_t  *o;
+    return a == b
+           || (a->o->kind != CHAINDATA_OPT_CALL
+               && a->o->kind != CHAINDATA_OPT_ACTION
+               && b->o->kind != CHAINDATA_OPT_CALL
+               && b->o->kind != CHAINDATA_OPT_ACTION
+               && a->base + a->o->offset == b->base + b->o->offset);
+}
 
-    for (n = 0; opts[n].name; n++) { /* void */ }
 
-    lo = chaindata_options_getopt(opts, more, keys, sizeof(keys));
-    if (lo == NULL) {
-        fprintf(stderr, "%s: out of memory\n", prog);
+/*
+ * The option refs[i] of this parse: taken, unless an earlier parse took
+ * a value for where it goes; marked taken with those that share it.
+ */
+
+static int
+chaindata_options_one(chaindata_opt_parse_t *p, chaindata_opt_ref_t *refs,
+    size_t n, size_t i, const char *prog)
+{
+    size_t  j;
+
+    if (p->taken[i] && p->taken[i] != p->pass) {
+        return 0;
+    }
+
+    for (j = 0; j < n; j++) {
+        if (chaindata_options_same(&refs[i], &refs[j])) {
+            p->taken[j] = p->pass;
+        }
+    }
+
+    return chaindata_options_take(prog, refs[i].o,
+                                  (char *) p->conf + refs[i].base, optarg);
+}
+
+
+/* getopt's '?' for a word of a file (its own message is for argv) */
+
+static void
+chaindata_options_unknown(const char *where, const char *word)
+{
+    if (optopt) {
+        fprintf(stderr, "%s: %s wants a value\n", where, word);
+
+    } else {
+        fprintf(stderr, "%s: %s is no option\n", where, word);
+    }
+}
+
+
+int
+chaindata_options_parse(chaindata_opt_parse_t *p, int argc, char **argv)
+{
+    int                   c, rc, err;
+    char                  keys[16];
+    size_t                i, n;
+    const char           *prog, *optstring;
+    struct option        *lo;
+    chaindata_opt_ref_t   refs[CHAINDATA_OPTIONS_MAX];
+
+    n = 0;
+
+    if (chaindata_options_unfold(p->opts, 0, refs, &n) != 0) {
+        fprintf(stderr, "%s: more than %d options\n", p->prog,
+                CHAINDATA_OPTIONS_MAX);
         return -1;
     }
 
-    rc = 0;
-
-    while (rc == 0 && (c = getopt_long(argc, argv, keys, lo, NULL)) != -1) {
-        o = NULL;
-
-        if (c >= CHAINDATA_OPTIONS_VAL
-            && (size_t) (c - CHAINDATA_OPTIONS_VAL) < n)
-        {
-            o = &opts[c - CHAINDATA_OPTIONS_VAL];
-        }
-
-        for (i = 0; o == NULL && c != '?' && opts[i].name; i++) {
-            if (opts[i].key == c) {
-                o = &opts[i];
-            }
-        }
-
-        if (o) {
-            rc = chaindata_options_take(prog, o, conf, optarg);
-
-        } else {
-            /* '?': getopt_long said what is wrong */
-            rc = (c != '?' && other && other(conf, c, optarg) == 1) ? 0 : -1;
-        }
+    lo = chaindata_options_getopt(refs, n, keys + 1, sizeof(keys) - 1);
+    if (lo == NULL) {
+        fprintf(stderr, "%s: out of memory\n", p->prog);
+        return -1;
     }
 
+    /* a file's words kept in their order: their places are by index */
+    keys[0] = '+';
+    optstring = p->where ? keys : keys + 1;
+
+    p->pass++;
+    optind = 0;
+    err = opterr;
+    opterr = (p->where == NULL);
+    rc = 0;
+
+    while (rc == 0
+           && (c = getopt_long(argc, argv, optstring, lo, NULL)) != -1)
+    {
+        prog = p->where ? p->where[optind - 1] : p->prog;
+
+        if (c >= CHAINDATA_OPTIONS_VAL) {
+            i = (size_t) (c - CHAINDATA_OPTIONS_VAL);
+
+        } else {
+            for (i = 0; c != '?' && i < n && refs[i].o->key != c; i++) {
+                /* void */
+            }
+
+            i = c == '?' ? n : i;
+        }
+
+        if (i < n) {
+            rc = chaindata_options_one(p, refs, n, i, prog);
+            continue;
+        }
+
+        /* '?': getopt_long said what is wrong, for argv */
+        if (p->where) {
+            chaindata_options_unknown(prog, argv[optind - 1]);
+        }
+
+        rc = -1;
+    }
+
+    opterr = err;
     free(lo);
 
     return rc;
+}
+
+
+/* the usage: where an option's text starts, and the lines' width */
+#define CHAINDATA_OPTIONS_COL    23
+#define CHAINDATA_OPTIONS_WIDTH  78
+
+
+/* text from column col (at col already), wrapped at spaces to indent */
+
+static void
+chaindata_options_wrap(FILE *out, const char *text, size_t col,
+    size_t indent)
+{
+    size_t  len, first;
+
+    first = 1;
+
+    while (*text) {
+        len = strcspn(text, " ");
+
+        if (!first && col + 1 + len > CHAINDATA_OPTIONS_WIDTH) {
+            fprintf(out, "\n%*s", (int) indent, "");
+            col = indent;
+            first = 1;
+        }
+
+        col += fprintf(out, "%s%.*s", first ? "" : " ", (int) len, text);
+        first = 0;
+        text += len;
+        text += strspn(text, " ");
+    }
+
+    fputc('\n', out);
+}
+
+
+/* an option's line(s): its names (with those said with it), its text */
+
+static void
+chaindata_options_line(FILE *out, const char *names, const char *help)
+{
+    int  col;
+
+    col = fprintf(out, "  %s", names);
+
+    if (col > CHAINDATA_OPTIONS_WIDTH / 2) {
+        col = fprintf(out, "\n%*s", CHAINDATA_OPTIONS_COL, "") - 1;
+
+    } else if (col > CHAINDATA_OPTIONS_COL - 2) {
+        col += fprintf(out, "   ");
+
+    } else {
+        col += fprintf(out, "%*s", CHAINDATA_OPTIONS_COL - col, "");
+    }
+
+    chaindata_options_wrap(out, help, (size_t) col, CHAINDATA_OPTIONS_COL);
+}
+
+
+static void
+chaindata_options_list(FILE *out, const chaindata_opt_t *o, char *names,
+    size_t size)
+{
+    size_t  len;
+
+    for ( /* void */ ; o->name; o++) {
+
+        if (o->title) {
+            fputc('\n', out);
+
+            if (o->title[0]) {
+                chaindata_options_wrap(out, o->title, 0, 0);
+            }
+        }
+
+        if (o->kind == CHAINDATA_OPT_PART) {
+            chaindata_options_list(out, o->part, names, size);
+            continue;
+        }
+
+        len = strlen(names);
+        snprintf(names + len, size - len, "%s--%s%s%s", len ? ", " : "",
+                 o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+
+        if (o->help) {
+            chaindata_options_line(out, names, o->help);
+            names[0] = '\0';
+        }
+    }
+}
+
+
+void
+chaindata_options_usage(FILE *out, const char *head,
+    const chaindata_opt_t *opts, const char *tail)
+{
+    char  names[256];
+
+    names[0] = '\0';
+    fprintf(out, "%s\n", head);
+    chaindata_options_list(out, opts, names, sizeof(names));
+    fprintf(out, "\n%s", tail);
 }

@@ -73,65 +73,6 @@ typedef struct {
 } chaindata_loader_t;
 
 
-static void
-chaindata_usage(FILE *out)
-{
-    fprintf(out,
-        "usage: chaindata-load --db DIR [options] [FILE ...]\n"
-        "\n"
-        "Loads NDJSON ingest records (lmdb-schema/README.md) into the\n"
-        "chaindata index at DIR; no FILE or \"-\" reads standard input.\n"
-        "\n"
-        "  --db DIR             index directory, created if missing\n"
-        "  --batch N            records per write transaction "
-        "(default 1000)\n"
-        "  --skip-invalid       report invalid lines and load the rest\n"
-        "  --map-size SIZE      map size to start with (default 1G, or the\n"
-        "                       index's own if larger); K, M, G, T suffixes\n"
-        "  --max-map-size SIZE  the map doubles when full, up to this\n"
-        "                       (default 1T)\n"
-        "  --max-readers N      LMDB reader slots, when this loader is the\n"
-        "                       first to open the index (default %d)\n"
-        "  --quiet              no summary and no progress on standard\n"
-        "                       error\n"
-        "  --progress-interval SECONDS\n"
-        "                       seconds between progress lines when\n"
-        "                       standard error is no terminal (default\n"
-        "                       %d; on a terminal the line is redrawn)\n"
-        "  --follow             commit every record and every block as\n"
-        "                       soon as it is read (a producer's pipe)\n"
-        "  --stats              print the index's status as JSON (what\n"
-        "                       chaindata_status serves) and exit\n"
-        "  --snapshot OUT       write a compact copy of the index, taken\n"
-        "                       while it is served and written, to the new\n"
-        "                       directory OUT (data.mdb) and exit\n"
-        "  --bulk               a fast first fill: records parsed on every\n"
-        "                       core, larger batches (default %d) of\n"
-        "                       upserts in key order, the index synced\n"
-        "                       once at the end; a run cut short leaves\n"
-        "                       DIR/bulk-load.unfinished and is rerun\n"
-        "                       into a new DIR; no block framing\n"
-        "  --max-reorg-depth N  refuse a rollback undoing more than N\n"
-        "                       blocks of a source (default: stacks 1000,\n"
-        "                       runes 100; lmdb-schema/feed.md)\n"
-        "\n"
-        "Following a fan-out stream (chaindata-load(1)), no FILE:\n"
-        CHAINDATA_NATS_HELP
-        "  --once               up to the stream's last message, then exit\n"
-        "  --nats-verify-key FILE   apply only units signed with the\n"
-        "                       publisher's Ed25519 key (its public key,\n"
-        "                       PEM); others are skipped, and said;\n"
-        "                       up to 4 keys (a rotation): any verifies\n"
-        "\n"
-        "  --help, --version    this text; the version\n"
-        "\n"
-        "exit status: 0 loaded, 1 input rejected, 2 usage, "
-        "3 index or system error\n", CHAINDATA_MAX_READERS,
-        CHAINDATA_PROGRESS_INTERVAL,
-        CHAINDATA_BULK_BATCH);
-}
-
-
 /* applies the collected writes in one transaction, growing the map */
 
 static int
@@ -515,15 +456,8 @@ chaindata_summary(chaindata_loader_t *ld)
 
 
 static int
-chaindata_load_help(void *conf, const chaindata_opt_t *o, char *arg)
-{
-    chaindata_usage(stdout);
-    exit(CHAINDATA_EXIT_OK);
-}
-
-
-static int
-chaindata_load_version(void *conf, const chaindata_opt_t *o, char *arg)
+chaindata_load_version(void *conf, const chaindata_opt_t *o, char *arg,
+    const char *prog)
 {
     /* CHAINDATA_VERSION: the Makefile's, from debian/changelog */
     printf("chaindata-load %s\n", CHAINDATA_VERSION);
@@ -531,70 +465,118 @@ chaindata_load_version(void *conf, const chaindata_opt_t *o, char *arg)
 }
 
 
-static int
-chaindata_load_nats_option(void *conf, int c, char *arg)
-{
-    return chaindata_nats_option(&((chaindata_loader_t *) conf)->nats, c,
-                                 arg);
-}
+/* --help: its head and its tail, the options between from the table */
+static const char  chaindata_load_head[] =
+    "usage: chaindata-load --db DIR [options] [FILE ...]\n"
+    "\n"
+    "Loads NDJSON ingest records (lmdb-schema/README.md) into the\n"
+    "chaindata index at DIR; no FILE or \"-\" reads standard input.\n";
+
+static const char  chaindata_load_tail[] =
+    "exit status: 0 loaded, 1 input rejected, 2 usage, "
+    "3 index or system error\n";
+
+
+static int chaindata_load_help(void *conf, const chaindata_opt_t *o,
+    char *arg, const char *prog);
 
 
 #define CHAINDATA_L(field)  offsetof(chaindata_loader_t, field)
 
-/* the options (doc/loader.md "Options"), the usage above says them */
+/* the options (doc/loader.md "Options") and their usage */
 static const chaindata_opt_t  chaindata_load_options[] = {
     { .name = "db", .kind = CHAINDATA_OPT_STRING,
-      .offset = CHAINDATA_L(db_path) },
+      .offset = CHAINDATA_L(db_path), .arg = "DIR",
+      .help = "index directory, created if missing" },
     { .name = "batch", .kind = CHAINDATA_OPT_COUNT,
-      .type = CHAINDATA_OPT_SIZE_T, .offset = CHAINDATA_L(batch) },
+      .type = CHAINDATA_OPT_SIZE_T, .offset = CHAINDATA_L(batch),
+      .arg = "N", .help = "records per write transaction (default 1000)" },
     { .name = "skip-invalid", .kind = CHAINDATA_OPT_FLAG,
-      .offset = CHAINDATA_L(skip_invalid), .value = 1 },
+      .offset = CHAINDATA_L(skip_invalid), .value = 1,
+      .help = "report invalid lines and load the rest" },
     { .name = "map-size", .kind = CHAINDATA_OPT_SIZE,
-      .offset = CHAINDATA_L(map_size) },
+      .offset = CHAINDATA_L(map_size), .arg = "SIZE",
+      .help = "map size to start with (default 1G, or the index's own if "
+              "larger); K, M, G, T suffixes" },
     { .name = "max-map-size", .kind = CHAINDATA_OPT_SIZE,
-      .offset = CHAINDATA_L(max_map_size) },
+      .offset = CHAINDATA_L(max_map_size), .arg = "SIZE",
+      .help = "the map doubles when full, up to this (default 1T)" },
     { .name = "max-readers", .kind = CHAINDATA_OPT_COUNT,
       .type = CHAINDATA_OPT_UINT, .offset = CHAINDATA_L(max_readers),
-      .max = CHAINDATA_MAX_READERS_LIMIT },
+      .max = CHAINDATA_MAX_READERS_LIMIT, .arg = "N",
+      .help = "LMDB reader slots, when this loader is the first to open "
+              "the index (default "
+              CHAINDATA_OPT_STR(CHAINDATA_MAX_READERS) ")" },
     { .name = "quiet", .kind = CHAINDATA_OPT_FLAG,
-      .offset = CHAINDATA_L(quiet), .value = 1 },
-    { .name = "follow", .kind = CHAINDATA_OPT_FLAG,
-      .offset = CHAINDATA_L(follow), .value = 1 },
-    { .name = "stats", .kind = CHAINDATA_OPT_FLAG,
-      .offset = CHAINDATA_L(stats), .value = 1 },
-    { .name = "once", .kind = CHAINDATA_OPT_FLAG,
-      .offset = CHAINDATA_L(once), .value = 1 },
-    { .name = "max-reorg-depth", .kind = CHAINDATA_OPT_COUNT,
-      .type = CHAINDATA_OPT_U64, .offset = CHAINDATA_L(max_depth) },
-    { .name = "snapshot", .kind = CHAINDATA_OPT_STRING,
-      .offset = CHAINDATA_L(snapshot) },
-    { .name = "bulk", .kind = CHAINDATA_OPT_FLAG,
-      .offset = CHAINDATA_L(bulk), .value = 1 },
+      .offset = CHAINDATA_L(quiet), .value = 1,
+      .help = "no summary and no progress on standard error" },
     { .name = "progress-interval", .kind = CHAINDATA_OPT_SECONDS,
-      .offset = CHAINDATA_L(progress_interval) },
+      .offset = CHAINDATA_L(progress_interval), .arg = "SECONDS",
+      .help = "seconds between progress lines when standard error is no "
+              "terminal (default "
+              CHAINDATA_OPT_STR(CHAINDATA_PROGRESS_INTERVAL) "; on a "
+              "terminal the line is redrawn)" },
+    { .name = "follow", .kind = CHAINDATA_OPT_FLAG,
+      .offset = CHAINDATA_L(follow), .value = 1,
+      .help = "commit every record and every block as soon as it is read "
+              "(a producer's pipe)" },
+    { .name = "stats", .kind = CHAINDATA_OPT_FLAG,
+      .offset = CHAINDATA_L(stats), .value = 1,
+      .help = "print the index's status as JSON (what chaindata_status "
+              "serves) and exit" },
+    { .name = "snapshot", .kind = CHAINDATA_OPT_STRING,
+      .offset = CHAINDATA_L(snapshot), .arg = "OUT",
+      .help = "write a compact copy of the index, taken while it is "
+              "served and written, to the new directory OUT (data.mdb) "
+              "and exit" },
+    { .name = "bulk", .kind = CHAINDATA_OPT_FLAG,
+      .offset = CHAINDATA_L(bulk), .value = 1,
+      .help = "a fast first fill: records parsed on every core, larger "
+              "batches (default " CHAINDATA_OPT_STR(CHAINDATA_BULK_BATCH)
+              ") of upserts in key order, the index synced once at the "
+              "end; a run cut short leaves DIR/bulk-load.unfinished and "
+              "is rerun into a new DIR; no block framing" },
+    { .name = "max-reorg-depth", .kind = CHAINDATA_OPT_COUNT,
+      .type = CHAINDATA_OPT_U64, .offset = CHAINDATA_L(max_depth),
+      .arg = "N",
+      .help = "refuse a rollback undoing more than N blocks of a source "
+              "(default: stacks 1000, runes 100; lmdb-schema/feed.md)" },
+    { .name = "nats", .kind = CHAINDATA_OPT_PART,
+      .offset = CHAINDATA_L(nats), .part = chaindata_nats_options,
+      .title = "Following a fan-out stream (chaindata-load(1)), no FILE:" },
+    { .name = "once", .kind = CHAINDATA_OPT_FLAG,
+      .offset = CHAINDATA_L(once), .value = 1,
+      .help = "up to the stream's last message, then exit" },
+    { .name = "nats-follower", .kind = CHAINDATA_OPT_PART,
+      .offset = CHAINDATA_L(nats), .part = chaindata_nats_follower_options },
     { .name = "help", .kind = CHAINDATA_OPT_ACTION, .key = 'h',
-      .set = chaindata_load_help },
+      .set = chaindata_load_help, .title = "" },
     { .name = "version", .kind = CHAINDATA_OPT_ACTION,
-      .set = chaindata_load_version },
+      .set = chaindata_load_version,
+      .help = "this text; the version" },
     { .name = NULL }
 };
+
+
+static int
+chaindata_load_help(void *conf, const chaindata_opt_t *o, char *arg,
+    const char *prog)
+{
+    chaindata_options_usage(stdout, chaindata_load_head,
+                            chaindata_load_options, chaindata_load_tail);
+    exit(CHAINDATA_EXIT_OK);
+}
 
 
 static int
 chaindata_parse_args(chaindata_loader_t *ld, int argc,
     char **argv)
 {
-    static const struct option  more[] = {
-        CHAINDATA_NATS_OPTIONS,
-        CHAINDATA_NATS_OPTION_VERIFY_KEY,
-        { NULL, 0, NULL, 0 }
-    };
+    chaindata_opt_parse_t  p = { .prog = "chaindata-load",
+                                 .opts = chaindata_load_options,
+                                 .conf = ld };
 
-    if (chaindata_options_parse("chaindata-load", chaindata_load_options,
-                                more, chaindata_load_nats_option, ld, argc,
-                                argv)
-        != 0)
-    {
+    if (chaindata_options_parse(&p, argc, argv) != 0) {
         return -1;
     }
 

@@ -16,110 +16,28 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "chaindata_envfile.h"
 #include "chaindata_index_files.h"
 #include "chaindata_mirror.h"
 #include "chaindata_mirror_block.h"
+#include "chaindata_mirror_exec.h"
 #include "chaindata_options.h"
 #include "chaindata_secret.h"
 #include "chaindata_signal.h"
 
 
-static void
-chaindata_mirror_usage(FILE *out)
-{
-    fprintf(out,
-        "usage: chaindata-mirror --db DIR [--stacks-api URL]\n"
-        "       [--runes-api URL] [--platform-api URL --chainhooks FILE]\n"
-        "       [options]\n"
-        "\n"
-        "Keeps the chaindata index at DIR current from the upstream APIs:\n"
-        "each upstream block is committed whole, with the feed position.\n"
-        "\n"
-        "  --db DIR            index directory, created if missing\n"
-        "  --stacks-api URL    a Stacks API (stacks-blockchain-api)\n"
-        "  --runes-api URL     a Runes API (runehook, bitcoin-indexer)\n"
-        "  --from-height H     the first Stacks block, when DIR has no\n"
-        "                      position (default: upstream's tip)\n"
-        "  --runes-from-height H   the same for the first Bitcoin block\n"
-        "  --max-reorg-depth N  Stacks blocks a reorg may undo (default\n"
-        "                      1000); upstream disagreeing deeper stops\n"
-        "                      the feed, the index unchanged\n"
-        "  --runes-max-reorg-depth N   the same for Bitcoin blocks (100)\n"
-        "  --catch-up MODE     how the runes feed catches up: fill (every\n"
-        "                      transaction and address once, then follow),\n"
-        "                      replay (block by block), auto (the default:\n"
-        "                      fill when more than 144 blocks behind)\n"
-        "  --catch-up-window N   blocks a fill holds at once at most\n"
-        "                      (default 2048; none added past 256 MB\n"
-        "                      of writes, the balance lists on top)\n"
-        "  --no-mempool        Stacks blocks only, not the mempool\n"
-        "  --mempool-v3-batch N   new pending transactions whose v3\n"
-        "                      receipt_block_height is asked at once,\n"
-        "                      one request for N at most (default 20)\n"
-        "  --platform-api URL  the platform API serving chainhook statuses\n"
-        "  --chainhooks FILE   its chainhooks, \"uuid api_key\" lines; the\n"
-        "                      file must not be readable by group or others\n"
-        "  --chainhooks-interval S   seconds between status polls (30)\n"
-        "  --once              catch up, then exit\n"
-        "  --follow            catch up, then poll (the default)\n"
-        "  --interval S        seconds between polls (default 5)\n"
-        "  --parallel N        concurrent requests (default 16), across\n"
-        "                      the blocks in flight\n"
-        "  --max-body-bytes SIZE   the answers being received, all\n"
-        "                      together, decoded, at most (default 128M;\n"
-        "                      K, M, G): one larger fails\n"
-        "  --blocks-ahead N    Stacks blocks in flight: fetched while the\n"
-        "                      ones below commit (default 64; 1: one at\n"
-        "                      a time)\n"
-        "  --rate R            requests per second at most; 0: any\n"
-        "                      (default: any for upstreams on this host,\n"
-        "                      0.75 for others, a public API's pace)\n"
-        "  --stacks-header 'H: V'   a request header for the Stacks API\n"
-        "                      alone, e.g. its API key (repeatable;\n"
-        "                      never logged); --runes-header and\n"
-        "                      --platform-header for the others\n"
-        "  --stacks-header-file F   its headers from a file, one a line\n"
-        "                      (chmod 600; a bare name is a systemd\n"
-        "                      credential); --runes-header-file and\n"
-        "                      --platform-header-file for the others\n"
-        "  --header 'H: V'     a header for the one source there is\n"
-        "  --retries N         tries again after a 429, a 5xx, a timeout\n"
-        "                      or a wrong answer (default 8)\n"
-        "  --timeout S         per request (default 30)\n"
-        "  --max-wait S        the longest wait: a 429's Retry-After, a\n"
-        "                      retry's or a failing feed's backoff\n"
-        "                      (default 60; those two also at most\n"
-        "                      --interval, at least 1 s)\n"
-        "  --map-size SIZE, --max-map-size SIZE   as chaindata-load\n"
-        "\n"
-        "Publishing to a fan-out stream (chaindata-mirror(1)): each\n"
-        "block is published, then committed to DIR, the working index:\n"
-        CHAINDATA_NATS_HELP
-        "  --max-msgs N        when it creates the stream: keep N messages\n"
-        "                      (default: all)\n"
-        "  --nats-sign-key FILE   sign each unit with this Ed25519 private\n"
-        "                      key (PEM, chmod 600; followers verify with\n"
-        "                      its public key: lmdb-schema/feed.md)\n"
-        "\n"
-        "  --help, --version   this text; the version\n"
-        "\n"
-        "exit status: 0 caught up (--once) or stopped by a signal,\n"
-        "1 upstream answered wrongly or with a 4xx, persistently,\n"
-        "2 usage, 3 index or system error (another mirror runs on DIR)\n");
-}
-
-
 /* an http:// or https:// base URL, trailing slashes dropped */
 
 static int
-chaindata_mirror_url(void *conf, const chaindata_opt_t *o, char *url)
+chaindata_mirror_url(void *conf, const chaindata_opt_t *o, char *url,
+    const char *prog)
 {
     size_t  n;
 
     if (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0)
     {
-        fprintf(stderr, "chaindata-mirror: --%s wants an http:// or "
-                "https:// URL\n", o->name);
+        fprintf(stderr, "%s: --%s wants an http:// or https:// URL\n", prog,
+                o->name);
         return -1;
     }
 
@@ -190,7 +108,8 @@ chaindata_mirror_default_rate(chaindata_mirror_t *m)
 
 
 static int
-chaindata_mirror_from(void *conf, const chaindata_opt_t *o, char *arg)
+chaindata_mirror_from(void *conf, const chaindata_opt_t *o, char *arg,
+    const char *prog)
 {
     chaindata_mirror_t  *m = conf;
 
@@ -202,13 +121,14 @@ chaindata_mirror_from(void *conf, const chaindata_opt_t *o, char *arg)
 
 
 static int
-chaindata_mirror_catch_up(void *conf, const chaindata_opt_t *o, char *arg)
+chaindata_mirror_catch_up(void *conf, const chaindata_opt_t *o, char *arg,
+    const char *prog)
 {
     chaindata_mirror_t  *m = conf;
 
     if (chaindata_runes_catch_up_mode(arg, &m->runes.catch_up) != 0) {
-        fprintf(stderr, "chaindata-mirror: --catch-up: \"%s\" is not auto, "
-                "fill or replay\n", arg);
+        fprintf(stderr, "%s: --catch-up: \"%s\" is not auto, fill or "
+                "replay\n", prog, arg);
         return -1;
     }
 
@@ -217,15 +137,8 @@ chaindata_mirror_catch_up(void *conf, const chaindata_opt_t *o, char *arg)
 
 
 static int
-chaindata_mirror_help(void *conf, const chaindata_opt_t *o, char *arg)
-{
-    chaindata_mirror_usage(stdout);
-    exit(CHAINDATA_EXIT_OK);
-}
-
-
-static int
-chaindata_mirror_version(void *conf, const chaindata_opt_t *o, char *arg)
+chaindata_mirror_version(void *conf, const chaindata_opt_t *o, char *arg,
+    const char *prog)
 {
     /* CHAINDATA_VERSION: the Makefile's, from debian/changelog */
     printf("chaindata-mirror %s\n", CHAINDATA_VERSION);
@@ -233,113 +146,233 @@ chaindata_mirror_version(void *conf, const chaindata_opt_t *o, char *arg)
 }
 
 
-/* the options of other rooms' tables: the request headers, NATS */
+/* --help: its head and its tail, the options between from the table */
+static const char  chaindata_mirror_head[] =
+    "usage: chaindata-mirror --db DIR [--stacks-api URL]\n"
+    "       [--runes-api URL] [--platform-api URL --chainhooks FILE]\n"
+    "       [options]\n"
+    "       chaindata-mirror --config FILE [options]\n"
+    "\n"
+    "Keeps the chaindata index at DIR current from the upstream APIs:\n"
+    "each upstream block is committed whole, with the feed position.\n";
 
-static int
-chaindata_mirror_other(void *conf, int c, char *arg)
-{
-    int                  rc;
-    chaindata_mirror_t  *m = conf;
+static const char  chaindata_mirror_tail[] =
+    "exit status: 0 caught up (--once) or stopped by a signal,\n"
+    "1 upstream answered wrongly or with a 4xx, persistently,\n"
+    "2 usage, 3 index or system error (another mirror runs on DIR)\n";
 
-    rc = chaindata_http_option(&m->http, c, arg);
 
-    return rc != 0 ? rc : chaindata_nats_option(&m->nats, c, arg);
-}
+static int chaindata_mirror_help(void *conf, const chaindata_opt_t *o,
+    char *arg, const char *prog);
 
 
 #define CHAINDATA_M(field)  offsetof(chaindata_mirror_t, field)
 
-/* the options (doc/mirror.md "Options"), the usage above says them */
+/* the options (doc/mirror.md "Options") and their usage */
 static const chaindata_opt_t  chaindata_mirror_options[] = {
     { .name = "db", .kind = CHAINDATA_OPT_STRING,
-      .offset = CHAINDATA_M(db_path) },
+      .offset = CHAINDATA_M(db_path), .arg = "DIR",
+      .help = "index directory, created if missing" },
     { .name = "stacks-api", .kind = CHAINDATA_OPT_STRING,
-      .offset = CHAINDATA_M(stacks_api), .set = chaindata_mirror_url },
+      .offset = CHAINDATA_M(stacks_api), .set = chaindata_mirror_url,
+      .arg = "URL", .help = "a Stacks API (stacks-blockchain-api)" },
     { .name = "runes-api", .kind = CHAINDATA_OPT_STRING,
-      .offset = CHAINDATA_M(runes_api), .set = chaindata_mirror_url },
-    { .name = "platform-api", .kind = CHAINDATA_OPT_STRING,
-      .offset = CHAINDATA_M(platform_api), .set = chaindata_mirror_url },
-    { .name = "chainhooks", .kind = CHAINDATA_OPT_STRING,
-      .offset = CHAINDATA_M(chainhooks_file) },
+      .offset = CHAINDATA_M(runes_api), .set = chaindata_mirror_url,
+      .arg = "URL", .help = "a Runes API (runehook, bitcoin-indexer)" },
+    { .name = "config", .kind = CHAINDATA_OPT_STRING,
+      .offset = CHAINDATA_M(config_file), .arg = "FILE",
+      .help = "the options from a file of NAME=VALUE lines, as systemd's "
+              "EnvironmentFile= reads them (mirror.conf.example): each "
+              "variable made the options the unit's ExecStart= makes of "
+              "it; an option given on the command line as well wins over "
+              "the file's" },
     { .name = "from-height", .kind = CHAINDATA_OPT_NUMBER,
       .type = CHAINDATA_OPT_U64, .offset = CHAINDATA_M(from_height),
-      .min = 0, .max = 1e15, .set = chaindata_mirror_from },
+      .min = 0, .max = 1e15, .set = chaindata_mirror_from, .arg = "H",
+      .help = "the first Stacks block, when DIR has no position (default: "
+              "upstream's tip)" },
     { .name = "runes-from-height", .kind = CHAINDATA_OPT_NUMBER,
       .type = CHAINDATA_OPT_U64, .offset = CHAINDATA_M(runes.from_height),
-      .min = 0, .max = 1e15, .set = chaindata_mirror_from },
+      .min = 0, .max = 1e15, .set = chaindata_mirror_from, .arg = "H",
+      .help = "the same for the first Bitcoin block" },
     { .name = "max-reorg-depth", .kind = CHAINDATA_OPT_NUMBER,
       .type = CHAINDATA_OPT_U64, .offset = CHAINDATA_M(max_reorg),
-      .min = 1, .max = 1e9 },
+      .min = 1, .max = 1e9, .arg = "N",
+      .help = "Stacks blocks a reorg may undo (default 1000); upstream "
+              "disagreeing deeper stops the feed, the index unchanged" },
     { .name = "runes-max-reorg-depth", .kind = CHAINDATA_OPT_NUMBER,
       .type = CHAINDATA_OPT_U64, .offset = CHAINDATA_M(runes.max_reorg),
-      .min = 1, .max = 1e9 },
+      .min = 1, .max = 1e9, .arg = "N",
+      .help = "the same for Bitcoin blocks (100)" },
     { .name = "catch-up", .kind = CHAINDATA_OPT_CALL,
-      .set = chaindata_mirror_catch_up },
+      .set = chaindata_mirror_catch_up, .arg = "MODE",
+      .help = "how the runes feed catches up: fill (every transaction and "
+              "address once, then follow), replay (block by block), auto "
+              "(the default: fill when more than 144 blocks behind)" },
     { .name = "catch-up-window", .kind = CHAINDATA_OPT_NUMBER,
       .type = CHAINDATA_OPT_SIZE_T, .offset = CHAINDATA_M(runes.fill_window),
-      .min = 1, .max = CHAINDATA_FILL_BLOCKS },
+      .min = 1, .max = CHAINDATA_FILL_BLOCKS, .arg = "N",
+      .help = "blocks a fill holds at once at most (default "
+              CHAINDATA_OPT_STR(CHAINDATA_FILL_BLOCKS) "; none added past "
+              "256 MB of writes, the balance lists on top)" },
     { .name = "no-mempool", .kind = CHAINDATA_OPT_FLAG,
-      .offset = CHAINDATA_M(no_mempool), .value = 1 },
+      .offset = CHAINDATA_M(no_mempool), .value = 1,
+      .help = "Stacks blocks only, not the mempool" },
     { .name = "mempool-v3-batch", .kind = CHAINDATA_OPT_NUMBER,
       .type = CHAINDATA_OPT_UINT, .offset = CHAINDATA_M(pending.batch),
-      .min = 1, .max = 1000 },
+      .min = 1, .max = 1000, .arg = "N",
+      .help = "new pending transactions whose v3 receipt_block_height is "
+              "asked at once, one request for N at most (default "
+              CHAINDATA_OPT_STR(CHAINDATA_MEMPOOL_V3_BATCH) ")" },
+    { .name = "platform-api", .kind = CHAINDATA_OPT_STRING,
+      .offset = CHAINDATA_M(platform_api), .set = chaindata_mirror_url,
+      .arg = "URL", .help = "the platform API serving chainhook statuses" },
+    { .name = "chainhooks", .kind = CHAINDATA_OPT_STRING,
+      .offset = CHAINDATA_M(chainhooks_file), .arg = "FILE",
+      .help = "its chainhooks, \"uuid api_key\" lines; the file must not be "
+              "readable by group or others" },
     { .name = "chainhooks-interval", .kind = CHAINDATA_OPT_NUMBER,
       .type = CHAINDATA_OPT_DOUBLE, .offset = CHAINDATA_M(hooks.interval),
-      .min = 0.01, .max = 86400 },
+      .min = 0.01, .max = 86400, .arg = "S",
+      .help = "seconds between status polls (30)" },
     { .name = "once", .kind = CHAINDATA_OPT_FLAG,
-      .offset = CHAINDATA_M(once), .value = 1 },
+      .offset = CHAINDATA_M(once), .value = 1,
+      .help = "catch up, then exit" },
     { .name = "follow", .kind = CHAINDATA_OPT_FLAG,
-      .offset = CHAINDATA_M(once), .value = 0 },
+      .offset = CHAINDATA_M(once), .value = 0,
+      .help = "catch up, then poll (the default)" },
     { .name = "interval", .kind = CHAINDATA_OPT_NUMBER,
       .type = CHAINDATA_OPT_DOUBLE, .offset = CHAINDATA_M(interval),
-      .min = 0.01, .max = 86400 },
+      .min = 0.01, .max = 86400, .arg = "S",
+      .help = "seconds between polls (default 5)" },
     { .name = "parallel", .kind = CHAINDATA_OPT_NUMBER,
       .type = CHAINDATA_OPT_UINT, .offset = CHAINDATA_M(http.parallel),
-      .min = 1, .max = 256 },
+      .min = 1, .max = 256, .arg = "N",
+      .help = "concurrent requests (default "
+              CHAINDATA_OPT_STR(CHAINDATA_PARALLEL) "), across the blocks "
+              "in flight" },
     { .name = "max-body-bytes", .kind = CHAINDATA_OPT_SIZE,
-      .offset = CHAINDATA_M(http.max_body), .min = 65536 },
+      .offset = CHAINDATA_M(http.max_body), .min = 65536, .arg = "SIZE",
+      .help = "the answers being received, all together, decoded, at most "
+              "(default 128M; K, M, G): one larger fails" },
     { .name = "blocks-ahead", .kind = CHAINDATA_OPT_NUMBER,
       .type = CHAINDATA_OPT_UINT, .offset = CHAINDATA_M(ahead),
-      .min = 1, .max = 1024 },
+      .min = 1, .max = 1024, .arg = "N",
+      .help = "Stacks blocks in flight: fetched while the ones below "
+              "commit (default 64; 1: one at a time)" },
     { .name = "rate", .kind = CHAINDATA_OPT_NUMBER,
       .type = CHAINDATA_OPT_DOUBLE, .offset = CHAINDATA_M(http.rate),
-      .min = 0, .max = 1e6 },
+      .min = 0, .max = 1e6, .arg = "R",
+      .help = "requests per second at most; 0: any (default: any for "
+              "upstreams on this host, "
+              CHAINDATA_OPT_STR(CHAINDATA_PUBLIC_RATE) " for others, a "
+              "public API's pace)" },
+    { .name = "http", .kind = CHAINDATA_OPT_PART,
+      .offset = CHAINDATA_M(http), .part = chaindata_http_options },
     { .name = "retries", .kind = CHAINDATA_OPT_NUMBER,
       .type = CHAINDATA_OPT_UINT, .offset = CHAINDATA_M(http.retries),
-      .min = 0, .max = 100 },
+      .min = 0, .max = 100, .arg = "N",
+      .help = "tries again after a 429, a 5xx, a timeout or a wrong answer "
+              "(default 8)" },
     { .name = "timeout", .kind = CHAINDATA_OPT_NUMBER,
       .type = CHAINDATA_OPT_MSEC, .offset = CHAINDATA_M(http.timeout_ms),
-      .min = 0.1, .max = 3600 },
+      .min = 0.1, .max = 3600, .arg = "S",
+      .help = "per request (default 30)" },
     { .name = "max-wait", .kind = CHAINDATA_OPT_NUMBER,
       .type = CHAINDATA_OPT_DOUBLE, .offset = CHAINDATA_M(http.max_wait),
-      .min = 0.1, .max = 86400 },
+      .min = 0.1, .max = 86400, .arg = "S",
+      .help = "the longest wait: a 429's Retry-After, a retry's or a "
+              "failing feed's backoff (default 60; those two also at most "
+              "--interval, at least 1 s)" },
     { .name = "map-size", .kind = CHAINDATA_OPT_SIZE,
-      .offset = CHAINDATA_M(in.ix.map_size) },
+      .offset = CHAINDATA_M(in.ix.map_size), .arg = "SIZE" },
     { .name = "max-map-size", .kind = CHAINDATA_OPT_SIZE,
-      .offset = CHAINDATA_M(in.ix.max_map_size) },
+      .offset = CHAINDATA_M(in.ix.max_map_size), .arg = "SIZE",
+      .help = "as chaindata-load" },
+    { .name = "nats", .kind = CHAINDATA_OPT_PART,
+      .offset = CHAINDATA_M(nats), .part = chaindata_nats_options,
+      .title = "Publishing to a fan-out stream (chaindata-mirror(1)): each "
+               "block is published, then committed to DIR, the working "
+               "index:" },
+    { .name = "nats-publisher", .kind = CHAINDATA_OPT_PART,
+      .offset = CHAINDATA_M(nats), .part = chaindata_nats_publisher_options },
     { .name = "help", .kind = CHAINDATA_OPT_ACTION, .key = 'h',
-      .set = chaindata_mirror_help },
+      .set = chaindata_mirror_help, .title = "" },
     { .name = "version", .kind = CHAINDATA_OPT_ACTION,
-      .set = chaindata_mirror_version },
+      .set = chaindata_mirror_version, .help = "this text; the version" },
     { .name = NULL }
 };
 
 
 static int
+chaindata_mirror_help(void *conf, const chaindata_opt_t *o, char *arg,
+    const char *prog)
+{
+    chaindata_options_usage(stdout, chaindata_mirror_head,
+                            chaindata_mirror_options, chaindata_mirror_tail);
+    exit(CHAINDATA_EXIT_OK);
+}
+
+
+/*
+ * --config FILE: its variables made words as the unit's ExecStart= makes
+ * them (CHAINDATA_MIRROR_EXEC_START, taken from the unit by the
+ * Makefile), read as options after the command line's, which win (p
+ * knows what it took); a variable ExecStart= does not name is put in the
+ * environment, as systemd would, unless it has one by that name.
+ */
+
+static int
+chaindata_mirror_config(chaindata_mirror_t *m, chaindata_opt_parse_t *p)
+{
+    size_t               i;
+    chaindata_envfile_t  *f;
+
+    f = &m->config;
+
+    if (chaindata_envfile_read(f, "chaindata-mirror", m->config_file) != 0
+        || chaindata_envfile_words(f, "chaindata-mirror",
+                                   CHAINDATA_MIRROR_EXEC_START)
+           != 0)
+    {
+        return -1;
+    }
+
+    for (i = 0; i < f->n; i++) {
+        if (!f->vars[i].used
+            && setenv(f->vars[i].name, f->vars[i].value, 0) != 0)
+        {
+            fprintf(stderr, "chaindata-mirror: %s:%u: %s cannot be set\n",
+                    f->path, f->vars[i].line, f->vars[i].name);
+            return -1;
+        }
+    }
+
+    p->where = f->where;
+
+    if (chaindata_options_parse(p, (int) f->nwords, f->words) != 0) {
+        return -1;
+    }
+
+    if ((size_t) optind != f->nwords) {
+        fprintf(stderr, "%s: unexpected argument \"%s\"\n", f->where[optind],
+                f->words[optind]);
+        return -1;
+    }
+
+    return 0;
+}
+
+
+static int
 chaindata_mirror_args(chaindata_mirror_t *m, int argc, char **argv)
 {
-    static const struct option  more[] = {
-        CHAINDATA_NATS_OPTIONS,
-        CHAINDATA_NATS_OPTION_MAX_MSGS,
-        CHAINDATA_NATS_OPTION_SIGN_KEY,
-        CHAINDATA_HTTP_OPTIONS,
-        { NULL, 0, NULL, 0 }
-    };
+    chaindata_opt_parse_t  p = { .prog = "chaindata-mirror",
+                                 .opts = chaindata_mirror_options,
+                                 .conf = m };
 
-    if (chaindata_options_parse("chaindata-mirror", chaindata_mirror_options,
-                                more, chaindata_mirror_other, m, argc, argv)
-        != 0)
-    {
+    /* the command line first: a --config file's options come after it */
+    if (chaindata_options_parse(&p, argc, argv) != 0) {
         return -1;
     }
 
@@ -349,7 +382,11 @@ chaindata_mirror_args(chaindata_mirror_t *m, int argc, char **argv)
         return -1;
     }
 
-    if (m->db_path == NULL) {
+    if (m->config_file && chaindata_mirror_config(m, &p) != 0) {
+        return -1;
+    }
+
+    if (m->db_path == NULL || m->db_path[0] == '\0') {
         fprintf(stderr, "chaindata-mirror: --db DIR is required\n");
         return -1;
     }
@@ -482,6 +519,8 @@ main(int argc, char **argv)
 
     chaindata_follow_init(&m);
     m.tty = isatty(STDERR_FILENO);
+    m.nats.tty = m.tty;
+    m.nats.stop = &chaindata_mirror_stop;
     chaindata_mirror_default_rate(&m);
     m.started = chaindata_now();
     m.in.ix.path = m.db_path;
@@ -493,9 +532,10 @@ main(int argc, char **argv)
         && chaindata_index_open(&m.in.ix) == 0
         && chaindata_mirror_lock(&m) == 0)
     {
-        rc = m.nats.url ? chaindata_pub_start(&m) : CHAINDATA_EXIT_OK;
-        rc = rc == CHAINDATA_EXIT_OK ? chaindata_follow_run(&m)
-             : rc == CHAINDATA_MIRROR_STOPPED ? CHAINDATA_EXIT_OK : rc;
+        rc = m.nats.url ? chaindata_pub_start(&m.pub, &m.nats, &m.in)
+                        : CHAINDATA_EXIT_OK;
+        rc = rc == CHAINDATA_EXIT_OK && !chaindata_mirror_stop
+             ? chaindata_follow_run(&m) : rc;
     }
 
     if (m.tty) {
@@ -506,9 +546,11 @@ main(int argc, char **argv)
     chaindata_mempool_free(&m);
     chaindata_chainhooks_free(&m);
     chaindata_runes_above_free(&m);
-    chaindata_pub_free(&m);
+    chaindata_pub_free(m.pub);
+    chaindata_nats_close(&m.nats);
     chaindata_ingest_free(&m.in);
     chaindata_nats_secrets_free(&m.nats);
+    chaindata_envfile_free(&m.config);
     curl_global_cleanup();
 
     return rc;

@@ -24,6 +24,7 @@
 
 #include <curl/curl.h>
 
+#include "chaindata_envfile.h"
 #include "chaindata_eta.h"
 #include "chaindata_exit.h"
 #include "chaindata_ingest.h"
@@ -34,6 +35,7 @@
 #include "chaindata_mirror_mempool.h"
 #include "chaindata_mirror_runes.h"
 #include "chaindata_nats.h"
+#include "chaindata_stream_publish.h"
 
 
 /*
@@ -51,6 +53,8 @@
 
 
 struct chaindata_mirror_s {
+    const char          *config_file;  /* --config: its words kept */
+    chaindata_envfile_t  config;
     const char          *db_path;
     const char          *stacks_api;
     const char          *runes_api;
@@ -74,9 +78,9 @@ struct chaindata_mirror_s {
     chaindata_http_t     http;
     chaindata_ingest_t   in;           /* the working index, its writes */
 
-    /* --nats: the publisher (chaindata_mirror_nats.c) */
+    /* --nats: the connection, the publisher (chaindata_stream_publish.h) */
     chaindata_nats_t     nats;
-    struct chaindata_pub_s  *pub;
+    chaindata_pub_t     *pub;
 
     /* progress */
     int                  tty;

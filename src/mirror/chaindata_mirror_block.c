@@ -113,7 +113,7 @@ chaindata_mirror_emit(chaindata_mirror_t *m, chaindata_line_t *l,
     }
 
     if (chaindata_mirror_published(&m->in)) {
-        rc = chaindata_pub_line(m, l->buf, l->len);
+        rc = chaindata_pub_line(m->pub, l->buf, l->len);
     }
 
     chaindata_line_free(l);
@@ -158,7 +158,7 @@ chaindata_block_write(chaindata_mirror_t *m)
     int  rc;
 
     /* published first: a crash between the two is made good on start */
-    if (chaindata_pub_unit(m) != 0) {
+    if (chaindata_pub_unit(m->pub) != 0) {
         chaindata_block_reset(m);
         return -1;
     }
@@ -256,5 +256,5 @@ void
 chaindata_block_reset(chaindata_mirror_t *m)
 {
     chaindata_writeset_reset(&m->in.ws);
-    chaindata_pub_reset(m);
+    chaindata_pub_reset(m->pub);
 }

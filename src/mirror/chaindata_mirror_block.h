@@ -2,7 +2,7 @@
 /*
  * chaindata-mirror: the emitter every line goes through and the block
  * writer (chaindata_mirror_block.c), above the publisher
- * (chaindata_mirror_nats.c).
+ * (src/stream/chaindata_stream_publish.c).
  */
 
 
@@ -45,14 +45,6 @@ int chaindata_block_rollback(chaindata_mirror_t *m, const char *source,
 void chaindata_block_abandon(chaindata_mirror_t *m);
 /* empties the write set (and the unit of lines to publish) */
 void chaindata_block_reset(chaindata_mirror_t *m);
-
-/* the publisher: the lines of a write transaction are one unit */
-int chaindata_pub_start(chaindata_mirror_t *m);
-int chaindata_pub_line(chaindata_mirror_t *m, const unsigned char *line,
-    size_t len);
-int chaindata_pub_unit(chaindata_mirror_t *m);
-void chaindata_pub_reset(chaindata_mirror_t *m);
-void chaindata_pub_free(chaindata_mirror_t *m);
 
 
 #endif /* _CHAINDATA_MIRROR_BLOCK_H_INCLUDED_ */

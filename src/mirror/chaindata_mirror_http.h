@@ -17,6 +17,7 @@
 #include "chaindata_feedtip.h"
 #include "chaindata_jdoc.h"
 #include "chaindata_mirror_log.h"
+#include "chaindata_options.h"
 
 
 #define CHAINDATA_URL_MAX          2048
@@ -77,20 +78,12 @@ struct chaindata_req_s {
 };
 
 
-#define CHAINDATA_HTTP_OPT  0x4800
-
-#define CHAINDATA_HTTP_OPTIONS                                               \
-    { "header", required_argument, NULL, CHAINDATA_HTTP_OPT + 'H' },         \
-    { "stacks-header", required_argument, NULL, CHAINDATA_HTTP_OPT + 's' },  \
-    { "runes-header", required_argument, NULL, CHAINDATA_HTTP_OPT + 'r' },   \
-    { "platform-header", required_argument, NULL,                            \
-      CHAINDATA_HTTP_OPT + 'p' },                                            \
-    { "stacks-header-file", required_argument, NULL,                         \
-      CHAINDATA_HTTP_OPT + 'S' },                                            \
-    { "runes-header-file", required_argument, NULL,                          \
-      CHAINDATA_HTTP_OPT + 'R' },                                            \
-    { "platform-header-file", required_argument, NULL,                       \
-      CHAINDATA_HTTP_OPT + 'P' }
+/*
+ * The request headers' options, a part of the mirror's table
+ * (CHAINDATA_OPT_PART, its offset that of a chaindata_http_t):
+ * chaindata_mirror_http_headers.c
+ */
+extern const chaindata_opt_t  chaindata_http_options[];
 
 
 struct chaindata_http_s {
@@ -127,8 +120,6 @@ struct chaindata_http_s {
 /* fetching (chaindata_mirror_http.c) */
 int chaindata_http_init(chaindata_http_t *h);
 void chaindata_http_free(chaindata_http_t *h);
-/* an option of CHAINDATA_HTTP_OPTIONS: 1 taken, 0 not one, -1 wrong */
-int chaindata_http_option(chaindata_http_t *h, int c, char *arg);
 /* after the options: every header bound to its source's URL, or -1 */
 int chaindata_http_bind(chaindata_http_t *h);
 /* the headers bound to the source of url (chaindata_mirror_http_headers.c) */

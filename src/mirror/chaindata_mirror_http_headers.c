@@ -28,20 +28,19 @@
 
 
 static int
-chaindata_http_add(struct curl_slist **list, const char *opt,
-    const char *header)
+chaindata_http_add(struct curl_slist **list, const char *prog,
+    const char *opt, const char *header)
 {
     struct curl_slist  *l;
 
     if (strchr(header, ':') == NULL || strpbrk(header, "\r\n")) {
-        fprintf(stderr, "chaindata-mirror: --%s wants \"Name: value\"\n",
-                opt);
+        fprintf(stderr, "%s: --%s wants \"Name: value\"\n", prog, opt);
         return -1;
     }
 
     l = curl_slist_append(*list, header);
     if (l == NULL) {
-        fprintf(stderr, "chaindata-mirror: out of memory\n");
+        fprintf(stderr, "%s: out of memory\n", prog);
         return -1;
     }
 
@@ -54,13 +53,13 @@ chaindata_http_add(struct curl_slist **list, const char *opt,
 /* a file's non-empty lines, each a header */
 
 static int
-chaindata_http_add_file(struct curl_slist **list, const char *opt,
-    const char *path)
+chaindata_http_add_file(struct curl_slist **list, const char *prog,
+    const char *opt, const char *path)
 {
     int    rc;
     char  *text, *line, *next;
 
-    text = chaindata_secret_read_file("chaindata-mirror", path);
+    text = chaindata_secret_read_file(prog, path);
     if (text == NULL) {
         return -1;
     }
@@ -77,7 +76,7 @@ chaindata_http_add_file(struct curl_slist **list, const char *opt,
         line[strcspn(line, "\r")] = '\0';
 
         if (*line) {
-            rc = chaindata_http_add(list, opt, line);
+            rc = chaindata_http_add(list, prog, opt, line);
         }
     }
 
@@ -87,37 +86,68 @@ chaindata_http_add_file(struct curl_slist **list, const char *opt,
 }
 
 
-int
-chaindata_http_option(chaindata_http_t *h, int c, char *arg)
+/*
+ * --header and --SOURCE-header (o->value: the source + 1, 0 unbound),
+ * the value then blanked out of the command line (ps shows it otherwise)
+ */
+
+static int
+chaindata_http_opt_header(void *conf, const chaindata_opt_t *o, char *arg,
+    const char *prog)
 {
     int                  rc;
-    const char          *opt;
+    chaindata_http_t    *h = conf;
     struct curl_slist  **list;
 
-    switch (c - CHAINDATA_HTTP_OPT) {
-    case 'H': opt = "header"; list = &h->headers; break;
-    case 's': opt = "stacks-header"; list = &h->bound[0]; break;
-    case 'r': opt = "runes-header"; list = &h->bound[1]; break;
-    case 'p': opt = "platform-header"; list = &h->bound[2]; break;
-    case 'S': return chaindata_http_add_file(&h->bound[0],
-                                             "stacks-header-file", arg)
-                     ? -1 : 1;
-    case 'R': return chaindata_http_add_file(&h->bound[1],
-                                             "runes-header-file", arg)
-                     ? -1 : 1;
-    case 'P': return chaindata_http_add_file(&h->bound[2],
-                                             "platform-header-file", arg)
-                     ? -1 : 1;
-    default: return 0;
-    }
+    list = o->value ? &h->bound[o->value - 1] : &h->headers;
+    rc = chaindata_http_add(list, prog, o->name, arg);
 
-    rc = chaindata_http_add(list, opt, arg);
-
-    /* the value leaves the command line (ps shows it otherwise) */
     memset(arg, 'x', strlen(arg));
 
-    return rc ? -1 : 1;
+    return rc;
 }
+
+
+/* --SOURCE-header-file (o->value: the source + 1) */
+
+static int
+chaindata_http_opt_file(void *conf, const chaindata_opt_t *o, char *arg,
+    const char *prog)
+{
+    chaindata_http_t  *h = conf;
+
+    return chaindata_http_add_file(&h->bound[o->value - 1], prog, o->name,
+                                   arg);
+}
+
+
+/* an option of a source's headers: --SOURCE-header, --SOURCE-header-file */
+#define CHAINDATA_HTTP_OPT(opt, source, set_, value_name, text)              \
+    { .name = opt, .kind = CHAINDATA_OPT_CALL, .arg = value_name,            \
+      .value = (source) + 1, .set = set_, .help = text }
+
+const chaindata_opt_t  chaindata_http_options[] = {
+    CHAINDATA_HTTP_OPT("stacks-header", CHAINDATA_SOURCE_STACKS,
+                       chaindata_http_opt_header, "'H: V'", NULL),
+    CHAINDATA_HTTP_OPT("runes-header", CHAINDATA_SOURCE_RUNES,
+                       chaindata_http_opt_header, "'H: V'", NULL),
+    CHAINDATA_HTTP_OPT("platform-header", CHAINDATA_SOURCE_PLATFORM,
+                       chaindata_http_opt_header, "'H: V'",
+                       "a request header for that API alone, e.g. its API "
+                       "key (repeatable; never logged)"),
+    CHAINDATA_HTTP_OPT("stacks-header-file", CHAINDATA_SOURCE_STACKS,
+                       chaindata_http_opt_file, "F", NULL),
+    CHAINDATA_HTTP_OPT("runes-header-file", CHAINDATA_SOURCE_RUNES,
+                       chaindata_http_opt_file, "F", NULL),
+    CHAINDATA_HTTP_OPT("platform-header-file", CHAINDATA_SOURCE_PLATFORM,
+                       chaindata_http_opt_file, "F",
+                       "its headers from a file, one a line (chmod 600; a "
+                       "bare name is a systemd credential)"),
+    { .name = "header", .kind = CHAINDATA_OPT_CALL, .arg = "'H: V'",
+      .set = chaindata_http_opt_header,
+      .help = "a header for the one source there is" },
+    { .name = NULL }
+};
 
 
 /* sources at the same URL: one host, one list of headers for both */
@@ -137,7 +167,8 @@ chaindata_http_share(chaindata_http_t *h)
             }
 
             for (l = h->bound[j]; l; l = l->next) {
-                if (chaindata_http_add(&merged[i], "header", l->data) != 0) {
+                if (chaindata_http_add(&merged[i], "chaindata-mirror", "header",
+                                   l->data) != 0) {
                     return -1;
                 }
             }
@@ -192,7 +223,10 @@ chaindata_http_bind(chaindata_http_t *h)
     }
 
     for (l = h->headers; l; l = l->next) {
-        if (chaindata_http_add(&h->bound[one], "header", l->data) != 0) {
+        if (chaindata_http_add(&h->bound[one], "chaindata-mirror", "header",
+                               l->data)
+            != 0)
+        {
             return -1;
         }
     }

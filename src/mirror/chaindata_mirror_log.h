@@ -24,15 +24,16 @@ typedef struct chaindata_mirror_s  chaindata_mirror_t;
  * What the mirror's functions return, one convention a family:
  *
  *   a poll and its steps (chaindata_*_poll(), chaindata_mirror_fetch(),
- *   chaindata_plist_fetch(), chaindata_balances_records(),
- *   chaindata_pub_start()): a CHAINDATA_EXIT_ code, the exit status the
- *   mirror ends with (_INPUT: upstream answered wrongly),
- *   CHAINDATA_MIRROR_STOPPED when a signal stopped it, or (a poll)
- *   CHAINDATA_MIRROR_REFUSED when its upstream is another chain;
+ *   chaindata_plist_fetch(), chaindata_balances_records()): a
+ *   CHAINDATA_EXIT_ code, the exit status the mirror ends with (_INPUT:
+ *   upstream answered wrongly), CHAINDATA_MIRROR_STOPPED when a signal
+ *   stopped it, or (a poll) CHAINDATA_MIRROR_REFUSED when its upstream
+ *   is another chain;
  *
  *   writing (the block writer chaindata_block_*(), the emitter
- *   chaindata_mirror_emit(), the publisher chaindata_pub_*()) and the
- *   rest: 0, or -1 after a message (nothing is committed then);
+ *   chaindata_mirror_emit(), the publisher chaindata_pub_*() of
+ *   src/stream) and the rest: 0, or -1 after a message (nothing is
+ *   committed then);
  *
  *   the answers' checks (chaindata_req_t's check(), chaindata_req_json()):
  *   0, or -1 with the reason in the request's why, logged by

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,10 @@ chaindata_nats_log(chaindata_nats_t *n, const char *level,
 {
     va_list  args;
 
+    if (n->tty) {
+        fputs("\r\033[K", stderr);
+    }
+
     fprintf(stderr, "%s: level=%s msg=\"", n->prog, level);
 
     va_start(args, fmt);
@@ -38,77 +43,105 @@ chaindata_nats_log(chaindata_nats_t *n, const char *level,
 }
 
 
-int
-chaindata_nats_option(chaindata_nats_t *n, int c, const char *arg)
+/* --nats-sign-key, --nats-verify-key: the first key */
+
+static int
+chaindata_nats_key(void *conf, const chaindata_opt_t *o, char *arg,
+    const char *prog)
 {
-    char  *end;
+    chaindata_nats_t  *n = conf;
 
-    switch (c - CHAINDATA_NATS_OPT) {
-
-    case 'n':
-        n->url = arg;
-        return 1;
-
-    case 's':
-        n->stream = arg;
-        return 1;
-
-    case 'j':
-        n->subject = arg;
-        return 1;
-
-    case 'c':
-        n->creds = arg;
-        return 1;
-
-    case 'u':
-        n->user = arg;
-        return 1;
-
-    case 'C':
-        n->tlscert = arg;
-        return 1;
-
-    case 'K':
-        n->tlskey = arg;
-        return 1;
-
-    case 'A':
-        n->tlsca = arg;
-        return 1;
-
-    case 'v':
-        if (n->key_file && !n->key_private) {
-            if (n->nmore == CHAINDATA_NATS_KEYS - 1) {
-                fprintf(stderr, "%s: --nats-verify-key: %d keys at most\n",
-                        n->prog, CHAINDATA_NATS_KEYS);
-                return -1;
-            }
-
-            n->more_files[n->nmore++] = arg;
-            return 1;
-        }
-
-        /* fall through */
-
-    case 'k':
-        n->key_file = arg;
-        n->key_private = (c == CHAINDATA_NATS_OPT + 'k');
-        return 1;
-
-    case 'm':
-        errno = 0;
-        n->max_msgs = strtoll(arg, &end, 10);
-        if (errno || *end || n->max_msgs < 1) {
-            fprintf(stderr, "%s: --max-msgs wants a positive number\n",
-                    n->prog);
+    if (n->key_file && !n->key_private && o->value == 0) {
+        if (n->nmore == CHAINDATA_NATS_KEYS - 1) {
+            fprintf(stderr, "%s: --nats-verify-key: %d keys at most\n",
+                    prog, CHAINDATA_NATS_KEYS);
             return -1;
         }
-        return 1;
+
+        n->more_files[n->nmore++] = arg;
+        return 0;
+    }
+
+    n->key_file = arg;
+    n->key_private = o->value;
+
+    return 0;
+}
+
+
+static int
+chaindata_nats_max_msgs(void *conf, const chaindata_opt_t *o, char *arg,
+    const char *prog)
+{
+    char              *end;
+    chaindata_nats_t  *n = conf;
+
+    errno = 0;
+    n->max_msgs = strtoll(arg, &end, 10);
+
+    if (errno || *end || end == arg || n->max_msgs < 1) {
+        fprintf(stderr, "%s: --max-msgs wants a positive number\n", prog);
+        return -1;
     }
 
     return 0;
 }
+
+
+#define CHAINDATA_N(field)  offsetof(chaindata_nats_t, field)
+
+const chaindata_opt_t  chaindata_nats_options[] = {
+    { .name = "nats", .kind = CHAINDATA_OPT_STRING,
+      .offset = CHAINDATA_N(url), .arg = "URL",
+      .help = "a NATS server (nats://host:4222, tls://...)" },
+    { .name = "stream", .kind = CHAINDATA_OPT_STRING,
+      .offset = CHAINDATA_N(stream), .arg = "NAME",
+      .help = "the JetStream stream of the fan-out" },
+    { .name = "subject", .kind = CHAINDATA_OPT_STRING,
+      .offset = CHAINDATA_N(subject), .arg = "SUBJ",
+      .help = "its subject (default chaindata.NAME)" },
+    { .name = "creds", .kind = CHAINDATA_OPT_STRING,
+      .offset = CHAINDATA_N(creds), .arg = "FILE",
+      .help = "a NATS credentials file (or NATS_CREDS)" },
+    { .name = "user", .kind = CHAINDATA_OPT_STRING,
+      .offset = CHAINDATA_N(user), .arg = "USER",
+      .help = "user; the password from NATS_PASSWORD (or NATS_USER; a "
+              "token from NATS_TOKEN; both from files: NATS_PASSWORD_FILE, "
+              "NATS_TOKEN_FILE)" },
+    { .name = "tlscert", .kind = CHAINDATA_OPT_STRING,
+      .offset = CHAINDATA_N(tlscert), .arg = "FILE" },
+    { .name = "tlskey", .kind = CHAINDATA_OPT_STRING,
+      .offset = CHAINDATA_N(tlskey), .arg = "FILE" },
+    { .name = "tlsca", .kind = CHAINDATA_OPT_STRING,
+      .offset = CHAINDATA_N(tlsca), .arg = "FILE",
+      .help = "TLS client certificate, its key, the CA (or NATS_CERT, "
+              "NATS_KEY, NATS_CA)" },
+    { .name = NULL }
+};
+
+
+const chaindata_opt_t  chaindata_nats_publisher_options[] = {
+    { .name = "max-msgs", .kind = CHAINDATA_OPT_CALL, .arg = "N",
+      .set = chaindata_nats_max_msgs,
+      .help = "when it creates the stream: keep N messages (default: all)" },
+    { .name = "nats-sign-key", .kind = CHAINDATA_OPT_CALL, .arg = "FILE",
+      .value = 1, .set = chaindata_nats_key,
+      .help = "sign each unit with this Ed25519 private key (PEM, chmod "
+              "600; followers verify with its public key: "
+              "lmdb-schema/feed.md)" },
+    { .name = NULL }
+};
+
+
+const chaindata_opt_t  chaindata_nats_follower_options[] = {
+    { .name = "nats-verify-key", .kind = CHAINDATA_OPT_CALL, .arg = "FILE",
+      .value = 0, .set = chaindata_nats_key,
+      .help = "apply only units signed with the publisher's Ed25519 key "
+              "(its public key, PEM); others are skipped, and said; up "
+              "to " CHAINDATA_OPT_STR(CHAINDATA_NATS_KEYS) " keys (a "
+              "rotation): any verifies" },
+    { .name = NULL }
+};
 
 
 static int
@@ -344,7 +377,7 @@ chaindata_nats_auth(chaindata_nats_t *n, natsOptions *o)
 
 
 static natsStatus
-chaindata_nats_options(chaindata_nats_t *n, natsOptions *o)
+chaindata_nats_client_options(chaindata_nats_t *n, natsOptions *o)
 {
     natsStatus  s;
 
@@ -448,7 +481,7 @@ chaindata_nats_connect(chaindata_nats_t *n)
         return -1;
     }
 
-    s = chaindata_nats_options(n, o);
+    s = chaindata_nats_client_options(n, o);
 
     if (s != NATS_OK) {
         chaindata_nats_log(n, "error", "NATS options: %s",

@@ -11,51 +11,25 @@
 #define _CHAINDATA_NATS_H_INCLUDED_
 
 
-#include <getopt.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include <nats/nats.h>
 
 #include "chaindata_layout.h"
+#include "chaindata_options.h"
 #include "chaindata_unit_sign.h"
 
 
-/* getopt codes of the options below, out of the way of letters */
-#define CHAINDATA_NATS_OPT       0x4e00
-
-#define CHAINDATA_NATS_OPTIONS                                               \
-    { "nats", required_argument, NULL, CHAINDATA_NATS_OPT + 'n' },           \
-    { "stream", required_argument, NULL, CHAINDATA_NATS_OPT + 's' },         \
-    { "subject", required_argument, NULL, CHAINDATA_NATS_OPT + 'j' },        \
-    { "creds", required_argument, NULL, CHAINDATA_NATS_OPT + 'c' },          \
-    { "user", required_argument, NULL, CHAINDATA_NATS_OPT + 'u' },           \
-    { "tlscert", required_argument, NULL, CHAINDATA_NATS_OPT + 'C' },        \
-    { "tlskey", required_argument, NULL, CHAINDATA_NATS_OPT + 'K' },         \
-    { "tlsca", required_argument, NULL, CHAINDATA_NATS_OPT + 'A' }
-
-/* the publisher's only: a limit of the stream it creates */
-#define CHAINDATA_NATS_OPTION_MAX_MSGS                                       \
-    { "max-msgs", required_argument, NULL, CHAINDATA_NATS_OPT + 'm' }
-
-/* the publisher's key, and the followers' (lmdb-schema/feed.md) */
-#define CHAINDATA_NATS_OPTION_SIGN_KEY                                       \
-    { "nats-sign-key", required_argument, NULL, CHAINDATA_NATS_OPT + 'k' }
-#define CHAINDATA_NATS_OPTION_VERIFY_KEY                                     \
-    { "nats-verify-key", required_argument, NULL, CHAINDATA_NATS_OPT + 'v' }
-
-/* the options' --help lines, the same for both programs */
-#define CHAINDATA_NATS_HELP                                                  \
-    "  --nats URL          a NATS server (nats://host:4222, tls://...)\n"      \
-    "  --stream NAME       the JetStream stream of the fan-out\n"            \
-    "  --subject SUBJ      its subject (default chaindata.NAME)\n"           \
-    "  --creds FILE        a NATS credentials file (or NATS_CREDS)\n"        \
-    "  --user USER         user; the password from NATS_PASSWORD (or\n"      \
-    "                      NATS_USER; a token from NATS_TOKEN; both\n"       \
-    "                      from files: NATS_PASSWORD_FILE, NATS_TOKEN_FILE)\n" \
-    "  --tlscert FILE, --tlskey FILE, --tlsca FILE   TLS client\n"           \
-    "                      certificate, its key, the CA (or NATS_CERT,\n"    \
-    "                      NATS_KEY, NATS_CA)\n"
+/*
+ * The options, named as nats tooling names them, parts of a program's
+ * table (CHAINDATA_OPT_PART, its offset that of a chaindata_nats_t): the
+ * connection's and the stream's; the publisher's (the limit of the
+ * stream it creates, its signing key); the follower's (its verify keys).
+ */
+extern const chaindata_opt_t  chaindata_nats_options[];
+extern const chaindata_opt_t  chaindata_nats_publisher_options[];
+extern const chaindata_opt_t  chaindata_nats_follower_options[];
 
 /* the verify keys a follower may hold at once (--nats-verify-key) */
 #define CHAINDATA_NATS_KEYS  4
@@ -74,6 +48,7 @@
 typedef struct {
     const char          *prog;
     volatile int        *stop;       /* set by a signal */
+    int                  tty;        /* a progress line to clear first */
 
     const char          *url;
     const char          *stream;
@@ -104,8 +79,6 @@ typedef struct {
 } chaindata_nats_t;
 
 
-/* an option of CHAINDATA_NATS_OPTIONS: 1 taken, 0 not one, -1 invalid */
-int chaindata_nats_option(chaindata_nats_t *n, int c, const char *arg);
 /* after the options: 0, or -1 after a message */
 int chaindata_nats_check(chaindata_nats_t *n);
 /*

@@ -29,12 +29,15 @@ typedef struct {
     size_t       size;
     double       seconds;
     int          called;
-    int          other;
+    struct {
+        const char  *url;
+    }            part;
 } conf_t;
 
 
 static int
-set_called(void *conf, const chaindata_opt_t *o, char *arg)
+set_called(void *conf, const chaindata_opt_t *o, char *arg,
+    const char *prog)
 {
     ((conf_t *) conf)->called++;
 
@@ -42,17 +45,11 @@ set_called(void *conf, const chaindata_opt_t *o, char *arg)
 }
 
 
-static int
-take_other(void *conf, int c, char *arg)
-{
-    if (c != 0x4e00) {
-        return 0;
-    }
-
-    ((conf_t *) conf)->other++;
-
-    return 1;
-}
+/* another room's table, taken in as a part */
+static const chaindata_opt_t  part[] = {
+    { .name = "nats", .kind = CHAINDATA_OPT_STRING, .offset = 0 },
+    { .name = NULL }
+};
 
 
 #define C(field)  offsetof(conf_t, field)
@@ -76,6 +73,8 @@ static const chaindata_opt_t  opts[] = {
     { .name = "call", .kind = CHAINDATA_OPT_CALL, .set = set_called },
     { .name = "act", .kind = CHAINDATA_OPT_ACTION, .key = 'a',
       .set = set_called },
+    { .name = "part", .kind = CHAINDATA_OPT_PART, .offset = C(part),
+      .part = part },
     { .name = NULL }
 };
 
@@ -89,10 +88,7 @@ parse(conf_t *c, const char *line, int *rest)
     char        *argv[32], *p;
     static char  buf[512];
 
-    static const struct option  more[] = {
-        { "nats", required_argument, NULL, 0x4e00 },
-        { NULL, 0, NULL, 0 }
-    };
+    chaindata_opt_parse_t  op;
 
     memset(c, 0, sizeof(conf_t));
     snprintf(buf, sizeof(buf), "prog %s", line);
@@ -103,14 +99,48 @@ parse(conf_t *c, const char *line, int *rest)
     }
 
     argv[argc] = NULL;
-    optind = 0;
     opterr = 0;
 
-    rc = chaindata_options_parse("unit", opts, more, take_other, c, argc,
-                                 argv);
+    memset(&op, 0, sizeof(op));
+    op.prog = "unit";
+    op.opts = opts;
+    op.conf = c;
+
+    rc = chaindata_options_parse(&op, argc, argv);
     *rest = argc - optind;
 
     return rc;
+}
+
+
+/*
+ * The command line, then a file's words: the file's --count is not
+ * taken, the command line's is kept; its --number is.
+ */
+
+static int
+second(conf_t *c)
+{
+    char                  *argv[] = { "prog", "--count", "3", NULL };
+    char                  *file[] = { "prog", "--count", "5", "--number",
+                                      "1", "--flag", NULL };
+    char                  *where[] = { "f", "f:1", "f:1", "f:2", "f:2",
+                                       "f:3", NULL };
+    chaindata_opt_parse_t  op;
+
+    memset(c, 0, sizeof(conf_t));
+    memset(&op, 0, sizeof(op));
+    op.prog = "unit";
+    op.opts = opts;
+    op.conf = c;
+
+    if (chaindata_options_parse(&op, 3, argv) != 0) {
+        return -1;
+    }
+
+    op.where = where;
+
+    return chaindata_options_parse(&op, 6, file);
 }
 
 
@@ -153,9 +183,9 @@ test_options(void)
        && strcmp(c.name, "x") == 0 && c.flag == 7 && c.number == 1.5
        && c.height == 840000 && c.count == 3 && c.ms == 2500
        && c.size == 1024 * 1024 && c.seconds == 0.25 && c.called == 2
-       && c.other == 1 && rest == 2,
-       "options: every kind stored, set() called, another table's handed "
-       "on, operands left");
+       && c.part.url && strcmp(c.part.url, "u") == 0 && rest == 2,
+       "options: every kind stored, set() called, a part's option at its "
+       "offset, operands left");
 
     saved = quiet(-1);
     ok(parse(&c, "--number 2.5", &rest) == -1
@@ -176,6 +206,10 @@ test_options(void)
     ok(parse(&c, "--size 64K --count 10 --height 0", &rest) == 0
        && c.size == 65536 && c.count == 10 && c.height == 0,
        "options: the bounds themselves taken");
+
+    ok(second(&c) == 0 && c.count == 3 && c.number == 1 && c.flag == 7,
+       "options: a second parse (a file's) takes what the first did not, "
+       "not what it took");
 
     ok(chaindata_options_size("2G", &c.size) == 0
        && c.size == (size_t) 2 << 30

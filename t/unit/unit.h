@@ -78,6 +78,9 @@ void test_chunks(void);
 /* test_options.c */
 void test_options(void);
 
+/* test_envfile.c */
+void test_envfile(void);
+
 /* test_parts.c */
 void test_parts(void);
 

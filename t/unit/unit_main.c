@@ -61,6 +61,7 @@ main(void)
     test_history();
     test_feeds();
     test_options();
+    test_envfile();
 
     printf("1..%d\n", tests);
 
