@@ -60,6 +60,7 @@ main(void)
     test_data_file();
     test_history();
     test_options();
+    test_index_owner();
 
     printf("1..%d\n", tests);
 
