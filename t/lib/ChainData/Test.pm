@@ -9,7 +9,8 @@ use warnings;
 use Cwd qw(abs_path);
 use Errno qw(EINTR);
 use Exporter qw(import);
-use File::Basename qw(dirname);
+use File::Basename qw(basename dirname);
+use File::Copy ();
 use File::Path qw(make_path);
 use File::Spec;
 use File::Temp ();
@@ -22,7 +23,7 @@ use POSIX qw(:sys_wait_h);
 use Time::HiRes qw(sleep time);
 
 our @EXPORT_OK = qw(
-    repo_root build_path require_build nginx_binary
+    repo_root build_path require_build nginx_binary program_for_anyone
     load_index new_index fixup_index_perms fixture_path fixture_records
     tx_fixtures run_cmd
     http http_get http_request parse_response
@@ -103,6 +104,17 @@ sub require_build {
 }
 
 sub is_root { return $> == 0 }
+
+# A copy of the program at $path in a temporary directory, for a process
+# run as another user (nobody): the build may be out of its reach, in a
+# clone under a private directory (root's home is 0700 on Debian)
+sub program_for_anyone {
+    my ($path) = @_;
+    my $copy = temp_dir() . '/' . basename($path);
+    File::Copy::copy($path, $copy) or die "copy $path to $copy: $!";
+    chmod 0755, $copy or die "chmod $copy: $!";
+    return $copy;
+}
 
 # mdb_dump of one database of an index (all of them without $name), less
 # the header lines that differ between equal indexes (the map's size and
