@@ -24,6 +24,7 @@ use Time::HiRes qw(sleep time);
 
 our @EXPORT_OK = qw(
     repo_root build_path require_build nginx_binary program_for_anyone
+    debian_nginx_conf
     load_index new_index fixup_index_perms fixture_path fixture_records
     tx_fixtures run_cmd
     http http_get http_request parse_response
@@ -308,6 +309,36 @@ sub run_cmd {
         fail_quietly("no sanitizer report from $argv->[0]", $stderr);
     }
     return ($code, $stdout, $stderr);
+}
+
+# Debian's nginx.conf in $etc, its includes where Debian has them
+# (modules-enabled/*.conf, then in the http block conf.d/*.conf and
+# sites-enabled/*; the directories made, sites-available too), workers as
+# nobody when root; the pid, logs and temporary files in $var.  Its path.
+sub debian_nginx_conf {
+    my ($etc, $var) = @_;
+    make_path(map { "$etc/$_" }
+              qw(modules-enabled conf.d sites-available sites-enabled));
+    my $user = is_root() ? "user nobody nogroup;\n" : '';
+    my $temp = join '', map { "    ${_}_temp_path $var/$_;\n" }
+                        qw(client_body proxy fastcgi uwsgi scgi);
+    spew("$etc/nginx.conf", <<"CONF");
+${user}worker_processes 1;
+pid $var/nginx.pid;
+error_log $var/error.log;
+include $etc/modules-enabled/*.conf;
+
+events {
+    worker_connections 64;
+}
+
+http {
+    access_log $var/access.log;
+$temp    include $etc/conf.d/*.conf;
+    include $etc/sites-enabled/*;
+}
+CONF
+    return "$etc/nginx.conf";
 }
 
 # Make an index usable by nginx workers when the tests run as root: the
