@@ -29,6 +29,7 @@ ok(int cond, const char *name)
 int
 main(void)
 {
+    test_index_owner();     /* first: the child it aborts made no thread */
     test_hex_and_ids();
     test_hex_table();
     test_listh();
@@ -60,7 +61,6 @@ main(void)
     test_data_file();
     test_history();
     test_options();
-    test_index_owner();
 
     printf("1..%d\n", tests);
 
