@@ -359,10 +359,12 @@ fuzz: fuzzers
 # puts the module where Debian's nginx modules go (nginx's modules
 # directory, which Debian's configure flags name), its load_module snippet
 # in modules-available with the modules-enabled link a package makes, the
-# programs and their man pages, chaindata(8), the docs of each package
-# where the package has them (the module's: README.md, doc/module.md,
-# doc/api.md, doc/operations.md, lmdb-schema, nginx.conf.example, the
-# examples, doc/monitoring's alert rules and dashboard; the tools':
+# site in front of upstream in sites-available, disabled (kept when there
+# already: it is the operator's to edit), the programs and their man
+# pages, chaindata(8), the docs of each package where the package has
+# them (the module's: README.md, doc/module.md, doc/api.md,
+# doc/operations.md, lmdb-schema, nginx.conf.example, the example,
+# doc/monitoring's alert rules and dashboard; the tools':
 # doc/loader.md, doc/mirror.md, doc/operations.md, lmdb-schema, the units'
 # example configurations), the systemd units and the index directory,
 # owned by the index writer.  PREFIX is for the programs, man pages, docs,
@@ -386,6 +388,8 @@ NGX_MODDIR      = $(shell sed -n 's/.*--modules-path=\([^ ]*\).*/\1/p' \
 NGX_AVAILABLE  ?= /usr/share/nginx/modules-available
 NGX_ENABLED    ?= /etc/nginx/modules-enabled
 NGX_SNIPPET    := mod-http-chaindata.conf
+NGX_SITES      ?= /etc/nginx/sites-available
+NGX_SITE       := doc/examples/front-of-upstream.conf
 
 # the docs each package installs
 MODULE_DOCS    := README.md doc/module.md doc/api.md doc/operations.md \
@@ -474,8 +478,10 @@ install: all man
 	        monitoring) \
 	    $(addprefix $(DESTDIR)$(TOOLS_DOCDIR)/,lmdb-schema examples) \
 	    $(DESTDIR)$(UNITDIR) $(DESTDIR)$(TMPFILESDIR) $(DESTDIR)$(CONFDIR) \
-	    $(DESTDIR)$(SYSUSERSDIR)
+	    $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(NGX_SITES)
 	install -m 644 $(MODULE) $(DESTDIR)$(NGX_MODDIR)/
+	test -e $(DESTDIR)$(NGX_SITES)/chaindata \
+	    || install -m 644 $(NGX_SITE) $(DESTDIR)$(NGX_SITES)/chaindata
 	echo 'load_module $(NGX_MODDIR)/$(notdir $(MODULE));' \
 	    > $(DESTDIR)$(NGX_AVAILABLE)/$(NGX_SNIPPET)
 	ln -sf $(NGX_AVAILABLE)/$(NGX_SNIPPET) \

@@ -130,7 +130,8 @@ sub environ_of {
 }
 
 # $argv as nobody (when root) with NATS secrets in the environment, its
-# standard input a pipe left open; a pid and the pipe's writing end
+# standard input a pipe left open, in $dir; a pid and the pipe's writing
+# end
 sub spawn {
     my ($argv, $dir) = @_;
     pipe(my $r, my $w) or die "pipe: $!";
@@ -140,6 +141,7 @@ sub spawn {
         POSIX::dup2(fileno($r), 0);
         open STDOUT, '>', '/dev/null';
         open STDERR, '>', "$dir/stderr";
+        chdir $dir or POSIX::_exit(126);
         if (is_root()) {
             POSIX::setgid(scalar getgrnam('nogroup'));
             POSIX::setuid(scalar getpwnam('nobody'));
@@ -159,11 +161,14 @@ sub stop_child {
     waitpid $pid, 0;
 }
 
+# nobody runs copies: the build may be in a directory only root reaches
+my $mirror = is_root() ? program_for_anyone($MIRROR) : $MIRROR;
+my $loader = is_root() ? program_for_anyone($LOADER) : $LOADER;
 for my $case (
-    ['chaindata-mirror', sub { [$MIRROR, '--db', $_[0], '--follow',
+    ['chaindata-mirror', sub { [$mirror, '--db', $_[0], '--follow',
         '--interval', '3600', '--runes-api', $up{runes}{url},
         '--runes-from-height', '840500'] }],
-    ['chaindata-load --follow', sub { [$LOADER, '--db', $_[0], '--follow',
+    ['chaindata-load --follow', sub { [$loader, '--db', $_[0], '--follow',
         '--quiet'] }],
 ) {
     my ($name, $argv) = @$case;
@@ -173,7 +178,8 @@ for my $case (
     fixup_index_perms($db);
     my ($pid, $w) = spawn($argv->($db), $tmp);
     # up once its index is open (lock.mdb made) or the mirror has read it
-    ok(eventually(20, sub { -e "$db/lock.mdb" }), "$name: running");
+    ok(eventually(20, sub { -e "$db/lock.mdb" }), "$name: running")
+        or diag(slurp("$tmp/stderr"));
     sleep 0.3;
     my $env = environ_of($pid);
     ok(length $env, "$name: its environment read");

@@ -4,7 +4,10 @@
 # nginx serves an index from a throwaway root they were extracted into
 # (dpkg -x: the machine's own root and nginx are left alone), with the
 # packaged module and snippet and an index built by the packaged loader.
-# The systemd units pass `systemd-analyze verify` where systemd is there.
+# There the packaged site, enabled by the README's link, passes nginx -t,
+# and so does Debian's nginx.conf once the package is removed, then purged
+# (purge_keeps_nginx).  make deb compiles without a warning.  The systemd
+# units pass `systemd-analyze verify` where systemd is there.
 
 use strict;
 use warnings;
@@ -29,6 +32,9 @@ plan skip_all => "the packaging tools cannot be installed: $out$err"
 ($code, $out, $err) = run_cmd(['make', '-C', $root, 'deb'], timeout => 900);
 is($code, 0, 'make deb builds the packages, lintian-clean')
     or diag(substr("$out$err", -4000));
+my @warnings = "$out$err" =~ /^(.*warning: .*\[-W[^\]]+\])$/mg;
+is(scalar(@warnings), 0, 'make deb: no compiler warning')
+    or diag(join "\n", @warnings);
 
 my ($version) = slurp("$root/debian/changelog") =~ /^\S+ \(([^)]+)\)/;
 my %deb;
@@ -72,17 +78,18 @@ my %module = map { $_ => 1 } files('libnginx-mod-http-chaindata');
 my %tools  = map { $_ => 1 } files('chaindata-tools');
 # each package its pages: the module's reference, the API and operations
 # with the module, the programs' pages and operations with the tools, the
-# schema with both; the Debian-style examples (a conf.d snippet and a
-# sites-available server, t/82-examples.t) with the module
+# schema with both; the example server in front of upstream
+# (t/82-examples.t) with the module, and in sites-available
 my $mdoc = '/usr/share/doc/libnginx-mod-http-chaindata';
 my $tdoc = '/usr/share/doc/chaindata-tools';
 for my $f ('/usr/lib/nginx/modules/ngx_http_chaindata_module.so',
            '/usr/share/nginx/modules-available/mod-http-chaindata.conf',
+           '/etc/nginx/sites-available/chaindata',
            '/usr/share/man/man8/chaindata.8.gz',
            '/usr/share/man/man7/chaindata-operations.7.gz',
            (map { "$mdoc/$_" } qw(README.md module.md api.md operations.md
                lmdb-schema/README.md lmdb-schema/feed.md nginx.conf.example
-               examples/chaindata.conf examples/front-of-upstream.conf
+               examples/front-of-upstream.conf
                monitoring/chaindata.rules.yml
                monitoring/chaindata-dashboard.json copyright)))
 {
@@ -108,8 +115,9 @@ ok(!(grep { m{^/usr/share/man/man8/} && !m{/man8$} } keys %tools),
 ok(!(grep { m{/(module|api|developer)\.md$} } keys %tools)
    && !(grep { m{/(loader|mirror|developer)\.md$} } keys %module),
    'each page in the package of its reader, the developer guide in none');
-ok(!(grep { m{^/etc/nginx} } keys %module),
-   'no modules-enabled link shipped: the maintainer scripts make it');
+ok(!(grep { m{^/etc/nginx/(?:modules|sites)-enabled} } keys %module),
+   'no modules-enabled link shipped: the maintainer scripts make it; '
+   . 'nor a sites-enabled one: the site is installed disabled');
 
 # the modules-enabled link, made and removed as Debian's modules do
 my $ctl = temp_dir();
@@ -118,6 +126,9 @@ like(slurp("$ctl/postinst"),
      qr{mod-http-chaindata\.conf:50-mod-http-chaindata\.conf},
      'postinst links modules-enabled/50-mod-http-chaindata.conf');
 ok(-f "$ctl/postrm" && -f "$ctl/prerm", 'prerm and postrm undo it');
+like(-f "$ctl/conffiles" ? slurp("$ctl/conffiles") : '',
+     qr{^/etc/nginx/sites-available/chaindata$}m,
+     'the site is a conffile: the operator\'s edits stay, a purge takes it');
 
 # a throwaway root
 my $dest = temp_dir();
@@ -223,6 +234,8 @@ is($r->{status}, 200, 'nginx serves a transaction with the packaged module');
 like($r->{body}, qr/"tx_id":"\Q$tx->{tx_id}\E"/, 'the transaction');
 $ng->stop;
 
+purge_keeps_nginx();
+
 # make install: the same places under DESTDIR, the link included, the
 # index directory given to the worker user
 my $stage = temp_dir();
@@ -233,13 +246,20 @@ for my $f ((map { ("/usr/bin/$_", "/usr/share/man/man1/$_.1") } @programs),
            '/usr/lib/nginx/modules/ngx_http_chaindata_module.so',
            '/usr/share/man/man8/chaindata.8',
            "$mdoc/README.md", "$mdoc/module.md", "$mdoc/nginx.conf.example",
-           "$mdoc/examples/chaindata.conf", "$tdoc/loader.md",
+           "$mdoc/examples/front-of-upstream.conf", "$tdoc/loader.md",
            "$tdoc/examples/mirror.conf.example",
            '/lib/systemd/system/chaindata-mirror@.service',
            '/usr/lib/tmpfiles.d/chaindata.conf')
 {
     ok(-f "$stage$f", "make install: $f");
 }
+my $site = "$stage/etc/nginx/sites-available/chaindata";
+is(slurp($site), slurp("$root/doc/examples/front-of-upstream.conf"),
+   'make install: the site in sites-available');
+spew($site, "# the operator's\n");
+($code, $out, $err) = run_cmd(['make', '-C', $root, 'install',
+    "DESTDIR=$stage", 'PREFIX=/usr']);
+is(slurp($site), "# the operator's\n", 'make install again: the site kept');
 is(readlink("$stage/etc/nginx/modules-enabled/50-mod-http-chaindata.conf"),
    '/usr/share/nginx/modules-available/mod-http-chaindata.conf',
    'make install: the modules-enabled link');
@@ -256,3 +276,72 @@ if (defined getpwnam('chaindata')) {
 ok(-f "$stage/usr/lib/sysusers.d/chaindata.conf", 'make install: sysusers.d');
 
 done_testing();
+
+
+# The site the module's package installs disabled, enabled with the
+# README's link, in the throwaway root laid out as Debian's /etc/nginx
+# (the module's snippet linked as the postinst links it): nginx -t passes
+# with the site, then after what `apt remove` and `apt purge` do: dpkg
+# removes the package's files (a purge the conffiles too), dh_nginx's
+# scripts rename the modules-enabled link (remove) and delete it (purge),
+# and the package's own postrm, run with DPKG_ROOT, removes the link
+# enabling the site.
+sub purge_keeps_nginx {
+    my $etc = "$dest/etc/nginx";
+    my $site = "$etc/sites-available/chaindata";
+    is(slurp($site), slurp("$root/doc/examples/front-of-upstream.conf"),
+       'the site is the example in front of upstream');
+    my $readme = slurp("$root/README.md");
+    like($readme,
+         qr{^\s*ln -s \.\./sites-available/chaindata /etc/nginx/sites-enabled/}m,
+         'the README enables it with a link in sites-enabled');
+
+    # Debian's prefix, nginx.conf and links; the operator's edit of the
+    # site: chaindata_db names the index built above
+    debian_nginx_conf($etc, temp_dir());
+    symlink('../../lib/nginx/modules', "$dest/usr/share/nginx/modules")
+        or die "symlink: $!";
+    my $mod_link = "$etc/modules-enabled/50-mod-http-chaindata.conf";
+    symlink($snippet, $mod_link) or die "symlink: $!";
+    symlink('../sites-available/chaindata', "$etc/sites-enabled/chaindata")
+        or die "symlink: $!";
+    spew($site, slurp($site) =~ s{/var/lib/chaindata\b}{$index}gr);
+    my $nginx_t = sub {
+        my ($name) = @_;
+        my ($c, $o, $e) = run_cmd([nginx_binary(), '-t', '-p',
+            "$dest/usr/share/nginx/", '-c', "$etc/nginx.conf"]);
+        is($c, 0, "nginx -t $name") or diag("$o$e");
+    };
+    $nginx_t->('with the site enabled');
+
+    # the package's postrm less debhelper's sections, which are emulated
+    (my $postrm = slurp("$ctl/postrm"))
+        =~ s/^# Automatically added by dh_.*?^# End automatically added section\n//msg;
+    like($postrm, qr/sites-enabled/, 'the postrm removes the site\'s link');
+    spew("$ctl/postrm.own", $postrm);
+    my %conffile = map { $_ => 1 } split /\n/,
+        -f "$ctl/conffiles" ? slurp("$ctl/conffiles") : '';
+    my @files = grep { -f "$dest$_" || -l "$dest$_" }
+                files('libnginx-mod-http-chaindata');
+
+    # apt remove
+    unlink map { "$dest$_" } grep { !$conffile{$_} } @files;
+    rename($mod_link, "$mod_link.removed") or die "rename: $!";
+    my ($c, $o, $e) = run_cmd(['sh', "$ctl/postrm.own", 'remove'],
+                              env => { DPKG_ROOT => $dest });
+    is($c, 0, 'postrm remove') or diag("$o$e");
+    ok(!-l "$etc/sites-enabled/chaindata", 'the site\'s link is gone');
+    ok(-f $site, 'the site stays until the purge');
+    $nginx_t->('after apt remove');
+
+    # apt purge, after the operator enabled the site again by mistake
+    symlink('../sites-available/chaindata', "$etc/sites-enabled/chaindata")
+        or die "symlink: $!";
+    unlink map { "$dest$_" } keys %conffile;
+    ($c, $o, $e) = run_cmd(['sh', "$ctl/postrm.own", 'purge'],
+                           env => { DPKG_ROOT => $dest });
+    is($c, 0, 'postrm purge') or diag("$o$e");
+    unlink "$mod_link.removed";
+    ok(!-l "$etc/sites-enabled/chaindata", 'no link left in sites-enabled');
+    $nginx_t->('after apt purge');
+}

@@ -1,11 +1,12 @@
 #!/usr/bin/perl
-# The packaged examples work as they are: doc/examples/chaindata.conf in
-# conf.d and doc/examples/front-of-upstream.conf in sites-enabled, included
-# as Debian's nginx.conf includes them, with the module loaded as the
-# package's modules-enabled snippet loads it, pass `nginx -t` (no error,
-# no warning) with the built module, against a demo index put where the
-# conf.d snippet names it (/var/lib/chaindata, the one change).  Then the
-# same files serve: a transaction from the index, the rest to upstream.
+# The packaged site works as it is: doc/examples/front-of-upstream.conf
+# (the package's /etc/nginx/sites-available/chaindata) in sites-enabled,
+# included as Debian's nginx.conf includes it, with the module loaded as
+# the package's modules-enabled snippet loads it, passes `nginx -t` (no
+# error, no warning) with the built module, against a demo index put
+# where its chaindata_db names it (/var/lib/chaindata, the one change).
+# Then the same file serves: a transaction from the index, the rest to
+# upstream.
 
 use strict;
 use warnings;
@@ -18,57 +19,30 @@ use ChainData::Test qw(:all);
 require_build();
 
 my $root = repo_root();
-my $snippet = slurp("$root/doc/examples/chaindata.conf");
 my $site = slurp("$root/doc/examples/front-of-upstream.conf");
 
-like($snippet, qr{^chaindata_db /var/lib/chaindata;$}m,
-     'the conf.d snippet names the packaged index directory');
-unlike($site, qr/^\s*chaindata_db\b/m,
-       'the site leaves chaindata_db to the conf.d snippet');
-unlike("$snippet$site", qr/^\s*load_module\b/m,
-       'neither loads the module: the package\'s modules-enabled does');
+like($site, qr{^chaindata_db /var/lib/chaindata;$}m,
+     'the site names the packaged index directory, at the http level');
+unlike($site, qr/^\s*load_module\b/m,
+       'it does not load the module: the package\'s modules-enabled does');
 
 my $index = new_index(fixture_path('tx.ndjson'), fixture_path('runes.ndjson'));
 
-# a prefix laid out as Debian's /etc/nginx
+# a prefix laid out as Debian's /etc/nginx, the temporary files in it
 my $prefix = temp_dir();
-mkdir "$prefix/$_" or die "$prefix/$_: $!"
-    for qw(modules-enabled conf.d sites-available sites-enabled);
+debian_nginx_conf($prefix, $prefix);
 spew("$prefix/modules-enabled/50-mod-http-chaindata.conf",
      'load_module ' . build_path('ngx_http_chaindata_module.so') . ";\n");
-(my $conf_d = $snippet) =~ s{/var/lib/chaindata\b}{$index}g;
-spew("$prefix/conf.d/chaindata.conf", $conf_d);
+$site =~ s{/var/lib/chaindata\b}{$index}g;
 spew("$prefix/sites-available/chaindata", $site);
 symlink("$prefix/sites-available/chaindata", "$prefix/sites-enabled/chaindata")
     or die $!;
-
-# Debian's nginx.conf, its includes where Debian has them; the temporary
-# files in the prefix
-my $user = is_root() ? "user nobody nogroup;\n" : '';
-my $temp = join '', map { "    ${_}_temp_path $prefix/$_;\n" }
-                    qw(client_body proxy fastcgi uwsgi scgi);
-spew("$prefix/nginx.conf", <<"CONF");
-${user}worker_processes 1;
-pid $prefix/nginx.pid;
-error_log $prefix/error.log;
-include $prefix/modules-enabled/*.conf;
-
-events {
-    worker_connections 64;
-}
-
-http {
-    access_log $prefix/access.log;
-$temp    include $prefix/conf.d/*.conf;
-    include $prefix/sites-enabled/*;
-}
-CONF
 
 # under the sanitizers, their runtimes preloaded as the harness does
 my $env = ChainData::Test::Nginx::_sanitizer_env($prefix);
 my ($code, $out, $err) = run_cmd([nginx_binary(), '-t', '-p', "$prefix/",
     '-c', "$prefix/nginx.conf"], env => $env);
-is($code, 0, 'nginx -t passes with the examples as they are')
+is($code, 0, 'nginx -t passes with the site as it is')
     or diag("$out$err");
 unlike("$out$err", qr/\[(warn|emerg|alert|crit|error)\]/,
        'nginx -t says nothing but that the test is successful')
@@ -87,7 +61,7 @@ $served =~ s/^(\s*server\s+)127\.0\.0\.1:3999;/${1}127.0.0.1:$none;/m
 spew("$prefix/sites-available/chaindata", $served);
 ($code, $out, $err) = run_cmd([nginx_binary(), '-p', "$prefix/",
     '-c', "$prefix/nginx.conf"], env => $env);
-is($code, 0, 'nginx starts with the examples') or diag("$out$err");
+is($code, 0, 'nginx starts with the site') or diag("$out$err");
 my ($tx) = tx_fixtures(fixture_path('tx.ndjson'));
 my $r;
 for (1 .. 50) {

@@ -5,10 +5,13 @@
  */
 
 
+#define _GNU_SOURCE             /* program_invocation_short_name */
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -20,9 +23,13 @@
 static const char  *chaindata_index_lmdb_files[] = { "data.mdb", "lock.mdb" };
 
 
+static void chaindata_index_owner_lost(const chaindata_index_owner_t *own);
+
+
 int
 chaindata_index_owner_begin(const char *dir, chaindata_index_owner_t *own)
 {
+    int          err;
     struct stat  st;
 
     own->switched = 0;
@@ -39,7 +46,13 @@ chaindata_index_owner_begin(const char *dir, chaindata_index_owner_t *own)
     }
 
     if (seteuid(st.st_uid) != 0) {
-        (void) setegid(own->gid);
+        err = errno;
+
+        if (setegid(own->gid) != 0) {
+            chaindata_index_owner_lost(own);
+        }
+
+        errno = err;
         return -1;
     }
 
@@ -52,11 +65,32 @@ chaindata_index_owner_begin(const char *dir, chaindata_index_owner_t *own)
 void
 chaindata_index_owner_end(chaindata_index_owner_t *own)
 {
-    if (own->switched) {
-        (void) seteuid(own->uid);
-        (void) setegid(own->gid);
-        own->switched = 0;
+    if (!own->switched) {
+        return;
     }
+
+    if (seteuid(own->uid) != 0 || setegid(own->gid) != 0) {
+        chaindata_index_owner_lost(own);
+    }
+
+    own->switched = 0;
+}
+
+
+/*
+ * The ids of before cannot be taken back: the process would go on as
+ * another user than it was started as, so it stops here, saying why.
+ */
+
+static void
+chaindata_index_owner_lost(const chaindata_index_owner_t *own)
+{
+    fprintf(stderr, "%s: cannot take back uid %lu and gid %lu after "
+            "working as an index directory's owner: %s; stopping\n",
+            program_invocation_short_name, (unsigned long) own->uid,
+            (unsigned long) own->gid, strerror(errno));
+    (void) fflush(stderr);
+    abort();
 }
 
 

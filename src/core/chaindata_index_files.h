@@ -45,7 +45,11 @@ typedef struct {
 int chaindata_index_files_prepare(const char *dir, int writer,
     chaindata_index_owner_t *own, char *err, size_t len);
 
-/* as root on a directory of another user: that user's ids; else nothing */
+/*
+ * As root on a directory of another user: that user's ids; else nothing.
+ * The end gives the ids of before back; a process that cannot take them
+ * back stops there (abort(), saying why) rather than go on as the owner.
+ */
 int chaindata_index_owner_begin(const char *dir, chaindata_index_owner_t *own);
 void chaindata_index_owner_end(chaindata_index_owner_t *own);
 

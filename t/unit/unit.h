@@ -87,5 +87,8 @@ void test_parts(void);
 /* test_compact.c */
 void test_compact(void);
 
+/* test_index_owner.c */
+void test_index_owner(void);
+
 
 #endif /* _CHAINDATA_UNIT_H_INCLUDED_ */

@@ -29,6 +29,7 @@ ok(int cond, const char *name)
 int
 main(void)
 {
+    test_index_owner();     /* first: the child it aborts made no thread */
     test_hex_and_ids();
     test_hex_table();
     test_listh();

@@ -10,7 +10,8 @@ use Cwd qw(abs_path);
 use Digest::SHA ();
 use Errno qw(EINTR);
 use Exporter qw(import);
-use File::Basename qw(dirname);
+use File::Basename qw(basename dirname);
+use File::Copy ();
 use File::Path qw(make_path);
 use File::Spec;
 use File::Temp ();
@@ -23,7 +24,8 @@ use POSIX qw(:sys_wait_h);
 use Time::HiRes qw(sleep time);
 
 our @EXPORT_OK = qw(
-    repo_root build_path require_build nginx_binary
+    repo_root build_path require_build nginx_binary program_for_anyone
+    debian_nginx_conf
     load_index new_index fixup_index_perms fixture_path fixture_records
     tx_fixtures run_cmd
     http http_get http_request parse_response
@@ -105,6 +107,17 @@ sub require_build {
 }
 
 sub is_root { return $> == 0 }
+
+# A copy of the program at $path in a temporary directory, for a process
+# run as another user (nobody): the build may be out of its reach, in a
+# clone under a private directory (root's home is 0700 on Debian)
+sub program_for_anyone {
+    my ($path) = @_;
+    my $copy = temp_dir() . '/' . basename($path);
+    File::Copy::copy($path, $copy) or die "copy $path to $copy: $!";
+    chmod 0755, $copy or die "chmod $copy: $!";
+    return $copy;
+}
 
 # mdb_dump of one database of an index (all of them without $name), less
 # the header lines that differ between equal indexes (the map's size and
@@ -326,6 +339,36 @@ sub run_cmd {
         fail_quietly("no sanitizer report from $argv->[0]", $stderr);
     }
     return ($code, $stdout, $stderr);
+}
+
+# Debian's nginx.conf in $etc, its includes where Debian has them
+# (modules-enabled/*.conf, then in the http block conf.d/*.conf and
+# sites-enabled/*; the directories made, sites-available too), workers as
+# nobody when root; the pid, logs and temporary files in $var.  Its path.
+sub debian_nginx_conf {
+    my ($etc, $var) = @_;
+    make_path(map { "$etc/$_" }
+              qw(modules-enabled conf.d sites-available sites-enabled));
+    my $user = is_root() ? "user nobody nogroup;\n" : '';
+    my $temp = join '', map { "    ${_}_temp_path $var/$_;\n" }
+                        qw(client_body proxy fastcgi uwsgi scgi);
+    spew("$etc/nginx.conf", <<"CONF");
+${user}worker_processes 1;
+pid $var/nginx.pid;
+error_log $var/error.log;
+include $etc/modules-enabled/*.conf;
+
+events {
+    worker_connections 64;
+}
+
+http {
+    access_log $var/access.log;
+$temp    include $etc/conf.d/*.conf;
+    include $etc/sites-enabled/*;
+}
+CONF
+    return "$etc/nginx.conf";
 }
 
 # Make an index usable by nginx workers when the tests run as root: the
