@@ -40,6 +40,22 @@ sub config_ok {
 my $good = new_index($fx);
 config_ok($good, 'good index');
 
+# chaindata_db twice: the same directory (a trailing slash aside), as an
+# old conf.d snippet beside the packaged site names it, is no conflict;
+# another directory is refused
+{
+    my ($code, $out) = ChainData::Test::Nginx->test_config(
+        db => $good, http => "    chaindata_db $good/;\n", locations => $LOC);
+    is($code, 0, 'chaindata_db twice, the same directory: nginx -t succeeds')
+        or diag($out);
+    my $other = new_index($fx);
+    ($code, $out) = ChainData::Test::Nginx->test_config(
+        db => $good, http => "    chaindata_db $other;\n", locations => $LOC);
+    isnt($code, 0, 'chaindata_db twice, two directories: nginx -t fails');
+    like($out, qr/"chaindata_db" directive is duplicate, naming another directory/,
+         'chaindata_db twice, two directories: says so') or diag($out);
+}
+
 # missing directory
 {
     my $dir = "$tmp/missing-index";

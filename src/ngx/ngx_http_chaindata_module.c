@@ -416,27 +416,40 @@ ngx_http_chaindata_db(ngx_conf_t *cf, ngx_command_t *cmd, void *conf)
 {
     ngx_http_chaindata_main_conf_t  *mcf = conf;
 
-    ngx_str_t  *value;
-
-    if (mcf->db.data) {
-        return "is duplicate";
-    }
+    ngx_str_t   db, *value;
 
     value = cf->args->elts;
-    mcf->db = value[1];
+    db = value[1];
 
-    while (mcf->db.len > 1 && mcf->db.data[mcf->db.len - 1] == '/') {
-        mcf->db.len--;
+    while (db.len > 1 && db.data[db.len - 1] == '/') {
+        db.len--;
     }
 
-    if (mcf->db.len == 0) {
+    if (db.len == 0) {
         return "needs a directory";
     }
 
     /* a relative path is relative to the prefix; the result ends in NUL */
-    if (ngx_conf_full_name(cf->cycle, &mcf->db, 0) != NGX_OK) {
+    if (ngx_conf_full_name(cf->cycle, &db, 0) != NGX_OK) {
         return NGX_CONF_ERROR;
     }
+
+    /*
+     * The same directory again is no conflict: an snippet of conf.d that
+     * an earlier README had operators write names it beside the packaged
+     * site (doc/operations.md, "Upgrading").
+     */
+    if (mcf->db.data) {
+        if (mcf->db.len == db.len
+            && ngx_strncmp(mcf->db.data, db.data, db.len) == 0)
+        {
+            return NGX_CONF_OK;
+        }
+
+        return "is duplicate, naming another directory";
+    }
+
+    mcf->db = db;
 
     return NGX_CONF_OK;
 }
