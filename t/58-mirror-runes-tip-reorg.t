@@ -18,7 +18,10 @@
 # the mirror must see that upstream's tip is its position while the lists
 # were served at another tip, and fetch them again.  Each address of
 # 844012 must end with tip-a's balances, by a fill (--catch-up fill) and
-# by following (--catch-up replay).
+# by following (--catch-up replay); and by a mirror following upstream
+# (no --once) whose pass failed on 844013, so that the pass that sees
+# upstream back at 844012 writes no block (its status, the only request
+# an idle pass asks, says so).
 
 use strict;
 use warnings;
@@ -30,7 +33,8 @@ use POSIX qw(:sys_wait_h);
 use Time::HiRes qw(sleep time);
 use ChainData::Test qw(:all);
 use ChainData::Runes qw(rune_locations);
-use ChainData::Upstream qw(write_capture capture_path json_canonical);
+use ChainData::Upstream qw(write_capture capture_path json_canonical
+                           serve_tree etag_map);
 
 require_build();
 my $MIRROR = build_path('chaindata-mirror');
@@ -77,9 +81,7 @@ ok(@moved >= 1, scalar(@moved) . " of them with other balances once 844013 "
 
 sub point {
     my ($link, $to) = @_;
-    unlink("$root/$link.new");
-    symlink($to, "$root/$link.new") or die "symlink: $!";
-    rename("$root/$link.new", "$root/$link") or die "rename: $!";
+    serve_tree("$root/$link", $to);
 }
 
 # the answers of the tree the root resolves to carry its ETag, as
@@ -97,9 +99,7 @@ $extra            try_files "\$uri/q=\$args" =404;
 EOF
 };
 my $ng = ChainData::Test::Nginx->start(
-    http => "    map \$realpath_root \$up_etag {\n"
-          . "        \"~/(?<h>[0-9a-f]{64})\$\" \"\\\"\$h\\\"\";\n"
-          . "        default \"\";\n    }\n",
+    http => etag_map(),
     locations => $up->('= /up/runes/v1/', 'cur', "            limit_rate 40;\n")
         . $up->('/up/runes/v1/addresses/', 'bal', '')
         . $up->('/up/', 'cur', ''),
@@ -146,7 +146,12 @@ for my $mode ('fill', 'replay') {
     like($err, qr/balance lists were fetched while upstream's tip was a block it no longer has/,
          "$mode: the lists served at 844013 are seen");
 
-    # the edge: each address of 844012 with upstream's balances at 844012
+    edge_has_tip_a($db, $mode);
+}
+
+# the edge: each address of 844012 with upstream's balances at 844012
+sub edge_has_tip_a {
+    my ($db, $mode) = @_;
     my $edge = ChainData::Test::Nginx->start(db => $db,
                                              locations => rune_locations());
     my @bad;
@@ -164,6 +169,51 @@ for my $mode ('fill', 'replay') {
     is("@bad", '', "$mode: every address of $T0 with upstream's balances at "
        . "$T0, none of 844013's (" . scalar(@moved) . ' had them)');
     $edge->stop;
+}
+
+# Following (no --once): upstream at 844013 (tip-b's answers, but 844013's
+# activity is a 404), the mirror writes 844012 with tip-b's balance lists
+# and its pass fails on 844013, which is then reorganised away.  The next
+# pass writes no block: the status it begins with says upstream stands at
+# 844012, and the lists are fetched again.
+{
+    my $db = "$root/index-follow";
+    my ($code, $out, $err) = load_index($db);
+    is($code, 0, 'follow: empty index') or diag($err);
+    fixup_index_perms($db);
+    mkdir("$root/b13");
+    system('cp', '-a', "$root/b/$tag{b}", "$root/b13/") == 0 or die "cp";
+    system('rm', '-rf', "$root/b13/$tag{b}/up/runes/v1/blocks/844013");
+    point('cur', "$root/b13/$tag{b}");
+    point('bal', "$root/b/$tag{b}");
+
+    my $pid = fork // die "fork: $!";
+    if ($pid == 0) {
+        open(STDOUT, '>', '/dev/null') or die;
+        open(STDERR, '>', "$root/follow.log") or die;
+        exec($MIRROR, '--db', $db, '--runes-api', "http://127.0.0.1:$port/up",
+             '--interval', '1', '--runes-from-height', $T0, '--catch-up',
+             'replay', '--parallel', '4') or die "exec: $!";
+    }
+    ok(eventually(300, sub { position($db) == $T0 }), "follow: at $T0");
+    point('cur', "$root/a/$tag{a}");
+    point('bal', "$root/a/$tag{a}");
+    my $seen = eventually(120, sub {
+        slurp("$root/follow.log") =~ /balance lists were fetched while upstream's tip was a block it no longer has/
+    });
+    # said before they are fetched: written once the next pass begins
+    my $passes = sub { scalar(() = slurp($ng->prefix . '/access.log')
+                                  =~ m{"GET /up/runes/v1/ }g) };
+    my $n = $passes->();
+    ok(eventually(120, sub { $passes->() > $n }), 'follow: a pass more');
+    kill('TERM', $pid);
+    waitpid($pid, 0);
+    my $log = slurp("$root/follow.log");
+    like($log, qr{blocks/844013/activity\S*: HTTP 404}, 'follow: the pass failed on '
+         . "844013's 404") or diag($log);
+    ok($seen, 'follow: the lists served at 844013 are seen by a pass that '
+       . 'writes no block');
+    edge_has_tip_a($db, 'follow');
 }
 
 $ng->stop;

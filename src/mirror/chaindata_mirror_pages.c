@@ -377,6 +377,28 @@ chaindata_plist_fetch(chaindata_mirror_t *m, chaindata_plist_t **lists,
 }
 
 
+/*
+ * A list's first page only: what it begins with (a block's hash, or
+ * that it has no entries), one request whatever the list's size
+ */
+
+int
+chaindata_plist_first(chaindata_mirror_t *m, chaindata_plist_t *l)
+{
+    chaindata_plist_clear(l);
+
+    if (chaindata_plist_grow(l, 1) != 0) {
+        chaindata_mirror_log(m, "error", "out of memory");
+        return CHAINDATA_EXIT_SYSTEM;
+    }
+
+    l->pages[0] = chaindata_page_req(l, 0);
+    l->npages = 1;
+
+    return chaindata_mirror_fetch(m, l->pages, 1);
+}
+
+
 /* the entries of a fetched list, in the order served: calls each(e) */
 
 int

@@ -54,6 +54,7 @@ struct chaindata_plist_s {
 /* lists upstream serves in pages (chaindata_mirror_pages.c) */
 int chaindata_plist_fetch(chaindata_mirror_t *m, chaindata_plist_t **lists,
     size_t n);
+int chaindata_plist_first(chaindata_mirror_t *m, chaindata_plist_t *l);
 int chaindata_plist_each(chaindata_plist_t *l,
     int (*each)(void *ctx, const chaindata_jv_t *e), void *ctx);
 void chaindata_plist_free(chaindata_plist_t *l);

@@ -296,7 +296,16 @@ chaindata_runes_empty(const unsigned char *hash, size_t len)
 }
 
 
-/* *same: upstream's block at height has the recorded hash */
+/*
+ * *same: upstream's block at height has the recorded hash.  The status
+ * route's ETag names upstream's newest block (chaindata_runes_tip()): when
+ * it is the recorded hash, upstream holds that block and nothing is
+ * asked, so that an idle pass asks only the status.  Otherwise the first
+ * page of the block's activity says its hash (or that it has none): one
+ * request, whatever the block's size.  An ETag that differs is never
+ * taken as a disagreement: the status' height and ETag are two queries
+ * of upstream's, and a block may come between them.
+ */
 
 static int
 chaindata_runes_agrees(chaindata_mirror_t *m, uint64_t height,
@@ -305,15 +314,29 @@ chaindata_runes_agrees(chaindata_mirror_t *m, uint64_t height,
     int                 rc;
     chaindata_plist_t  *blk;
 
-    rc = chaindata_runes_block(m, height, &blk);
-    if (rc != CHAINDATA_EXIT_OK) {
-        return rc;
+    if (chaindata_runes_is_hash(m->runes.tip_tag, m->runes.tip_tag_len)
+        && m->runes.tip_tag_len == len
+        && memcmp(m->runes.tip_tag, hash, len) == 0)
+    {
+        *same = 1;
+        return CHAINDATA_EXIT_OK;
     }
 
-    *same = blk->hash_len == len && memcmp(blk->hash, hash, len) == 0;
+    blk = chaindata_runes_block_list(m, height);
+    if (blk == NULL) {
+        return CHAINDATA_EXIT_SYSTEM;
+    }
+
+    rc = chaindata_plist_first(m, blk);
+
+    if (rc == CHAINDATA_EXIT_OK) {
+        chaindata_runes_block_fetched(blk);
+        *same = blk->hash_len == len && memcmp(blk->hash, hash, len) == 0;
+    }
+
     chaindata_plist_free(blk);
 
-    return CHAINDATA_EXIT_OK;
+    return rc;
 }
 
 
@@ -487,7 +510,7 @@ chaindata_runes_below(chaindata_mirror_t *m, uint64_t tip, uint64_t height,
 int
 chaindata_runes_poll(chaindata_mirror_t *m, int *caught_up)
 {
-    int                  rc, have;
+    int                  rc, have, wrote;
     uint64_t             tip, h, fork;
     unsigned char        posh[CHAINDATA_FEED_HASH_MAX];
     chaindata_plist_t   *blk;
@@ -550,6 +573,8 @@ chaindata_runes_poll(chaindata_mirror_t *m, int *caught_up)
         return rc;
     }
 
+    wrote = h <= tip;
+
     for ( /* void */ ; h <= tip; h++) {
         rc = chaindata_runes_block(m, h, &blk);
         if (rc != CHAINDATA_EXIT_OK) {
@@ -580,10 +605,15 @@ chaindata_runes_poll(chaindata_mirror_t *m, int *caught_up)
         return CHAINDATA_EXIT_OK;
     }
 
-    /* upstream's tip now: lists fetched at a tip it no longer has */
-    rc = chaindata_runes_tip(m, &tip);
-    if (rc != CHAINDATA_EXIT_OK) {
-        return rc;
+    /*
+     * upstream's tip now (the status this pass began with, when it wrote
+     * no block): lists fetched at a tip it no longer has
+     */
+    if (wrote) {
+        rc = chaindata_runes_tip(m, &tip);
+        if (rc != CHAINDATA_EXIT_OK) {
+            return rc;
+        }
     }
 
     return chaindata_runes_above_settle(m, posh, pos.hash_len);

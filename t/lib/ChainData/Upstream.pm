@@ -47,6 +47,7 @@ our @EXPORT_OK = qw(
     block_hash nginx_locations write_runes runes_page btc_hash rune_chain
     runes_history runes_tip RUNES_LIMITS write_capture capture_path
     captured_activity index_dump json_canonical
+    runes_tip_hash serve_tree etag_map
 );
 
 # the confirmed fixture documents (raw "data" text), in fixture order
@@ -396,13 +397,49 @@ sub index_dump {
     return join '', @out;
 }
 
+# the hash of the block a recorded Runes upstream's status names (its
+# tip, the block_height of /runes/v1/), from its first page of activity:
+# the ETag the real API serves every answer with at that tip
+# (api/runes/src/pg/pg-store.ts getChainTipEtag(), the newest block of
+# its ledger; t/captures/runes-api-3.0.2/README.md, routes.gz)
+sub runes_tip_hash {
+    my ($root) = @_;
+    my ($h) = slurp("$root/up/runes/v1/q=") =~ /"block_height":(\d+)/
+        or die "$root: no tip";
+    my ($hash) = slurp("$root/up/runes/v1/blocks/$h/activity/q=offset=0&limit=60")
+        =~ /"block_hash":"([0-9a-f]{64})"/ or die "$root: block $h has no hash";
+    return $hash;
+}
+
+# serve_tree($link, $tree): the recorded upstream whose root is $link
+# (a symbolic link) serves $tree from now on, at once
+sub serve_tree {
+    my ($link, $tree) = @_;
+    unlink("$link.new");
+    symlink($tree, "$link.new") or die "symlink $link.new: $!";
+    rename("$link.new", $link) or die "rename $link: $!";
+}
+
+# for nginx_locations(..., etag => 1), in the test nginx's http block:
+# the ETag of the tree a root resolves to, when it is named by a block
+# hash (serve_tree($root, ".../HASH")), none otherwise
+sub etag_map {
+    return "    map \$realpath_root \$up_etag {\n"
+         . "        \"~/(?<h>[0-9a-f]{64})\$\" \"\\\"\$h\\\"\";\n"
+         . "        default \"\";\n    }\n";
+}
+
 # the recorded upstream's locations (under /up/) for the test nginx:
 # static answers, and the faults a test asks for (500s on the block
 # routes only, so that a transaction's answer fails only as a test makes it;
 # a quarter of them drawn at random, none for a request with the header
-# "X-Up-Faults: off", for a step that must not depend on the draw)
+# "X-Up-Faults: off", for a step that must not depend on the draw); with
+# etag, the Runes answers carry the ETag of etag_map(), as the real API's
+# carry its tip's hash
 sub nginx_locations {
     my ($root, %f) = @_;
+    my $etag = $f{etag} ? "            etag off;\n"
+        . "            add_header ETag \$up_etag always;\n" : '';
     # a capture answers what it holds: anything else is a 404, not an
     # empty page
     my $runes_missing = $f{captured} ? '=404' : '@runes_empty';
@@ -424,11 +461,12 @@ $faults            try_files "\$uri/q=\$args" =404;
         location /up/runes/v1/ {
             root $root;
             default_type application/json;
-$faults            try_files "\$uri/q=\$args" $runes_missing;
+$etag$faults            try_files "\$uri/q=\$args" $runes_missing;
         }
         location \@runes_empty {
+            root $root;
             default_type application/json;
-            return 200 '{"limit":\$arg_limit,"offset":\$arg_offset,"total":0,"results":[]}';
+$etag            return 200 '{"limit":\$arg_limit,"offset":\$arg_offset,"total":0,"results":[]}';
         }
         location /up/extended/v2/ {
             root $root;
