@@ -505,11 +505,13 @@ main(int argc, char **argv)
         fprintf(stderr, "Try \"chaindata-mirror --help\" for more.\n");
         chaindata_http_free(&m.http);       /* what was taken so far */
         chaindata_chainhooks_free(&m);
+        chaindata_envfile_free(&m.config);
         return CHAINDATA_EXIT_USAGE;
     }
 
     if (chaindata_nats_secrets(&m.nats) != 0) {
         chaindata_http_free(&m.http);
+        chaindata_envfile_free(&m.config);
         return CHAINDATA_EXIT_USAGE;
     }
 
