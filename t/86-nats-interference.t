@@ -177,7 +177,9 @@ is($c, 0, 'a verifying follower: exit 0') or diag($e);
 like($e, qr/the message at sequence $forged is dropped, a part 0 of 1 of the unit f\.1 that does not verify/,
      'it skipped the forged unit');
 is(scalar(grep { has("$root/edge-$S", $_) } @ids), scalar @ids,
-   'it applied blocks 500-507');
+   'it applied blocks 500-507')
+    or diag("missing: @{[grep { !has(\"$root/edge-$S\", $_) } @ids]}\n"
+            . "the follower said: $e\nthe publisher's log: $log");
 
 # 3. the stream deleted and made anew, longer than the edge's position:
 # a follower recognises another stream (its identity, when it was made,
