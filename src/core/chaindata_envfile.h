@@ -22,7 +22,7 @@ typedef struct {
 } chaindata_envvar_t;
 
 typedef struct {
-    const char          *path;
+    const char          *path;         /* the caller's, kept: it outlives f */
     char                *text;         /* the names and values are in it */
     chaindata_envvar_t  *vars;
     size_t               n;

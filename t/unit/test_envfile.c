@@ -22,9 +22,12 @@
 static int
 read_text(chaindata_envfile_t *f, const char *text)
 {
-    int    rc, fd, saved, null;
-    char   path[] = "/tmp/chaindata-envfile-XXXXXX";
-    FILE  *fp;
+    int          rc, fd, saved, null;
+    FILE        *fp;
+    static char  path[sizeof("/tmp/chaindata-envfile-XXXXXX")];
+
+    /* f keeps the path (its words' places name it): it outlives the call */
+    strcpy(path, "/tmp/chaindata-envfile-XXXXXX");
 
     fd = mkstemp(path);
     fp = fd >= 0 ? fdopen(fd, "w") : NULL;
