@@ -148,7 +148,9 @@ unlike($log, qr/one publisher a stream|nothing is committed/, 'it did not stop')
 is($c, 0, 'a follower: exit 0') or diag($e);
 unlike($e, qr/leaves a gap/, 'no gap');
 is(scalar(grep { has("$root/edge-$S", $_) } @ids[0 .. 11]), 12,
-   'it applied blocks 500-505');
+   'it applied blocks 500-505')
+    or diag("missing: @{[grep { !has(\"$root/edge-$S\", $_) } @ids[0 .. 11]]}\n"
+            . "the follower said: $e\nthe publisher's log: $log");
 like($e, qr/the message at sequence $planted is skipped: it is not a part of a chaindata unit/,
      'it skipped the planted message');
 
