@@ -27,7 +27,7 @@ use Time::HiRes qw(sleep);
 use ChainData::Test qw(:all);
 use ChainData::Nats qw(require_nats openssl ed25519_keys);
 use ChainData::Upstream qw(confirmed_docs tx_id derived_blocks make_chain
-    write_chain nginx_locations);
+    write_chain nginx_locations serve_tree);
 
 require_build();
 require_nats();
@@ -38,7 +38,19 @@ ed25519_keys($root, 'unit', 'other');
 
 my @docs = grep { !/"event_count":640/ } confirmed_docs();
 my @blocks = derived_blocks(\@docs, 'i', 2, 0 .. 7);
-write_chain($root, make_chain(500, [@blocks[0 .. 3]]));
+# the recorded upstream's chain, each written whole beside the one served,
+# then served at once: a publisher polling every 0.2 s never reads a tip
+# whose block or listing is not written yet (it mirrors what it is
+# served, an empty listing too, and a follower then misses its blocks)
+my $trees = 0;
+sub serve_chain {
+    my ($chain) = @_;
+    my $tree = "$root/tree-" . ++$trees;
+    write_chain($tree, $chain);
+    serve_tree("$root/up", "$tree/up");
+}
+
+serve_chain(make_chain(500, [@blocks[0 .. 3]]));
 my $up = ChainData::Test::Nginx->start(locations => nginx_locations($root));
 my $api = 'http://127.0.0.1:' . $up->port . '/up';
 my @ids = map { tx_id($_) } map { @$_ } @blocks;
@@ -135,7 +147,7 @@ like($e, qr{another chaindata-mirror runs on \Q$root/pub-$S\E \(pid $pid; \S+/fe
      'it says which writer holds the index');
 my $planted = put($S, 'planted', 'Nats-Msg-Id' => "$epoch.${\ ($n + 1)}.0");
 is($planted, $last + 1, 'the planted message is stored');
-write_chain($root, make_chain(500, [@blocks[0 .. 5]]));
+serve_chain(make_chain(500, [@blocks[0 .. 5]]));
 ok(wait_block($S, 505), 'the publisher published blocks 504 and 505');
 is(stop_mirror($pid), 0, 'the publisher stopped by a signal: exit 0');
 my $log = slurp("$root/$S.log");
@@ -155,7 +167,7 @@ like($e, qr/the message at sequence $planted is skipped: it is not a part of a c
      'it skipped the planted message');
 
 # 2. signed units: a forged unit between two of the publisher's
-write_chain($root, make_chain(500, [@blocks[0 .. 3]]));
+serve_chain(make_chain(500, [@blocks[0 .. 3]]));
 $S = 'FORGED';
 $pid = start_mirror($S, '--nats-sign-key', "$root/unit.key");
 ok(wait_block($S, 503), 'the signing publisher published blocks 500-503');
@@ -164,7 +176,7 @@ my $rollback = qq({"kind":"rollback","source":"stacks","height":499}\n);
 my $forged = put($S, $rollback, 'Chaindata-Unit' => 'f.1', 'Chaindata-Part' => 0,
     'Chaindata-Parts' => 1, 'Chaindata-Signature' =>
     sign("$root/other.key", $S, 'f.1', $last + 1, $rollback));
-write_chain($root, make_chain(500, [@blocks[0 .. 7]]));
+serve_chain(make_chain(500, [@blocks[0 .. 7]]));
 ok(wait_block($S, 507), 'the publisher published blocks 504-507');
 is(stop_mirror($pid), 0, 'the publisher stopped by a signal: exit 0');
 $log = slurp("$root/$S.log");
