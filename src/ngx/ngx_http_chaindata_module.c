@@ -435,9 +435,9 @@ ngx_http_chaindata_db(ngx_conf_t *cf, ngx_command_t *cmd, void *conf)
     }
 
     /*
-     * The same directory again is no conflict: an snippet of conf.d that
+     * The same directory again is no conflict: a snippet of conf.d that
      * an earlier README had operators write names it beside the packaged
-     * site (doc/operations.md, "Upgrading").
+     * site (doc/operations.md, "Upgrading from 0.1.0").
      */
     if (mcf->db.data) {
         if (mcf->db.len == db.len
