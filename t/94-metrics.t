@@ -156,7 +156,7 @@ like($body, qr/^chaindata_http_request_duration_seconds_bucket\{route="tx",le="0
      'prometheus: buckets in seconds');
 like($body, qr/^# TYPE chaindata_http_requests_total counter$/m,
      'prometheus: counters typed');
-like($body, qr/^chaindata_build_info\{version="[^"]+",schema="6"\} 1$/m,
+like($body, qr/^chaindata_build_info\{version="[^"]+",schema="7"\} 1$/m,
      'prometheus: chaindata_build_info');
 $r = http_get($port, '/chaindata/status', 'Accept' => 'application/json');
 like($r->{headers}{'content-type'}, qr{^application/json}, 'Accept JSON: JSON');

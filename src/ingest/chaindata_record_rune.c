@@ -61,44 +61,6 @@ static const chaindata_rules_t  chaindata_rune_rules = {
 };
 
 
-/*
- * A decimal integer without sign or leading zeros, at most max; returns
- * 0 and the value, or -1.
- */
-
-int
-chaindata_rune_decimal(const unsigned char *s, size_t len, uint64_t max,
-    uint64_t *out)
-{
-    size_t    i;
-    uint64_t  v, d;
-
-    if (len == 0 || (len > 1 && s[0] == '0')) {
-        return -1;
-    }
-
-    v = 0;
-
-    for (i = 0; i < len; i++) {
-        if (s[i] < '0' || s[i] > '9') {
-            return -1;
-        }
-
-        d = s[i] - '0';
-
-        if (v > (max - d) / 10) {
-            return -1;
-        }
-
-        v = v * 10 + d;
-    }
-
-    *out = v;
-
-    return 0;
-}
-
-
 static const char *
 chaindata_check_rune_id(const chaindata_jv_t *v)
 {

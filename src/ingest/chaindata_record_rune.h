@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "chaindata_schema.h"
+#include "chaindata_runes_layout.h"
 #include "chaindata_jdoc.h"
 #include "chaindata_record.h"
 
@@ -44,8 +45,6 @@ typedef struct {
 /* the fields of a rune reference ("rune" in an entry of either list) */
 extern const chaindata_field_t  chaindata_rune_ref[];
 
-int chaindata_rune_decimal(const unsigned char *s, size_t len,
-    uint64_t max, uint64_t *out);
 const char *chaindata_rune_check_address(const chaindata_jv_t *v);
 const char *chaindata_rune_check_amount(const chaindata_jv_t *v);
 const chaindata_jv_t *chaindata_rune_optional(

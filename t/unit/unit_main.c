@@ -63,6 +63,7 @@ main(void)
     test_feeds();
     test_options();
     test_envfile();
+    test_runes_layout();
 
     printf("1..%d\n", tests);
 
