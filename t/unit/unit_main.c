@@ -64,6 +64,8 @@ main(void)
     test_options();
     test_envfile();
     test_runes_layout();
+    test_path_templates();
+    test_runes_params();
 
     printf("1..%d\n", tests);
 
