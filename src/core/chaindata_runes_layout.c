@@ -11,6 +11,19 @@
 #include "chaindata_runes_layout.h"
 
 
+/* a key of one byte, then len bytes: its length */
+
+static size_t
+chaindata_rune_prefixed(unsigned char *key, unsigned char first,
+    const unsigned char *p, size_t len)
+{
+    key[0] = first;
+    memcpy(key + 1, p, len);
+
+    return 1 + len;
+}
+
+
 int
 chaindata_rune_decimal(const unsigned char *s, size_t len, uint64_t max,
     uint64_t *out)
@@ -133,10 +146,7 @@ chaindata_rune_address_key(unsigned char *key, const unsigned char *a,
         return 0;
     }
 
-    key[0] = (unsigned char) len;
-    memcpy(key + 1, a, len);
-
-    return 1 + len;
+    return chaindata_rune_prefixed(key, (unsigned char) len, a, len);
 }
 
 
@@ -230,10 +240,8 @@ chaindata_rune_number(const unsigned char *key)
 size_t
 chaindata_rune_name_id_key(unsigned char *key, const unsigned char *id_key)
 {
-    key[0] = CHAINDATA_RUNE_NAME_ID;
-    memcpy(key + 1, id_key, CHAINDATA_RUNE_ID_KEY_LEN);
-
-    return 1 + CHAINDATA_RUNE_ID_KEY_LEN;
+    return chaindata_rune_prefixed(key, CHAINDATA_RUNE_NAME_ID, id_key,
+                                   CHAINDATA_RUNE_ID_KEY_LEN);
 }
 
 
@@ -241,10 +249,7 @@ size_t
 chaindata_rune_name_key(unsigned char *key, const unsigned char *name,
     size_t len)
 {
-    key[0] = CHAINDATA_RUNE_NAME_NAME;
-    memcpy(key + 1, name, len);
-
-    return 1 + len;
+    return chaindata_rune_prefixed(key, CHAINDATA_RUNE_NAME_NAME, name, len);
 }
 
 
@@ -261,10 +266,8 @@ chaindata_rune_block_key(unsigned char *key, uint64_t height)
 size_t
 chaindata_rune_hash_key(unsigned char *key, const unsigned char *hash)
 {
-    key[0] = CHAINDATA_RUNE_BLOCK_HASH;
-    memcpy(key + 1, hash, CHAINDATA_RUNE_HASH_LEN);
-
-    return CHAINDATA_RUNE_HASH_KEY_LEN;
+    return chaindata_rune_prefixed(key, CHAINDATA_RUNE_BLOCK_HASH, hash,
+                                   CHAINDATA_RUNE_HASH_LEN);
 }
 
 
@@ -314,10 +317,8 @@ chaindata_rune_hash_value_parse(const unsigned char *val, size_t len,
 size_t
 chaindata_rune_list_key_r(unsigned char *key, const unsigned char *id_key)
 {
-    key[0] = CHAINDATA_RUNE_LIST_RUNE;
-    memcpy(key + 1, id_key, CHAINDATA_RUNE_ID_KEY_LEN);
-
-    return 1 + CHAINDATA_RUNE_ID_KEY_LEN;
+    return chaindata_rune_prefixed(key, CHAINDATA_RUNE_LIST_RUNE, id_key,
+                                   CHAINDATA_RUNE_ID_KEY_LEN);
 }
 
 
@@ -325,10 +326,8 @@ size_t
 chaindata_rune_list_key_a(unsigned char *key, const unsigned char *addr_key,
     size_t addr_key_len)
 {
-    key[0] = CHAINDATA_RUNE_LIST_ADDRESS;
-    memcpy(key + 1, addr_key, addr_key_len);
-
-    return 1 + addr_key_len;
+    return chaindata_rune_prefixed(key, CHAINDATA_RUNE_LIST_ADDRESS,
+                                   addr_key, addr_key_len);
 }
 
 
@@ -336,8 +335,8 @@ size_t
 chaindata_rune_list_key_p(unsigned char *key, const unsigned char *id_key,
     const unsigned char *addr_key, size_t addr_key_len)
 {
-    key[0] = CHAINDATA_RUNE_LIST_PAIR;
-    memcpy(key + 1, id_key, CHAINDATA_RUNE_ID_KEY_LEN);
+    (void) chaindata_rune_prefixed(key, CHAINDATA_RUNE_LIST_PAIR, id_key,
+                                   CHAINDATA_RUNE_ID_KEY_LEN);
     memcpy(key + 1 + CHAINDATA_RUNE_ID_KEY_LEN, addr_key, addr_key_len);
 
     return 1 + CHAINDATA_RUNE_ID_KEY_LEN + addr_key_len;
@@ -347,10 +346,8 @@ chaindata_rune_list_key_p(unsigned char *key, const unsigned char *id_key,
 size_t
 chaindata_rune_list_key_h(unsigned char *key, const unsigned char *id_key)
 {
-    key[0] = CHAINDATA_RUNE_LIST_HOLDERS;
-    memcpy(key + 1, id_key, CHAINDATA_RUNE_ID_KEY_LEN);
-
-    return 1 + CHAINDATA_RUNE_ID_KEY_LEN;
+    return chaindata_rune_prefixed(key, CHAINDATA_RUNE_LIST_HOLDERS, id_key,
+                                   CHAINDATA_RUNE_ID_KEY_LEN);
 }
 
 
