@@ -366,7 +366,10 @@ ngx_http_chaindata_runes_send(ngx_http_chaindata_runes_req_t *rq,
         return NGX_HTTP_INTERNAL_SERVER_ERROR;
     }
 
-    rc = ngx_http_chaindata_budget_take(r, body.len);
+    /* a HEAD's body is not sent: it takes nothing of the budget */
+    rc = (r->method == NGX_HTTP_HEAD) ? NGX_OK
+                                      : ngx_http_chaindata_budget_take(r,
+                                                                  body.len);
 
     if (rc == NGX_BUSY) {
         return ngx_http_chaindata_send_busy(r);
