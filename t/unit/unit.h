@@ -41,6 +41,10 @@ void test_record_runes(void);
 /* test_runes_layout.c */
 void test_runes_layout(void);
 
+/* test_paths_runes.c */
+void test_path_templates(void);
+void test_runes_params(void);
+
 /* test_writers.c */
 void test_writers(void);
 

@@ -65,6 +65,8 @@ main(void)
     test_envfile();
     test_runes_layout();
     test_record_runes();
+    test_path_templates();
+    test_runes_params();
 
     printf("1..%d\n", tests);
 
