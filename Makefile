@@ -171,7 +171,8 @@ PROVE_T      = PERL5LIB=t/lib$(if $(PERL5LIB),:$(PERL5LIB)) $(PROVE) \
 # the suite: t/*.t (t/upstream/ needs the real upstreams: test-upstream)
 TESTS        = t/*.t
 
-test: deps-test check-layout check-rooms all unit
+# (gen-mainnet: t/44 runs bench/mainnet at CI's size)
+test: deps-test check-layout check-rooms all unit gen-mainnet
 	$(PROVE_T) $(TESTS)
 
 # the mirror against the real Runes and Stacks APIs that ../shared/upstream
