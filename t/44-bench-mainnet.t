@@ -69,7 +69,8 @@ for my $line (split /\n/, $a) {
     $first_events //= $d->{event_count} // 0;
     $max_events = $d->{event_count}
         if ($d->{event_count} // 0) > $max_events;
-    $v3++ if defined $r->{index_block_hash} && defined $r->{parent_index_block_hash}
+    $v3++ if defined $r->{index_block_hash}
+             && defined $r->{parent_index_block_hash}
              || defined $r->{receipt_block_height};
 }
 is($n{tx}, 400, '400 Stacks transactions');
