@@ -54,8 +54,8 @@ PROGRAMS    := $(patsubst src/%/,chaindata-%,$(dir $(wildcard \
 .PHONY: all deps deps-test deps-fuzz module loader mirror unit test \
         test-upstream check-layout check-rooms run bench bench-mirror bench-runes-catchup \
         bench-gzip bench-gzip-runes bench-tx-v3 bench-mempool-v3 bench-fanout bench-bulk \
-        bench-metrics bench-cold bench-runes-fill-disk \
-        clean
+        bench-metrics bench-cold bench-runes-fill-disk bench-mainnet \
+        gen-mainnet clean
 
 all: module loader mirror
 
@@ -171,7 +171,8 @@ PROVE_T      = PERL5LIB=t/lib$(if $(PERL5LIB),:$(PERL5LIB)) $(PROVE) \
 # the suite: t/*.t (t/upstream/ needs the real upstreams: test-upstream)
 TESTS        = t/*.t
 
-test: deps-test check-layout check-rooms all unit
+# (gen-mainnet: t/44 runs bench/mainnet at CI's size)
+test: deps-test check-layout check-rooms all unit gen-mainnet
 	$(PROVE_T) $(TESTS)
 
 # the mirror against the real Runes and Stacks APIs that ../shared/upstream
@@ -270,6 +271,23 @@ bench-fanout: all
 bench-cold: all
 	@sh tools/deps.sh bench
 	bench/cold
+
+# the mainnet-shaped data generator (bench/gen-mainnet.c), a bench tool
+GEN_MAINNET := $(BUILD)/gen-mainnet
+
+gen-mainnet: $(GEN_MAINNET)
+
+$(GEN_MAINNET): $(wildcard bench/gen-mainnet*.c) bench/gen-mainnet.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARNINGS) -o $@ $(filter %.c,$^) -lm
+
+# an index of mainnet's size, 10M Stacks and 2M rune transactions streamed
+# from gen-mainnet into chaindata-load --bulk, against a tenth of it in
+# the same run: load, size, memory, serving and scrapes as ratios
+# (bench/mainnet; BENCH_TXS, BENCH_RUNE_TXS, BENCH_SMALL=1 for CI's size)
+bench-mainnet: all $(GEN_MAINNET)
+	@sh tools/deps.sh bench
+	bench/mainnet
 
 # the first fill: chaindata-load --bulk against the normal loader on a
 # 1,000,000-transaction NDJSON (bench/bulk; BENCH_BULK_* variables)
