@@ -103,7 +103,7 @@ is($bad, 0, "followed: the edge answers all 3,500 transactions as upstream "
 is($code, 0, 'filled: exit 0') or diag($err);
 like($err, qr/filled blocks 844010 to 844011 in 1 windows: 3500 transactions/,
      'filled: every transaction');
-my ($r, $f) = (index_dump($db, 'fill'), index_dump($fill, 'fill'));
+my ($r, $f) = (index_dump($db), index_dump($fill));
 ok($r =~ /database=rune_activity/ && $r =~ /database=rune_balances/,
    'the followed index holds the lists');
 ok($r eq $f, 'followed index = filled index (mdb_dump)');

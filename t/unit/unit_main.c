@@ -64,6 +64,7 @@ main(void)
     test_options();
     test_envfile();
     test_runes_layout();
+    test_record_runes();
 
     printf("1..%d\n", tests);
 
