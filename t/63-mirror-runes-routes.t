@@ -110,7 +110,7 @@ sub by_balance {
     $doc->{total} = 'T';
     my @r = @{ $doc->{results} };
     my @balance = map { $_->{balance} } @r;
-    my %edge = map { $_ => 1 } grep { defined } @balance[0, -1];
+    my %edge = map { $_ => 1 } @balance ? @balance[0, -1] : ();
     $doc->{results} = [sort { $a cmp $b } map { json_encode_canonical($_) }
                        grep { !$edge{ $_->{balance} } } @r];
     return (json_encode_canonical($doc), join(',', @balance));
