@@ -54,7 +54,7 @@ PROGRAMS    := $(patsubst src/%/,chaindata-%,$(dir $(wildcard \
 .PHONY: all deps deps-test deps-fuzz module loader mirror unit test \
         test-upstream check-layout check-rooms run bench bench-mirror bench-runes-catchup \
         bench-gzip bench-gzip-runes bench-tx-v3 bench-mempool-v3 bench-fanout bench-bulk \
-        bench-metrics bench-cold bench-runes-fill-disk \
+        bench-metrics bench-cold bench-runes-fill-disk bench-runes-routes \
         clean
 
 all: module loader mirror
@@ -243,6 +243,13 @@ bench-gzip: all
 bench-gzip-runes: all
 	@sh tools/deps.sh bench
 	bench/gzip-runes
+
+# chaindata_runes' eleven routes against the real Runes API, deep pages
+# and holders, the index's bytes per rune transaction (bench/runes-routes;
+# BENCH_* variables, BENCH_SMALL=1 for a quick run)
+bench-runes-routes: all
+	@sh tools/deps.sh bench
+	bench/runes-routes
 
 # the v3 transaction routes against v1: worker CPU per answer, index size
 bench-tx-v3: all
