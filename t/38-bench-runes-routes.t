@@ -47,18 +47,22 @@ like($stdout, qr/^note: upstream: no Runes API answers at http:\/\/127\.0\.0\.1:
 unlike($stdout, qr/not measured|refused|did not start/,
        'every deep page is measured, every record loaded') or diag($stdout);
 for my $page (qq{a rune's activity}, qq{an address's activity},
-              qq{a rune's holders}) {
+              qq{a rune's activity of one address}, qq{a rune's holders}) {
     like($stdout,
          qr/^\| \Q$page\E \(\d+(?: entries)?\), offset 0 \| 200, 60 entries \| $num µs/m,
          "$page: its first page, measured");
 }
 my @deep = $stdout =~ /^\| the same, offset \d+ \| 200, 60 entries \| $num µs(?: \(busy\))? \| ($num) \|/mg;
-is(scalar @deep, 3, 'three deep pages, each with its ratio to the first')
+is(scalar @deep, 5, 'five deeper pages (three lists, holders at 1/10 and'
+   . ' 9/10), each with its ratio to the first')
     or diag($stdout);
-like($stdout, qr/^\| \d+ holders, a rune_balances record each.* \| $num s \| $num µs \| $num s \| $num µs \|$/m,
+my $load = qr/\| $num s, $num s \| $num µs \| $num s, $num s \| $num µs \| $num \|$/;
+like($stdout, qr/^\| \d+ holders, a rune_balances record each.* $load/m,
      'the holders\' load, per holder, this build and before');
-like($stdout, qr/^\| then \d+ of them given a new balance \| $num s \| $num µs \| $num s \| $num µs \|$/m,
+like($stdout, qr/^\| then \d+ of them given a new balance $load/m,
      'the changes\' load, per holder');
+like($stdout, qr/^the holders' walk: -?$num µs of worker CPU per 1,000 holders skipped$/m,
+     'what a holder skipped costs');
 like($stdout, qr/^\| part 2's, \d+ transactions .* \| \d+ \| \d+ \| \d+ \| \d+ \| $num \|$/m,
      'the index bytes per transaction, before and after');
 
