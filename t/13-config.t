@@ -123,18 +123,18 @@ config_ok($good, 'good index');
 # an index of another schema version (1, before the feed databases; 2,
 # before transactions were stored as precompressed pieces; 3, before the
 # v3 documents; 4, before values over a node were kept in parts; 5,
-# before a piece held a CRC-32 of its stored bytes): nginx -t and the
-# loader refuse it
-for my $v (1, 2, 3, 4, 5) {
+# before a piece held a CRC-32 of its stored bytes; 6, before the Runes
+# databases of chaindata_runes): nginx -t and the loader refuse it
+for my $v (1, 2, 3, 4, 5, 6) {
     my $db = new_index($fx);
     my ($code, $out, $err) = run_cmd(['mdb_load', '-T', '-s', 'meta', $db],
                                      stdin => "schema_version\n$v\n");
     is($code, 0, "schema version set to $v with mdb_load") or diag($err);
     config_fails($db, "schema version $v",
-                 qr/another schema version than this module reads \(6\)/);
+                 qr/another schema version than this module reads \(7\)/);
     ($code, $out, $err) = load_index($db, $fx);
     is($code, 3, 'the loader refuses it too');
-    like($err, qr/has schema version $v, this loader writes version 6/,
+    like($err, qr/has schema version $v, this loader writes version 7/,
          'and says why');
 }
 

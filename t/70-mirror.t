@@ -112,7 +112,7 @@ like($access, qr/" 429 /, 'upstream answered 429s (retried after Retry-After)');
     like($r->{headers}{'content-type'}, qr{^application/json}, 'chaindata_status: JSON');
     like($r->{headers}{'cache-control'}, qr/no-store/, 'chaindata_status: no-store');
     my $st = json_decode($r->{body});
-    is($st->{schema_version}, '6', 'chaindata_status: schema version');
+    is($st->{schema_version}, '7', 'chaindata_status: schema version');
     ok($st->{databases}{tx} > 60 && $st->{databases}{block} == 3,
        'chaindata_status: records per database');
     ok($st->{map_size} >= $st->{used_bytes} && $st->{used_bytes} > 0,

@@ -130,6 +130,14 @@ chaindata('GET', '/extended/v1/tx/' . uc($BARE), 302, '64 digits without 0x');
 chaindata('GET', "/extended/v1/tx/$ID?event_limit=101", 400, 'a bad query');
 chaindata('GET', "/runes/v1/transactions/$RTX/activity", 200, 'rune activity');
 chaindata('GET', "/runes/v1/addresses/$ADDR/balances?limit=2", 200, 'rune balances');
+# every Runes API route is chaindata's (chaindata_runes), its 404s too
+chaindata('GET', '/runes/v1/etchings', 200, 'rune etchings');
+chaindata('GET', "/runes/addresses/$ADDR/activity", 200, 'an address\'s activity');
+chaindata('GET', '/runes', 200, 'the Runes status, no slash');
+$r = chaindata('GET', "/runes/v1/transactions/$RTX/activity/", 404,
+               'rune activity with a trailing slash');
+like($r->{body}, qr/^\{"message":"Route GET:\/runes\/v1\/transactions\/[0-9a-f]{64}\/activity\/ not found"/,
+     'chaindata: fastify\'s 404, as upstream\'s');
 chaindata('GET', '/chaindata/status', 200, 'the status');
 $r = chaindata('GET', '/chaindata/health', 200,
                'the health check, no feed beyond the limits');
@@ -161,10 +169,6 @@ upstream('GET', '/extended/v2/blocks/100/transactions?limit=50&offset=0', 200,
          'a block\'s transactions');
 upstream('GET', '/extended/v2/blocks?limit=1&a=%2F%20b', 404, 'an encoded query');
 upstream('POST', '/v2/transactions', 404, 'a broadcast', _body => '{"tx":"00"}');
-upstream('GET', '/runes/v1/etchings', 404, 'rune etchings');
-upstream('GET', "/runes/v1/addresses/$ADDR/activity", 404, 'an address\'s activity');
-upstream('GET', "/runes/v1/transactions/$RTX/activity/", 404,
-         'rune activity with a trailing slash');
 
 # a transaction the index does not hold: upstream's answer, as it is
 $r = upstream('GET', "/extended/v1/tx/$PENDING?event_limit=100&event_offset=0",
@@ -233,6 +237,10 @@ $r = upstream('GET', "/runes/v1/transactions/$RTX/activity", 404,
 is($r->{body}, '{"error":"not recorded"}', 'no runes feed: upstream\'s answer, not an empty page');
 $r = upstream('GET', "/runes/v1/addresses/$ADDR/balances?limit=2", 404,
               'no runes feed: rune balances');
+$r = upstream('GET', '/runes/v1/etchings?limit=2', 404,
+              'no runes feed: the etchings, a list derived from blocks');
+$r = upstream('GET', '/runes/v1/etchings/840000:8', 404,
+              'no runes feed: an etching it does not hold');
 $r = upstream('GET', '/extended/v1/tx/0x' . ('cd' x 32), 404,
               'a transaction older than the feed: upstream\'s');
 like($edge->error_log, qr/\[warn\].*the rune routes have no feed behind them/,

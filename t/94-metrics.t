@@ -72,9 +72,14 @@ sub script {
     }
     request(tx => '/extended/v1/tx/0x' . ('0' x 64)) for 1 .. 3;
     request(tx => '/extended/v1/tx/nothex') for 1 .. 2;
-    request(rune_activity => "/runes/v1/transactions/$RTX/activity") for 1 .. 5;
-    request(rune_activity => "/runes/v1/transactions/$RTX/activity",
+    # chaindata_runes: each path counted under its own id
+    request(runes_tx_activity => "/runes/v1/transactions/$RTX/activity")
+        for 1 .. 5;
+    request(runes_tx_activity => "/runes/v1/transactions/$RTX/activity",
             'Accept-Encoding' => 'gzip');
+    request(runes_etchings => '/runes/etchings?limit=2',
+            'Accept-Encoding' => 'gzip') for 1 .. 2;
+    request(runes_status => '/runes');
     request(migration => '/ordinals/v1/inscriptions') for 1 .. 2;
 }
 
@@ -82,7 +87,8 @@ sub check {
     my ($st, $when) = @_;
     my $t = $st->{traffic};
     for my $route (qw(tx rune_activity rune_balances chainhook migration
-                      status))
+                      status runes_tx_activity runes_etchings runes_status
+                      runes_holders))
     {
         my $got = $t->{routes}{$route};
         my %w = map { $_ => $want{$route}{$_} // 0 } qw(1xx 2xx 3xx 4xx 5xx);
@@ -156,7 +162,7 @@ like($body, qr/^chaindata_http_request_duration_seconds_bucket\{route="tx",le="0
      'prometheus: buckets in seconds');
 like($body, qr/^# TYPE chaindata_http_requests_total counter$/m,
      'prometheus: counters typed');
-like($body, qr/^chaindata_build_info\{version="[^"]+",schema="6"\} 1$/m,
+like($body, qr/^chaindata_build_info\{version="[^"]+",schema="7"\} 1$/m,
      'prometheus: chaindata_build_info');
 $r = http_get($port, '/chaindata/status', 'Accept' => 'application/json');
 like($r->{headers}{'content-type'}, qr{^application/json}, 'Accept JSON: JSON');

@@ -22,6 +22,30 @@ chaindata_put_u32be(unsigned char *p, uint32_t v)
 }
 
 
+static inline uint32_t
+chaindata_get_u32be(const unsigned char *p)
+{
+    return (uint32_t) p[0] << 24 | (uint32_t) p[1] << 16
+           | (uint32_t) p[2] << 8 | p[3];
+}
+
+
+static inline void
+chaindata_put_u64be(unsigned char *p, uint64_t v)
+{
+    chaindata_put_u32be(p, (uint32_t) (v >> 32));
+    chaindata_put_u32be(p + 4, (uint32_t) v);
+}
+
+
+static inline uint64_t
+chaindata_get_u64be(const unsigned char *p)
+{
+    return (uint64_t) chaindata_get_u32be(p) << 32
+           | chaindata_get_u32be(p + 4);
+}
+
+
 static inline void
 chaindata_put_u32le(unsigned char *p, uint32_t v)
 {

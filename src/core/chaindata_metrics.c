@@ -12,9 +12,11 @@
 
 
 #define CHAINDATA_ROUTE_NAME(id, directive, feed, flags)  #id,
+#define CHAINDATA_ROUTE_PATH_NAME(id, family, path, feed, flags)  #id,
 
 const char  *chaindata_route_names[CHAINDATA_ROUTES] = {
     CHAINDATA_ROUTE_LIST(CHAINDATA_ROUTE_NAME, CHAINDATA_ROUTE_UNCOUNTED)
+    CHAINDATA_PATH_LIST(CHAINDATA_ROUTE_PATH_NAME)
 };
 
 

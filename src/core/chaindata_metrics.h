@@ -20,14 +20,20 @@
 #include "chaindata_sbuf.h"
 
 
-/* the counted routes of chaindata_routes.h, CHAINDATA_ROUTE_<id>, in order */
+/*
+ * the counted routes of chaindata_routes.h, CHAINDATA_ROUTE_<id>, in order:
+ * its list of routes, then its list of paths
+ */
 
 #define CHAINDATA_ROUTE_COUNTED(id, directive, feed, flags)                  \
     CHAINDATA_ROUTE_##id,
 #define CHAINDATA_ROUTE_UNCOUNTED(id, directive, feed, flags)
+#define CHAINDATA_ROUTE_PATH_COUNTED(id, family, path, feed, flags)          \
+    CHAINDATA_ROUTE_##id,
 
 typedef enum {
     CHAINDATA_ROUTE_LIST(CHAINDATA_ROUTE_COUNTED, CHAINDATA_ROUTE_UNCOUNTED)
+    CHAINDATA_PATH_LIST(CHAINDATA_ROUTE_PATH_COUNTED)
     CHAINDATA_ROUTES
 } chaindata_route_e;
 

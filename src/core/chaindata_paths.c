@@ -430,8 +430,6 @@ chaindata_txid_list_key(unsigned char *key, const unsigned char *s,
 
 /*
  * The path parameter, then offset, then limit, as upstream validates them.
- * A huge offset is valid (its page is empty); the offset is echoed as
- * upstream echoes the number it made of it ("+2" is 2, "-0" is 0).
  */
 
 chaindata_target_e
@@ -439,9 +437,7 @@ chaindata_page_target(const unsigned char *path, size_t len,
     const char *last, chaindata_list_key_pt key,
     chaindata_query_t *q, chaindata_page_params_t *p)
 {
-    int               n, rc;
-    double            d;
-    chaindata_span_t  param, value;
+    chaindata_span_t  param;
 
     if (chaindata_segment_before(path, len, last, &param) != 0) {
         return CHAINDATA_TARGET_NO_ROUTE;
@@ -452,6 +448,22 @@ chaindata_page_target(const unsigned char *path, size_t len,
     if (p->key_len == 0) {
         return CHAINDATA_TARGET_BAD_PARAM;
     }
+
+    return chaindata_page_query(q, p);
+}
+
+
+/*
+ * A huge offset is valid (its page is empty); the offset is echoed as
+ * upstream echoes the number it made of it ("+2" is 2, "-0" is 0).
+ */
+
+chaindata_target_e
+chaindata_page_query(chaindata_query_t *q, chaindata_page_params_t *p)
+{
+    int               n, rc;
+    double            d;
+    chaindata_span_t  value;
 
     n = chaindata_query_value(q, "offset", &value);
     d = 0;

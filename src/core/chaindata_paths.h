@@ -166,5 +166,9 @@ chaindata_target_e chaindata_page_target(
     chaindata_list_key_pt key, chaindata_query_t *q,
     chaindata_page_params_t  *p);
 
+/* a page's query alone: offset then limit (p's key is left as it is) */
+chaindata_target_e chaindata_page_query(chaindata_query_t *q,
+    chaindata_page_params_t  *p);
+
 
 #endif /* _CHAINDATA_PATHS_H_INCLUDED_ */

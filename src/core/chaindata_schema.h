@@ -19,9 +19,9 @@
 
 
 /* bump when any key or value layout changes; the module refuses others */
-#define CHAINDATA_SCHEMA_VERSION      "6"
+#define CHAINDATA_SCHEMA_VERSION      "7"
 
-#define CHAINDATA_MAX_DBS             16
+#define CHAINDATA_MAX_DBS             32
 
 /*
  * Slots of LMDB's reader table (mdb_env_set_maxreaders), the loader's
@@ -59,7 +59,16 @@
     X(FEED, "feed", 0, 0)                                                   \
     X(BLOCK, "block", 0, 0)                                                 \
     X(TX_V3, "tx_v3", 0, CHAINDATA_NODE_MAX)                                \
-    X(TX_V3_EVENT, "tx_v3_event", 0, CHAINDATA_NODE_THIRD)
+    X(TX_V3_EVENT, "tx_v3_event", 0, CHAINDATA_NODE_THIRD)                  \
+    X(RUNE_ETCHING, "rune_etching", 0, 0)                                   \
+    X(RUNE_NAME, "rune_name", 0, 0)                                         \
+    X(RUNE_REF, "rune_ref", 0, 0)                                           \
+    X(RUNE_BLOCK, "rune_block", 0, 0)                                       \
+    X(RUNE_LEDGER, "rune_ledger", 0, 0)                                     \
+    X(RUNE_LIST, "rune_list", 0, 0)                                         \
+    X(RUNE_LIST_ENTRY, "rune_list_entry", 0, 0)                             \
+    X(RUNE_HOLDER, "rune_holder", 0, 0)                                     \
+    X(RUNE_HOLDING, "rune_holding", 0, 0)
 
 #define CHAINDATA_DB_ID(id, name, flags, part)  CHAINDATA_DBI_##id,
 

@@ -471,6 +471,21 @@ chaindata_feed_note(chaindata_feed_t *f)
                                        ",\"results\":[]}");
     }
 
+    if (chaindata_jv_is(kind, "rune_block")) {
+        id = chaindata_jv_get(f->root, "block_height");
+        return chaindata_feed_undo_add(f, "{\"kind\":\"rune_block\","
+                                       "\"block_height\":", id,
+                                       ",\"results\":[]}");
+    }
+
+    /* the etching before the block is not kept: its feed fetches it again */
+    if (chaindata_jv_is(kind, "rune_etching")) {
+        id = chaindata_jv_get(f->root, "id");
+        return chaindata_feed_undo_add(f, "{\"kind\":\"rune_etching\","
+                                       "\"id\":", id,
+                                       ",\"etching\":null}");
+    }
+
     /* chainhooks belong to no block: nothing to undo */
     return 0;
 }

@@ -17,8 +17,10 @@
 
 #include "chaindata_index.h"
 #include "chaindata_index_files.h"
+#include "chaindata_int.h"
 #include "chaindata_key_run.h"
 #include "chaindata_parts.h"
+#include "chaindata_runes_op.h"
 #include "chaindata_schema.h"
 
 
@@ -291,7 +293,43 @@ chaindata_index_strerror(int rc)
     return rc == CHAINDATA_INDEX_MOVED
            ? "what it was decided on changed under it: another writer of "
              "this feed committed meanwhile (one writer per feed)"
+           : rc == CHAINDATA_INDEX_REFUSED
+           ? "a record was refused by what the index holds"
            : mdb_strerror(rc);
+}
+
+
+const char *
+chaindata_index_error(const chaindata_index_t *ix, int rc)
+{
+    return rc == CHAINDATA_INDEX_REFUSED ? ix->refused
+                                         : chaindata_index_strerror(rc);
+}
+
+
+/*
+ * An op of a record (chaindata_runes_op.h), made from what the
+ * transaction holds: a refusal names the record by its label.
+ */
+
+static int
+chaindata_index_op(chaindata_index_t *ix, chaindata_runes_txn_t *t,
+    const chaindata_writeset_t *ws, const chaindata_write_t *w)
+{
+    int                   rc;
+    const unsigned char  *key;
+
+    key = ws->buf + w->key_off;
+
+    rc = chaindata_runes_apply(t, key[0], ws->buf + w->val_off, w->val_len);
+
+    if (rc == CHAINDATA_RUNES_REFUSED) {
+        memcpy(ix->refused, t->err, sizeof(ix->refused));
+        ix->refused_label = chaindata_get_u64le(key + 1);
+        rc = CHAINDATA_INDEX_REFUSED;
+    }
+
+    return rc;
 }
 
 
@@ -327,14 +365,25 @@ static int
 chaindata_index_apply(chaindata_index_t *ix, MDB_txn *txn,
     const chaindata_writeset_t *ws)
 {
-    int     rc;
-    size_t  i;
+    int                    rc;
+    size_t                 i;
+    const chaindata_write_t  *w;
+    chaindata_runes_txn_t  t;
+
+    memset(&t, 0, sizeof(t));
+    t.txn = txn;
+    t.dbi = ix->dbi;
 
     rc = chaindata_index_expected(ix, txn, ws);
 
     for (i = 0; rc == 0 && i < ws->nwrites; i++) {
-        rc = chaindata_index_write(ix, txn, ws, &ws->writes[i]);
+        w = &ws->writes[i];
+        rc = w->action == CHAINDATA_WRITE_OP
+             ? chaindata_index_op(ix, &t, ws, w)
+             : chaindata_index_write(ix, txn, ws, w);
     }
+
+    chaindata_runes_txn_free(&t);
 
     return rc;
 }

@@ -12,6 +12,7 @@
 
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <lmdb.h>
 
@@ -40,6 +41,10 @@ typedef struct {
 
     MDB_env     *env;
     MDB_dbi      dbi[CHAINDATA_DBI_COUNT];
+
+    /* CHAINDATA_INDEX_REFUSED: why, and the label of the record refused */
+    char         refused[CHAINDATA_ERR_LEN];
+    uint64_t     refused_label;
 } chaindata_index_t;
 
 
@@ -50,8 +55,10 @@ void chaindata_index_close(chaindata_index_t *ix);
 /*
  * Applies ws in one write transaction, its expectations checked in it
  * first: 0, CHAINDATA_INDEX_MOVED when one no longer holds (nothing
- * applied), or an LMDB error (MDB_MAP_FULL when the map is at
- * max_map_size already).
+ * applied), CHAINDATA_INDEX_REFUSED when an op of a record refused what
+ * the index holds (nothing applied; ix->refused says why, ix->refused_label
+ * names the record: chaindata_runes_op.h), or an LMDB error (MDB_MAP_FULL
+ * when the map is at max_map_size already).
  */
 int chaindata_index_commit(chaindata_index_t *ix,
     const chaindata_writeset_t *ws);
@@ -71,10 +78,13 @@ int chaindata_index_pages(chaindata_index_t *ix, size_t *used, size_t *free);
 int chaindata_index_compact(chaindata_index_t *ix, char *err, size_t len);
 
 /* beside LMDB's codes (MDB_KEYEXIST is -30799, the last -30780) */
-#define CHAINDATA_INDEX_MOVED  (-30700)
+#define CHAINDATA_INDEX_MOVED    (-30700)
+#define CHAINDATA_INDEX_REFUSED  (-30701)
 
 /* what a commit's code means: mdb_strerror(), or ours */
 const char *chaindata_index_strerror(int rc);
+/* the same, the refusal's own reason for CHAINDATA_INDEX_REFUSED */
+const char *chaindata_index_error(const chaindata_index_t *ix, int rc);
 
 /*
  * The lock of the one writer of something in DIR (DIR/name): a descriptor

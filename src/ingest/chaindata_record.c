@@ -35,6 +35,8 @@ static const chaindata_kind_t  *chaindata_kinds[] = {
     &chaindata_kind_tx,
     &chaindata_kind_rune_activity,
     &chaindata_kind_rune_balances,
+    &chaindata_kind_rune_block,
+    &chaindata_kind_rune_etching,
     &chaindata_kind_chainhook,
     NULL
 };

@@ -39,7 +39,11 @@
     X(RUNE_ACTIVITY_PUT, "rune activity lists")                            \
     X(RUNE_ACTIVITY_DELETE, "rune activity deletes")                       \
     X(RUNE_BALANCES_PUT, "rune balance lists")                             \
-    X(RUNE_BALANCES_DELETE, "rune balance deletes")
+    X(RUNE_BALANCES_DELETE, "rune balance deletes")                        \
+    X(RUNE_BLOCK_PUT, "rune blocks")                                       \
+    X(RUNE_BLOCK_DELETE, "rune block removals")                            \
+    X(RUNE_ETCHING_PUT, "rune etchings")                                   \
+    X(RUNE_ETCHING_DELETE, "rune etching deletes")
 
 #define CHAINDATA_REC_ENUM(id, name)  CHAINDATA_REC_ ## id,
 
@@ -191,6 +195,8 @@ extern const chaindata_kind_t  chaindata_kind_tx;
 extern const chaindata_kind_t  chaindata_kind_chainhook;
 extern const chaindata_kind_t  chaindata_kind_rune_activity;
 extern const chaindata_kind_t  chaindata_kind_rune_balances;
+extern const chaindata_kind_t  chaindata_kind_rune_block;
+extern const chaindata_kind_t  chaindata_kind_rune_etching;
 
 /* the record's deflater (made on first use), NULL when out of memory */
 chaindata_deflater_t *chaindata_record_deflater(chaindata_record_t *rec);

@@ -20,11 +20,13 @@
 
 #include "chaindata_address.h"
 #include "chaindata_escape.h"
+#include "chaindata_int.h"
 #include "chaindata_layout.h"
 #include "chaindata_digest.h"
 #include "chaindata_jdoc.h"
 #include "chaindata_record.h"
 #include "chaindata_record_rune.h"
+#include "chaindata_runes_op.h"
 #include "chaindata_field_letters.h"
 
 
@@ -32,7 +34,6 @@
 #define CHAINDATA_U128_MAX                                          \
     "340282366920938463463374607431768211455"
 #define CHAINDATA_DIVISIBILITY_MAX  38
-#define CHAINDATA_RUNE_NAME_MAX     28
 #define CHAINDATA_BULLET           "\xe2\x80\xa2"      /* U+2022 */
 
 
@@ -54,49 +55,24 @@ const chaindata_field_t  chaindata_rune_ref[] = {
 };
 
 
+/*
+ * lmdb-schema/runes.md, "rune_etching": what an etching document must
+ * hold (its other members are upstream's, kept as given)
+ */
+const chaindata_field_t  chaindata_rune_etching_doc[] = {
+    { "id", S, R, NULL, chaindata_check_rune_id },
+    { "number", I, R, NULL, chaindata_check_u64 },
+    { "name", S, R, NULL, chaindata_check_rune_name },
+    { "spaced_name", S, R, NULL, chaindata_check_spaced_name },
+    { NULL, 0, 0, NULL, NULL }
+};
+
+
 /* entries: every member known; an optional one's null is its absence */
 /* upstream's entries: a member it adds is stored and noted, not refused */
 static const chaindata_rules_t  chaindata_rune_rules = {
     .shape = CHAINDATA_REQUIRED, .counted = 1, .null_absent = 1, .note = ""
 };
-
-
-/*
- * A decimal integer without sign or leading zeros, at most max; returns
- * 0 and the value, or -1.
- */
-
-int
-chaindata_rune_decimal(const unsigned char *s, size_t len, uint64_t max,
-    uint64_t *out)
-{
-    size_t    i;
-    uint64_t  v, d;
-
-    if (len == 0 || (len > 1 && s[0] == '0')) {
-        return -1;
-    }
-
-    v = 0;
-
-    for (i = 0; i < len; i++) {
-        if (s[i] < '0' || s[i] > '9') {
-            return -1;
-        }
-
-        d = s[i] - '0';
-
-        if (v > (max - d) / 10) {
-            return -1;
-        }
-
-        v = v * 10 + d;
-    }
-
-    *out = v;
-
-    return 0;
-}
 
 
 static const char *
@@ -294,16 +270,15 @@ chaindata_rune_optional(const chaindata_jv_t *obj,
 }
 
 
-/* the spaced name without its bullets is the name */
+/* the spaced name without its bullets is the name: rune is at path */
 
-static int
+int
 chaindata_rune_check_names(chaindata_record_t *rec,
-    const chaindata_jv_t *entry, const char *path)
+    const chaindata_jv_t *rune, const char *path, const char *name_path)
 {
     size_t                 i, j;
-    const chaindata_jv_t  *rune, *name, *spaced;
+    const chaindata_jv_t  *name, *spaced;
 
-    rune = chaindata_jv_get(entry, "rune");
     name = chaindata_jv_get(rune, "name");
     spaced = chaindata_jv_get(rune, "spaced_name");
 
@@ -321,9 +296,9 @@ chaindata_rune_check_names(chaindata_record_t *rec,
 
     if (i != spaced->len || j != name->len) {
         return chaindata_record_fail(rec,
-                   "%s.rune.spaced_name must be rune.name with bullets "
+                   "%s.spaced_name must be %s with bullets "
                    "(\"%.40s\" has other letters than \"%.40s\")",
-                   path, spaced->str, name->str);
+                   path, name_path, spaced->str, name->str);
     }
 
     return 0;
@@ -332,23 +307,28 @@ chaindata_rune_check_names(chaindata_record_t *rec,
 
 /* every entry: its fields, its rune's names, what its list asks besides */
 
-static int
+int
 chaindata_rune_check_entries(chaindata_record_t *rec,
     const chaindata_rune_list_t *list,
     const chaindata_jv_t *results, const unsigned char *key,
     size_t key_len)
 {
     char                   path[CHAINDATA_PATH_LEN];
+    char                   rune[CHAINDATA_PATH_LEN + 8];
     size_t                 i;
     const chaindata_jv_t  *entry;
 
     for (i = 0, entry = results->child; entry; entry = entry->next, i++) {
         snprintf(path, sizeof(path), "results[%zu]", i);
+        snprintf(rune, sizeof(rune), "%s.rune", path);
 
         if (chaindata_record_fields(rec, entry, list->entry, path,
                                     &chaindata_rune_rules)
             != 0
-            || chaindata_rune_check_names(rec, entry, path) != 0
+            || chaindata_rune_check_names(rec,
+                                          chaindata_jv_get(entry, "rune"),
+                                          rune, "rune.name")
+               != 0
             || list->check_entry(rec, entry, key, key_len, path) != 0)
         {
             return -1;
@@ -367,7 +347,7 @@ chaindata_rune_check_entries(chaindata_record_t *rec,
 
 static size_t
 chaindata_rune_ordered_size(const chaindata_jv_t *obj,
-    const chaindata_field_t *fields)
+    const chaindata_field_t *fields, const char *skip)
 {
     size_t                    size, n;
     const chaindata_jv_t     *v;
@@ -379,7 +359,7 @@ chaindata_rune_ordered_size(const chaindata_jv_t *obj,
     for (f = fields; f->name; f++) {
         v = chaindata_rune_optional(obj, f->name);
 
-        if (v == NULL) {
+        if (v == NULL || (skip && strcmp(f->name, skip) == 0)) {
             continue;
         }
 
@@ -387,7 +367,7 @@ chaindata_rune_ordered_size(const chaindata_jv_t *obj,
 
         if (f->members) {
             size += chaindata_json_escape_len(v->key, v->key_len) + 3
-                    + chaindata_rune_ordered_size(v, f->members);
+                    + chaindata_rune_ordered_size(v, f->members, NULL);
 
         } else {
             size += chaindata_jv_member_size(v);
@@ -401,7 +381,7 @@ chaindata_rune_ordered_size(const chaindata_jv_t *obj,
 static unsigned char *
 chaindata_rune_ordered_write(unsigned char *p,
     const chaindata_jv_t *obj,
-    const chaindata_field_t *fields)
+    const chaindata_field_t *fields, const char *skip)
 {
     size_t                    n;
     const chaindata_jv_t     *v;
@@ -413,7 +393,7 @@ chaindata_rune_ordered_write(unsigned char *p,
     for (f = fields; f->name; f++) {
         v = chaindata_rune_optional(obj, f->name);
 
-        if (v == NULL) {
+        if (v == NULL || (skip && strcmp(f->name, skip) == 0)) {
             continue;
         }
 
@@ -424,7 +404,7 @@ chaindata_rune_ordered_write(unsigned char *p,
         p = chaindata_jv_write_key(p, v);
 
         if (f->members) {
-            p = chaindata_rune_ordered_write(p, v, f->members);
+            p = chaindata_rune_ordered_write(p, v, f->members, NULL);
 
         } else {
             p = chaindata_jv_write(p, v);
@@ -466,14 +446,95 @@ chaindata_rune_has_unknown(const chaindata_jv_t *obj,
 }
 
 
-/* an entry's stored size and bytes: in upstream's order, or as given */
+/*
+ * An object written as given, its members in their order, but skip (a
+ * member's name, or NULL): its size, and its bytes
+ */
+
+static int
+chaindata_rune_key_is(const chaindata_jv_t *m, const char *name)
+{
+    return m->key_len == strlen(name) && memcmp(m->key, name, m->key_len) == 0;
+}
+
 
 static size_t
+chaindata_rune_given_size(const chaindata_jv_t *obj, const char *skip)
+{
+    size_t                 size, n;
+    const chaindata_jv_t  *m;
+
+    if (skip == NULL) {
+        return chaindata_jv_size(obj);
+    }
+
+    size = 2;
+    n = 0;
+
+    for (m = obj->child; m; m = m->next) {
+        if (!chaindata_rune_key_is(m, skip)) {
+            size += (n++ ? 1 : 0) + chaindata_jv_member_size(m);
+        }
+    }
+
+    return size;
+}
+
+
+static unsigned char *
+chaindata_rune_given_write(unsigned char *p, const chaindata_jv_t *obj,
+    const char *skip)
+{
+    size_t                 n;
+    const chaindata_jv_t  *m;
+
+    if (skip == NULL) {
+        return chaindata_jv_write(p, obj);
+    }
+
+    *p++ = '{';
+    n = 0;
+
+    for (m = obj->child; m; m = m->next) {
+        if (chaindata_rune_key_is(m, skip)) {
+            continue;
+        }
+
+        if (n++) {
+            *p++ = ',';
+        }
+
+        p = chaindata_jv_write_key(p, m);
+        p = chaindata_jv_write(p, m);
+    }
+
+    *p++ = '}';
+
+    return p;
+}
+
+
+/* an entry's stored size and bytes: in upstream's order, or as given */
+
+size_t
 chaindata_rune_entry_size(const chaindata_jv_t *e,
-    const chaindata_field_t *fields)
+    const chaindata_field_t *fields, const char *skip)
 {
     return chaindata_rune_has_unknown(e, fields)
-           ? chaindata_jv_size(e) : chaindata_rune_ordered_size(e, fields);
+           ? chaindata_rune_given_size(e, skip)
+           : chaindata_rune_ordered_size(e, fields, skip);
+}
+
+
+unsigned char *
+chaindata_rune_entry_put(unsigned char *p, const chaindata_jv_t *e,
+    const chaindata_field_t *fields, const char *skip)
+{
+    if (chaindata_rune_has_unknown(e, fields)) {
+        return chaindata_rune_given_write(p, e, skip);
+    }
+
+    return chaindata_rune_ordered_write(p, e, fields, skip);
 }
 
 
@@ -483,11 +544,7 @@ static unsigned char *
 chaindata_rune_entry_write(unsigned char *p, const chaindata_jv_t *e,
     const void *fields)
 {
-    if (chaindata_rune_has_unknown(e, fields)) {
-        return chaindata_jv_write(p, e);
-    }
-
-    return chaindata_rune_ordered_write(p, e, fields);
+    return chaindata_rune_entry_put(p, e, fields, NULL);
 }
 
 
@@ -526,7 +583,7 @@ chaindata_rune_write_chunks(chaindata_record_t *rec,
 
     for (i = 0, entry = results->child; entry; i++, entry = entry->next) {
         items[i].jv = entry;
-        items[i].size = chaindata_rune_entry_size(entry, list->entry);
+        items[i].size = chaindata_rune_entry_size(entry, list->entry, NULL);
     }
 
     room = chaindata_chunks_scratch_len(items, results->n,
@@ -617,6 +674,46 @@ chaindata_rune_write_list(chaindata_record_t *rec,
 
 
 int
+chaindata_rune_mix(chaindata_record_t *rec, chaindata_writeset_t *ws,
+    const chaindata_writeset_mark_t *mark, const char *kind)
+{
+    size_t                    i, n;
+    unsigned char             len[8], *arg;
+    chaindata_digest_t        d;
+    const chaindata_write_t  *w;
+
+    chaindata_digest_init(&d);
+
+    /* each write: its action, database and key's length, its key; its
+       value's length, its value */
+    for (i = mark->nwrites; i < ws->nwrites; i++) {
+        w = &ws->writes[i];
+        len[0] = (unsigned char) w->action;
+        len[1] = (unsigned char) w->db;
+        chaindata_put_u32be(len + 2, (uint32_t) w->key_len);
+        chaindata_digest_add(&d, len, 6);
+        chaindata_digest_add(&d, ws->buf + w->key_off, w->key_len);
+        chaindata_put_u32be(len, (uint32_t) w->val_len);
+        chaindata_digest_add(&d, len, 4);
+        chaindata_digest_add(&d, ws->buf + w->val_off, w->val_len);
+    }
+
+    n = strlen(kind) + 1;
+
+    arg = chaindata_writeset_op(ws, CHAINDATA_RUNES_OP_MIX,
+                                n + CHAINDATA_SHA256_LEN);
+    if (arg == NULL) {
+        return chaindata_record_fail(rec, "out of memory");
+    }
+
+    memcpy(arg, kind, n);
+    chaindata_digest_final(&d, arg + n);
+
+    return 0;
+}
+
+
+int
 chaindata_rune_list(chaindata_record_t *rec,
     const chaindata_rune_list_t *list,
     const chaindata_jv_t *envelope, const unsigned char *key,
@@ -637,7 +734,9 @@ chaindata_rune_list(chaindata_record_t *rec,
     }
 
     if (chaindata_rune_check_entries(rec, list, results, key, key_len)
-        != 0)
+        != 0
+        || (list->before
+            && list->before(rec, envelope, results, key, key_len, ws) != 0))
     {
         return -1;
     }

@@ -48,7 +48,7 @@ static const chaindata_field_t  chaindata_location[] = {
 };
 
 /* lmdb-schema/runes.md, "rune_activity": an entry; the order is upstream's */
-static const chaindata_field_t  chaindata_activity[] = {
+const chaindata_field_t  chaindata_rune_activity_entry[] = {
     { "rune", O, R, chaindata_rune_ref, NULL },
     { "operation", S, R, NULL, NULL },
     { "location", O, R, chaindata_location, NULL },
@@ -70,8 +70,9 @@ static const char  *chaindata_operations[] = {
 
 
 static const chaindata_rune_list_t  chaindata_activity_list = {
-    chaindata_activity,
+    chaindata_rune_activity_entry,
     chaindata_check_entry,
+    NULL,
     NULL,
     CHAINDATA_DBI_RUNE_ACTIVITY,
     CHAINDATA_DBI_RUNE_ACTIVITY_ENTRY,
@@ -146,26 +147,16 @@ chaindata_note_operation(chaindata_record_t *rec, const chaindata_jv_t *v,
 }
 
 
-/* the location is the listed transaction's, its output that tx and vout */
+/* the location's output is its tx_id and vout */
 
 static int
-chaindata_check_location(chaindata_record_t *rec,
-    const chaindata_jv_t *entry, const unsigned char *txid, size_t len,
-    const char *path)
+chaindata_check_output_place(chaindata_record_t *rec,
+    const chaindata_jv_t *entry, const char *path)
 {
-    unsigned char          bin[CHAINDATA_TXID_LEN];
     const chaindata_jv_t  *loc, *tx_id, *vout, *output;
 
     loc = chaindata_jv_get(entry, "location");
     tx_id = chaindata_jv_get(loc, "tx_id");
-
-    (void) chaindata_hex_decode(bin, tx_id->str, tx_id->len);
-
-    if (memcmp(bin, txid, CHAINDATA_TXID_LEN) != 0) {
-        return chaindata_record_fail(rec,
-                   "%s.location.tx_id must be the record's tx_id", path);
-    }
-
     output = chaindata_rune_optional(loc, "output");
 
     if (output == NULL) {
@@ -189,14 +180,36 @@ chaindata_check_location(chaindata_record_t *rec,
 }
 
 
-static int
-chaindata_check_entry(chaindata_record_t *rec, const chaindata_jv_t *entry,
-    const unsigned char *txid, size_t len, const char *path)
+int
+chaindata_rune_activity_check(chaindata_record_t *rec,
+    const chaindata_jv_t *entry, const char *path)
 {
     chaindata_note_operation(rec, chaindata_jv_get(entry, "operation"),
                              path);
 
-    return chaindata_check_location(rec, entry, txid, len, path);
+    return chaindata_check_output_place(rec, entry, path);
+}
+
+
+/* the location is the listed transaction's */
+
+static int
+chaindata_check_entry(chaindata_record_t *rec, const chaindata_jv_t *entry,
+    const unsigned char *txid, size_t len, const char *path)
+{
+    unsigned char          bin[CHAINDATA_TXID_LEN];
+    const chaindata_jv_t  *tx_id;
+
+    tx_id = chaindata_jv_get(chaindata_jv_get(entry, "location"), "tx_id");
+
+    (void) chaindata_hex_decode(bin, tx_id->str, tx_id->len);
+
+    if (memcmp(bin, txid, CHAINDATA_TXID_LEN) != 0) {
+        return chaindata_record_fail(rec,
+                   "%s.location.tx_id must be the record's tx_id", path);
+    }
+
+    return chaindata_rune_activity_check(rec, entry, path);
 }
 
 
@@ -204,8 +217,9 @@ static int
 chaindata_rune_activity_put(chaindata_record_t *rec,
     const chaindata_jv_t *envelope, chaindata_writeset_t *ws)
 {
-    unsigned char          txid[CHAINDATA_TXID_LEN];
-    const chaindata_jv_t  *id;
+    unsigned char              txid[CHAINDATA_TXID_LEN];
+    const chaindata_jv_t      *id;
+    chaindata_writeset_mark_t  mark;
 
     id = chaindata_jv_get(envelope, "tx_id");
 
@@ -217,8 +231,16 @@ chaindata_rune_activity_put(chaindata_record_t *rec,
                    "tx_id must be 64 hex digits (no \"0x\")");
     }
 
-    return chaindata_rune_list(rec, &chaindata_activity_list, envelope,
-                               txid, sizeof(txid), ws);
+    chaindata_writeset_mark(ws, &mark);
+
+    if (chaindata_rune_list(rec, &chaindata_activity_list, envelope, txid,
+                            sizeof(txid), ws)
+        != 0)
+    {
+        return -1;
+    }
+
+    return chaindata_rune_mix(rec, ws, &mark, "rune_activity");
 }
 
 

@@ -20,7 +20,9 @@
 #include "chaindata_schema.h"
 #include "chaindata_jdoc.h"
 #include "chaindata_record.h"
+#include "chaindata_int.h"
 #include "chaindata_record_rune.h"
+#include "chaindata_runes_op.h"
 #include "chaindata_field_letters.h"
 
 
@@ -36,6 +38,9 @@ static int chaindata_check_holder(chaindata_record_t *rec,
     size_t key_len, const char *path);
 static int chaindata_check_unique_runes(chaindata_record_t *rec,
     const chaindata_jv_t *results);
+static int chaindata_holders_op(chaindata_record_t *rec,
+    const chaindata_jv_t *envelope, const chaindata_jv_t *results,
+    const unsigned char *key, size_t key_len, chaindata_writeset_t *ws);
 
 
 /* lmdb-schema/runes.md, "rune_balances": an entry; the order is upstream's */
@@ -57,6 +62,7 @@ static const chaindata_rune_list_t  chaindata_balances_list = {
     chaindata_balance,
     chaindata_check_holder,
     chaindata_check_unique_runes,
+    chaindata_holders_op,
     CHAINDATA_DBI_RUNE_BALANCES,
     CHAINDATA_DBI_RUNE_BALANCE_ENTRY,
     CHAINDATA_REC_RUNE_BALANCES_PUT,
@@ -154,13 +160,72 @@ chaindata_check_unique_runes(chaindata_record_t *rec,
 }
 
 
+/*
+ * The op that replaces the address's holders (chaindata_runes_op.h,
+ * HOLDERS), before the list's writes: it reads the list they replace.
+ */
+
+static int
+chaindata_holders_op(chaindata_record_t *rec,
+    const chaindata_jv_t *envelope, const chaindata_jv_t *results,
+    const unsigned char *key, size_t key_len, chaindata_writeset_t *ws)
+{
+    size_t                 size;
+    unsigned char         *p;
+    const chaindata_jv_t  *address, *e, *id, *a, *balance;
+
+    address = chaindata_jv_get(envelope, "address");
+    size = key_len + 1 + address->len + 4;
+
+    for (e = results->child; e; e = e->next) {
+        a = chaindata_rune_optional(e, "address");
+        balance = chaindata_jv_get(e, "balance");
+        size += CHAINDATA_RUNE_ID_KEY_LEN + 2 + (a ? a->len : 0)
+                + balance->len;
+    }
+
+    p = chaindata_writeset_op(ws, CHAINDATA_RUNES_OP_HOLDERS, size);
+    if (p == NULL) {
+        return chaindata_record_fail(rec, "out of memory");
+    }
+
+    p = (unsigned char *) memcpy(p, key, key_len) + key_len;
+    *p++ = (unsigned char) address->len;
+    p = (unsigned char *) memcpy(p, address->str, address->len)
+        + address->len;
+    chaindata_put_u32be(p, (uint32_t) results->n);
+    p += 4;
+
+    for (e = results->child; e; e = e->next) {
+        id = chaindata_jv_get(chaindata_jv_get(e, "rune"), "id");
+        a = chaindata_rune_optional(e, "address");
+        balance = chaindata_jv_get(e, "balance");
+
+        (void) chaindata_rune_id_key(p, id->str, id->len);
+        p += CHAINDATA_RUNE_ID_KEY_LEN;
+        *p++ = (unsigned char) (a ? a->len : 0);
+
+        if (a) {
+            p = (unsigned char *) memcpy(p, a->str, a->len) + a->len;
+        }
+
+        *p++ = (unsigned char) balance->len;
+        p = (unsigned char *) memcpy(p, balance->str, balance->len)
+            + balance->len;
+    }
+
+    return 0;
+}
+
+
 static int
 chaindata_rune_balances_put(chaindata_record_t *rec,
     const chaindata_jv_t *envelope, chaindata_writeset_t *ws)
 {
-    size_t                 key_len;
-    unsigned char          key[CHAINDATA_LIST_KEY_MAX];
-    const chaindata_jv_t  *address;
+    size_t                     key_len;
+    unsigned char              key[CHAINDATA_LIST_KEY_MAX];
+    const chaindata_jv_t      *address;
+    chaindata_writeset_mark_t  mark;
 
     address = chaindata_jv_get(envelope, "address");
     key_len = 0;
@@ -176,8 +241,16 @@ chaindata_rune_balances_put(chaindata_record_t *rec,
                    "in one case)");
     }
 
-    return chaindata_rune_list(rec, &chaindata_balances_list, envelope,
-                               key, key_len, ws);
+    chaindata_writeset_mark(ws, &mark);
+
+    if (chaindata_rune_list(rec, &chaindata_balances_list, envelope, key,
+                            key_len, ws)
+        != 0)
+    {
+        return -1;
+    }
+
+    return chaindata_rune_mix(rec, ws, &mark, "rune_balances");
 }
 
 

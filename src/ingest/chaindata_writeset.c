@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chaindata_int.h"
 #include "chaindata_writeset.h"
 
 
@@ -80,6 +81,19 @@ chaindata_writeset_add(chaindata_writeset_t *ws,
     ws->len += key_len + val_len;
 
     return ws->buf + w->val_off;
+}
+
+
+unsigned char *
+chaindata_writeset_op(chaindata_writeset_t *ws, unsigned op, size_t arg_len)
+{
+    unsigned char  key[CHAINDATA_WRITE_OP_KEY_LEN];
+
+    key[0] = (unsigned char) op;
+    chaindata_put_u64le(key + 1, ws->label);
+
+    return chaindata_writeset_add(ws, CHAINDATA_WRITE_OP, CHAINDATA_DBI_META,
+                                  key, sizeof(key), arg_len);
 }
 
 

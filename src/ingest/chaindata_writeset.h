@@ -10,6 +10,7 @@
 
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "chaindata_schema.h"
 
@@ -17,7 +18,11 @@
 typedef enum {
     CHAINDATA_WRITE_PUT = 0,
     CHAINDATA_WRITE_DEL,
-    CHAINDATA_WRITE_DEL_PREFIX
+    CHAINDATA_WRITE_DEL_PREFIX,
+    CHAINDATA_WRITE_OP          /* writes made in the transaction from what
+                                   it holds (chaindata_runes_op.h): the
+                                   key is the op and its label, the value
+                                   its argument */
 } chaindata_write_e;
 
 
@@ -56,6 +61,13 @@ typedef struct {
     unsigned char      *buf;
     size_t              len;
     size_t              cap;
+
+    /*
+     * what the caller calls the record being added (the loader: its line
+     * number), kept by the ops it makes, so that one the transaction
+     * refuses is named
+     */
+    uint64_t            label;
 } chaindata_writeset_t;
 
 
@@ -74,6 +86,15 @@ typedef struct {
 unsigned char *chaindata_writeset_add(chaindata_writeset_t *ws,
     chaindata_write_e action, chaindata_dbi_e db, const unsigned char *key,
     size_t key_len, size_t val_len);
+/*
+ * Appends an op (CHAINDATA_WRITE_OP) of arg_len bytes of argument, its key
+ * the op and ws->label, and returns where its argument goes, or NULL.
+ */
+unsigned char *chaindata_writeset_op(chaindata_writeset_t *ws,
+    unsigned op, size_t arg_len);
+/* the op and the label of an op's key */
+#define CHAINDATA_WRITE_OP_KEY_LEN  9
+
 /*
  * Appends an expectation: key holds val (val_len bytes) when the writes
  * are applied, or is absent (val NULL).  0, or -1 out of memory.

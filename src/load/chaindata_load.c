@@ -76,13 +76,22 @@ typedef struct {
 /* applies the collected writes in one transaction, growing the map */
 
 static int
-chaindata_commit_batch(chaindata_loader_t *ld)
+chaindata_commit_batch(chaindata_loader_t *ld, size_t line)
 {
     int           rc;
     size_t        i;
     MDB_envinfo   info;
 
     rc = chaindata_index_commit(&ld->in.ix, &ld->in.ws);
+
+    if (rc == CHAINDATA_INDEX_REFUSED) {
+        fprintf(stderr, "chaindata-load: %s:%llu: %s\n"
+                "chaindata-load: %s: batch of lines %zu-%zu rejected; none "
+                "of it was applied\n", ld->file,
+                (unsigned long long) ld->in.ix.refused_label,
+                ld->in.ix.refused, ld->file, ld->first_line, line);
+        return CHAINDATA_EXIT_INPUT;
+    }
 
     if (rc == MDB_MAP_FULL) {
         (void) mdb_env_info(ld->in.ix.env, &info);
@@ -129,7 +138,7 @@ chaindata_end_batch(chaindata_loader_t *ld, size_t line)
         rc = CHAINDATA_EXIT_INPUT;
 
     } else if (ld->in.ws.nwrites) {
-        rc = chaindata_commit_batch(ld);
+        rc = chaindata_commit_batch(ld, line);
     }
 
     chaindata_writeset_reset(&ld->in.ws);
@@ -205,6 +214,7 @@ chaindata_load_line(chaindata_loader_t *ld, const char *line, size_t n,
 {
     int  rc;
 
+    ld->in.ws.label = lineno;
     rc = chaindata_ingest_line(&ld->in, (const unsigned char *) line, n);
 
     if (rc != 0) {

@@ -297,6 +297,8 @@ chaindata_bulk_line(chaindata_bulk_parser_t *p, chaindata_bulk_batch_t *b,
 {
     const char  *err;
 
+    b->ws.label = l->lineno;
+
     if (chaindata_ingest_record(&p->in,
                                 (const unsigned char *) b->raw + l->off,
                                 l->len, &b->ws)
@@ -478,6 +480,15 @@ chaindata_bulk_commit(chaindata_index_t *ix, chaindata_bulk_t *bk,
     }
 
     rc = chaindata_index_commit(ix, &b->ws);
+
+    if (rc == CHAINDATA_INDEX_REFUSED) {
+        fprintf(stderr, "chaindata-load: %s:%llu: %s\n"
+                "chaindata-load: %s: batch of lines %zu-%zu rejected; none "
+                "of it was applied\n", b->file,
+                (unsigned long long) ix->refused_label, ix->refused,
+                b->file, b->first_line, b->last_line);
+        return CHAINDATA_EXIT_INPUT;
+    }
 
     if (rc != 0) {
         fprintf(stderr, "chaindata-load: %s: batch of lines %zu-%zu not "

@@ -168,7 +168,7 @@ chaindata_block_write(chaindata_mirror_t *m)
 
     if (rc != 0) {
         chaindata_mirror_log(m, "error", "commit failed: %s%s",
-                             chaindata_index_strerror(rc),
+                             chaindata_index_error(&m->in.ix, rc),
                              rc == EIO || rc == ENOSPC
                              ? " (is the index's disk full?)"
                              : rc == MDB_MAP_FULL

@@ -5,7 +5,8 @@
  * that say so, and a body written either way.  Nothing here compresses; the
  * plain body is each piece inflated whole into the request's buffer. Pages of
  * lists stored in chunks are ngx_http_chaindata_chunks.c's, the ETag of each
- * encoding ngx_http_chaindata_conditional.c's.
+ * encoding ngx_http_chaindata_conditional.c's.  A body made per request
+ * (chaindata_runes' paths) is compressed per request, into one piece.
  */
 
 
@@ -19,8 +20,9 @@
 #include "ngx_http_chaindata_send.h"
 
 
-/* made once per worker process: inflating allocates nothing */
+/* made once per worker process: (in|de)flating allocates nothing */
 static chaindata_inflater_t  *ngx_http_chaindata_inflater;
+static chaindata_deflater_t  *ngx_http_chaindata_deflater;
 
 
 ngx_int_t
@@ -28,12 +30,19 @@ ngx_http_chaindata_gzip_init(ngx_log_t *log)
 {
     if (ngx_http_chaindata_inflater == NULL) {
         ngx_http_chaindata_inflater = chaindata_inflater_create();
+    }
 
-        if (ngx_http_chaindata_inflater == NULL) {
-            ngx_log_error(NGX_LOG_EMERG, log, 0,
-                          "chaindata: no memory for an inflater");
-            return NGX_ERROR;
-        }
+    if (ngx_http_chaindata_deflater == NULL) {
+        ngx_http_chaindata_deflater =
+            chaindata_deflater_create(CHAINDATA_PIECE_LEVEL);
+    }
+
+    if (ngx_http_chaindata_inflater == NULL
+        || ngx_http_chaindata_deflater == NULL)
+    {
+        ngx_log_error(NGX_LOG_EMERG, log, 0,
+                      "chaindata: no memory for an inflater and a deflater");
+        return NGX_ERROR;
     }
 
     return NGX_OK;
@@ -45,6 +54,56 @@ ngx_http_chaindata_gzip_done(void)
 {
     chaindata_inflater_destroy(ngx_http_chaindata_inflater);
     ngx_http_chaindata_inflater = NULL;
+    chaindata_deflater_destroy(ngx_http_chaindata_deflater);
+    ngx_http_chaindata_deflater = NULL;
+}
+
+
+/*
+ * A body made per request, as a gzip member in its place: one piece
+ * (libdeflate, the loader's level), framed as the answers of pieces are.
+ */
+
+ngx_int_t
+ngx_http_chaindata_gzip_body(ngx_pool_t *pool, ngx_str_t *body)
+{
+    u_char                   *buf, *out, *p;
+    size_t                    n, used;
+    chaindata_piece_t         piece;
+    ngx_http_chaindata_gz_t   gz;
+
+    buf = ngx_pnalloc(pool, chaindata_piece_bound(body->len));
+    if (buf == NULL) {
+        return NGX_ERROR;
+    }
+
+    n = chaindata_piece_make(ngx_http_chaindata_deflater, body->data,
+                             body->len, buf);
+
+    if (n == 0 || chaindata_piece_decode(&piece, buf, n, &used) != 0) {
+        return NGX_ERROR;
+    }
+
+    ngx_http_chaindata_gz_init(&gz, 1);
+
+    out = ngx_pnalloc(pool, ngx_http_chaindata_gz_frame_len(&gz)
+                            + ngx_http_chaindata_gz_piece_len(&gz, &piece));
+    if (out == NULL) {
+        return NGX_ERROR;
+    }
+
+    p = ngx_http_chaindata_gz_begin(&gz, out);
+    p = ngx_http_chaindata_gz_piece(&gz, p, &piece);
+    p = ngx_http_chaindata_gz_end(&gz, p);
+
+    if (gz.failed) {
+        return NGX_ERROR;
+    }
+
+    body->data = out;
+    body->len = p - out;
+
+    return NGX_OK;
 }
 
 

@@ -29,6 +29,8 @@ void ngx_http_chaindata_gzip_done(void);
 ngx_uint_t ngx_http_chaindata_request_takes_gzip(ngx_http_request_t *r);
 ngx_int_t ngx_http_chaindata_set_encoding(ngx_http_request_t *r,
     ngx_uint_t gzip);
+/* a body made per request, compressed into a gzip member in its place */
+ngx_int_t ngx_http_chaindata_gzip_body(ngx_pool_t *pool, ngx_str_t *body);
 /* NGX_ERROR: the piece does not inflate (damaged) */
 ngx_int_t ngx_http_chaindata_inflate(const chaindata_piece_t *piece,
     u_char *out);

@@ -51,9 +51,13 @@ static ngx_str_t  ngx_http_chaindata_fallback_name =
     ngx_string("chaindata_fallback");
 
 
-/* a request of a chaindata route: when its handling began */
+/*
+ * a request of a chaindata route: when its handling began, and the path
+ * its family's handler found (CHAINDATA_ROUTES: none yet)
+ */
 typedef struct {
-    uint64_t         start_us;
+    uint64_t           start_us;
+    chaindata_route_e  path;
 } ngx_http_chaindata_metrics_ctx_t;
 
 
@@ -309,18 +313,53 @@ ngx_http_chaindata_metrics_init_zone(ngx_shm_zone_t *shm_zone, void *data)
 
 
 /*
- * the route a location serves (chaindata_route_e, its descriptor's:
+ * the route a request is counted under (chaindata_route_e): the path its
+ * family's handler found, else its location's (its descriptor's:
  * ngx_http_chaindata_routes.h); CHAINDATA_ROUTES: none
  */
 
 static chaindata_route_e
 ngx_http_chaindata_metrics_route(ngx_http_request_t *r)
 {
-    ngx_http_chaindata_loc_conf_t  *lcf;
+    ngx_http_chaindata_loc_conf_t     *lcf;
+    ngx_http_chaindata_metrics_ctx_t  *ctx;
+
+    ctx = ngx_http_get_module_ctx(r, ngx_http_chaindata_metrics_module);
+
+    if (ctx && ctx->path != CHAINDATA_ROUTES) {
+        return ctx->path;
+    }
 
     lcf = ngx_http_get_module_loc_conf(r, ngx_http_chaindata_module);
 
     return (chaindata_route_e) lcf->route->metrics;
+}
+
+
+/* whether a location's requests are counted: its route, or its paths' */
+
+static ngx_uint_t
+ngx_http_chaindata_metrics_counts(ngx_http_request_t *r)
+{
+    ngx_http_chaindata_loc_conf_t  *lcf;
+
+    lcf = ngx_http_get_module_loc_conf(r, ngx_http_chaindata_module);
+
+    return lcf->route->metrics != CHAINDATA_ROUTES
+           || (lcf->route->flags & CHAINDATA_ROUTE_PATHS);
+}
+
+
+void
+ngx_http_chaindata_metrics_path(ngx_http_request_t *r, ngx_uint_t route)
+{
+    ngx_http_chaindata_metrics_ctx_t  *ctx;
+
+    ctx = ngx_http_get_module_ctx(r->main, ngx_http_chaindata_metrics_module);
+
+    if (ctx) {
+        ctx->path = (chaindata_route_e) route;
+    }
 }
 
 
@@ -359,7 +398,7 @@ ngx_http_chaindata_metrics_start(ngx_http_request_t *r)
         return NGX_DECLINED;
     }
 
-    if (ngx_http_chaindata_metrics_route(r) == CHAINDATA_ROUTES) {
+    if (!ngx_http_chaindata_metrics_counts(r)) {
         return NGX_DECLINED;
     }
 
@@ -369,6 +408,7 @@ ngx_http_chaindata_metrics_start(ngx_http_request_t *r)
     }
 
     ctx->start_us = ngx_http_chaindata_metrics_now_us();
+    ctx->path = CHAINDATA_ROUTES;
     ngx_http_set_ctx(r, ctx, ngx_http_chaindata_metrics_module);
 
     return NGX_DECLINED;

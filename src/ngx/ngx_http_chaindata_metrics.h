@@ -27,6 +27,13 @@ void ngx_http_chaindata_metrics_unavailable(ngx_http_request_t *r,
  */
 void ngx_http_chaindata_metrics_fallback(ngx_http_request_t *r);
 
+/*
+ * r is counted under route (chaindata_route_e), the path its family's
+ * handler found, not its location's
+ */
+void ngx_http_chaindata_metrics_path(ngx_http_request_t *r,
+    ngx_uint_t route);
+
 /* counts an index renamed over the one open that could not be opened */
 void ngx_http_chaindata_metrics_swap_refused(void);
 

@@ -69,6 +69,41 @@ CHAINDATA_ROUTE_LIST(NGX_HTTP_CHAINDATA_ROUTE_DESC,
                      NGX_HTTP_CHAINDATA_UNCOUNTED_DESC)
 
 
+/* the paths of the families, in their list's order */
+
+#define NGX_HTTP_CHAINDATA_PATH_LINE(id, family, tmpl, feed, flags)          \
+    { &ngx_http_chaindata_##family##_desc, tmpl,                             \
+      ngx_http_chaindata_##id##_handler,                                     \
+      { NULL, CHAINDATA_ROUTE_##id, feed, flags } },
+
+const ngx_http_chaindata_path_t  ngx_http_chaindata_paths[] = {
+    CHAINDATA_PATH_LIST(NGX_HTTP_CHAINDATA_PATH_LINE)
+};
+
+const ngx_uint_t  ngx_http_chaindata_npaths =
+    sizeof(ngx_http_chaindata_paths) / sizeof(ngx_http_chaindata_path_t);
+
+
+const ngx_http_chaindata_path_t *
+ngx_http_chaindata_path_find(const ngx_http_chaindata_route_desc_t *family,
+    const u_char *path, size_t len, chaindata_path_params_t *params)
+{
+    ngx_uint_t  i;
+
+    for (i = 0; i < ngx_http_chaindata_npaths; i++) {
+        if (ngx_http_chaindata_paths[i].family == family
+            && chaindata_path_match(ngx_http_chaindata_paths[i].path, path,
+                                    len, params)
+               == 0)
+        {
+            return &ngx_http_chaindata_paths[i];
+        }
+    }
+
+    return NULL;
+}
+
+
 const ngx_http_chaindata_route_desc_t  ngx_http_chaindata_no_route = {
     NULL, CHAINDATA_ROUTES, CHAINDATA_ROUTE_NO_FEED, CHAINDATA_ROUTE_NO_CORS
 };

@@ -45,7 +45,7 @@ ngx_http_chaindata_send_unavailable(ngx_http_request_t *r)
  * (doc/operations.md, "Memory"); one of them ends soon.
  */
 
-static ngx_int_t
+ngx_int_t
 ngx_http_chaindata_send_busy(ngx_http_request_t *r)
 {
     ngx_str_t  retry = ngx_string("1");
@@ -228,8 +228,8 @@ ngx_http_chaindata_miss_history(ngx_http_request_t *r, ngx_int_t feed,
  * a 404, or a 503 saying why when the index cannot tell (untold).
  */
 
-static ngx_int_t
-ngx_http_chaindata_miss(ngx_http_request_t *r,
+ngx_int_t
+ngx_http_chaindata_send_miss(ngx_http_request_t *r,
     const ngx_http_chaindata_route_t *route,
     const ngx_http_chaindata_reply_t *reply)
 {
@@ -468,7 +468,7 @@ ngx_http_chaindata_read_and_reply(ngx_http_request_t *r,
             return ngx_http_chaindata_send_status(r, reply.status);
 
         case NGX_HTTP_NOT_FOUND:
-            return ngx_http_chaindata_miss(r, route, &reply);
+            return ngx_http_chaindata_send_miss(r, route, &reply);
 
         case NGX_HTTP_SERVICE_UNAVAILABLE:
             return ngx_http_chaindata_send_busy(r);

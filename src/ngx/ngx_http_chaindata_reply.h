@@ -40,6 +40,8 @@ ngx_int_t ngx_http_chaindata_send_not_allowed(ngx_http_request_t *r);
  */
 ngx_int_t ngx_http_chaindata_budget_take(ngx_http_request_t *r,
     size_t size);
+/* the 503 of a body the budget has no room for now */
+ngx_int_t ngx_http_chaindata_send_busy(ngx_http_request_t *r);
 
 /*
  * A route: its answers to a refused request target (chaindata_paths.h)
@@ -132,6 +134,13 @@ ngx_int_t ngx_http_chaindata_send_invalid(ngx_http_request_t *r,
 ngx_int_t ngx_http_chaindata_send_bad_target(ngx_http_request_t *r,
     const ngx_http_chaindata_route_t *route, chaindata_target_e target,
     chaindata_query_t *query);
+/*
+ * A miss (its reply's untold said why the index cannot tell, or NULL):
+ * to chaindata_miss_fallback, else a 503 saying why, or the route's 404
+ */
+ngx_int_t ngx_http_chaindata_send_miss(ngx_http_request_t *r,
+    const ngx_http_chaindata_route_t *route,
+    const ngx_http_chaindata_reply_t *reply);
 ngx_int_t ngx_http_chaindata_read_and_reply(ngx_http_request_t *r,
     const ngx_http_chaindata_route_t *route, void *ctx);
 ngx_int_t ngx_http_chaindata_not_modified_as(ngx_http_request_t *r,

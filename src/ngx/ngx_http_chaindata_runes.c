@@ -5,7 +5,10 @@
  * {"limit":L,"offset":O,"total":T,"results":[...]} (doc/module.md, Rune
  * activity and balances).  Both are deprecated Bitcoin-layer routes: every
  * response carries the deprecation headers (doc/module.md,
- * chaindata_deprecation).
+ * chaindata_deprecation).  chaindata_runes serves the same lists at its
+ * paths runes_tx_activity and runes_balances, through the same reading,
+ * without those headers and with upstream's parameters: a tx id matched as
+ * stored (lowercase), any string an address.
  */
 
 
@@ -19,6 +22,7 @@
 #include "chaindata_schema.h"
 #include "ngx_http_chaindata_chunks.h"
 #include "ngx_http_chaindata_deprecation.h"
+#include "chaindata_paths_runes.h"
 #include "ngx_http_chaindata_module.h"
 #include "ngx_http_chaindata_reply.h"
 #include "ngx_http_chaindata_threads.h"
@@ -32,10 +36,11 @@
 #endif
 
 
-/* what tells the two routes apart */
+/* what tells the routes apart */
 typedef struct {
     ngx_http_chaindata_route_t              route;
-    const ngx_http_chaindata_route_desc_t  *desc;      /* its list line's */
+    const ngx_http_chaindata_route_desc_t  *desc;      /* its list line's,
+                                                          or NULL: a path's */
     const char                             *segment;
     chaindata_list_key_pt                   key;
     chaindata_dbi_e                         head_db;
@@ -49,6 +54,7 @@ typedef struct {
  */
 typedef struct {
     const ngx_http_chaindata_rune_route_t  *rune;
+    const ngx_http_chaindata_route_desc_t  *desc;
     chaindata_page_params_t                 q;
     chaindata_listh_t                       h;
     ngx_http_chaindata_chunks_t             entries;
@@ -79,6 +85,20 @@ static ngx_int_t ngx_http_chaindata_page_entries(const MDB_val *record,
  * unknown list is the empty list when the index holds the whole history,
  * never "not found" (not_found: the 404 is never sent).
  */
+#define NGX_HTTP_CHAINDATA_ACTIVITY_ROUTE                                     \
+    NGX_HTTP_CHAINDATA_RUNE_PAGES,                                           \
+    .invalid = "params/tx_id must match pattern \"^[a-fA-F0-9]{64}$\"",      \
+    .no_route = "Route not found: the path must end in /{tx_id}/activity",   \
+    .unreadable = "the rune activity could not be read from the index"
+
+#define NGX_HTTP_CHAINDATA_BALANCES_ROUTE                                     \
+    NGX_HTTP_CHAINDATA_RUNE_PAGES,                                           \
+    .invalid = "params/address must be a Bitcoin address (base58, or "       \
+               "bech32 in one case)",                                        \
+    .no_route = "Route not found: the path must end in "                     \
+                "/{address}/balances",                                       \
+    .unreadable = "the rune balances could not be read from the index"
+
 #define NGX_HTTP_CHAINDATA_RUNE_PAGES                                        \
     .describe = ngx_http_chaindata_page_describe,                            \
     .lookup = ngx_http_chaindata_page_lookup,                                \
@@ -89,12 +109,7 @@ static ngx_int_t ngx_http_chaindata_page_entries(const MDB_val *record,
 
 
 static ngx_http_chaindata_rune_route_t  ngx_http_chaindata_activity_route = {
-    .route = {
-        NGX_HTTP_CHAINDATA_RUNE_PAGES,
-        .invalid = "params/tx_id must match pattern \"^[a-fA-F0-9]{64}$\"",
-        .no_route = "Route not found: the path must end in /{tx_id}/activity",
-        .unreadable = "the rune activity could not be read from the index"
-    },
+    .route = { NGX_HTTP_CHAINDATA_ACTIVITY_ROUTE },
     .desc = &ngx_http_chaindata_rune_activity_desc,
     .segment = "activity",
     .key = chaindata_txid_list_key,
@@ -104,17 +119,29 @@ static ngx_http_chaindata_rune_route_t  ngx_http_chaindata_activity_route = {
 
 
 static ngx_http_chaindata_rune_route_t  ngx_http_chaindata_balances_route = {
-    .route = {
-        NGX_HTTP_CHAINDATA_RUNE_PAGES,
-        .invalid = "params/address must be a Bitcoin address (base58, or "
-                   "bech32 in one case)",
-        .no_route = "Route not found: the path must end in "
-                    "/{address}/balances",
-        .unreadable = "the rune balances could not be read from the index"
-    },
+    .route = { NGX_HTTP_CHAINDATA_BALANCES_ROUTE },
     .desc = &ngx_http_chaindata_rune_balances_desc,
     .segment = "balances",
     .key = chaindata_address_key,
+    .head_db = CHAINDATA_DBI_RUNE_BALANCES,
+    .entry_db = CHAINDATA_DBI_RUNE_BALANCE_ENTRY
+};
+
+
+/* chaindata_runes' paths of the same lists: upstream's parameters */
+
+static ngx_http_chaindata_rune_route_t  ngx_http_chaindata_runes_tx_route = {
+    .route = { NGX_HTTP_CHAINDATA_ACTIVITY_ROUTE },
+    .key = chaindata_runes_txid_key,
+    .head_db = CHAINDATA_DBI_RUNE_ACTIVITY,
+    .entry_db = CHAINDATA_DBI_RUNE_ACTIVITY_ENTRY
+};
+
+
+static ngx_http_chaindata_rune_route_t  ngx_http_chaindata_runes_balances_route
+    = {
+    .route = { NGX_HTTP_CHAINDATA_BALANCES_ROUTE },
+    .key = chaindata_runes_address_list_key,
     .head_db = CHAINDATA_DBI_RUNE_BALANCES,
     .entry_db = CHAINDATA_DBI_RUNE_BALANCE_ENTRY
 };
@@ -199,8 +226,7 @@ ngx_http_chaindata_page_lookup(ngx_http_request_t *r, void *ctx,
          * unknown: the empty list, as upstream answers, when the index
          * holds the whole history; else a miss it cannot tell
          */
-        if (ngx_http_chaindata_miss_history(r, page->rune->desc->feed,
-                                            reply)
+        if (ngx_http_chaindata_miss_history(r, page->desc->feed, reply)
             != NGX_OK)
         {
             return NGX_ERROR;
@@ -312,9 +338,17 @@ ngx_http_chaindata_page_write(void *ctx, u_char *p)
 }
 
 
+/*
+ * A page of a list: at a route's location (param NULL: the path is the
+ * request's, taken apart here), or at chaindata_runes' path (desc), its
+ * parameter matched.
+ */
+
 static ngx_int_t
 ngx_http_chaindata_rune_handler(ngx_http_request_t *r,
-    const ngx_http_chaindata_rune_route_t *rune)
+    const ngx_http_chaindata_rune_route_t *rune,
+    const ngx_http_chaindata_route_desc_t *desc,
+    const chaindata_span_t *param)
 {
     ngx_int_t                       rc;
     chaindata_query_t               query;
@@ -325,7 +359,8 @@ ngx_http_chaindata_rune_handler(ngx_http_request_t *r,
      * first: every response of a deprecated route says so, errors too
      * (once: not again when the lookup comes back from chaindata_threads)
      */
-    if (!ngx_http_chaindata_threads_resumed(r)
+    if (param == NULL
+        && !ngx_http_chaindata_threads_resumed(r)
         && ngx_http_chaindata_deprecation_headers(r) != NGX_OK)
     {
         return NGX_HTTP_INTERNAL_SERVER_ERROR;
@@ -342,13 +377,22 @@ ngx_http_chaindata_rune_handler(ngx_http_request_t *r,
 
     ngx_memzero(&page, sizeof(ngx_http_chaindata_rune_page_t));
     page.rune = rune;
+    page.desc = desc;
 
     if (ngx_http_chaindata_request_query(r, &query) != NGX_OK) {
         return NGX_HTTP_INTERNAL_SERVER_ERROR;
     }
 
-    target = chaindata_page_target(r->uri.data, r->uri.len, rune->segment,
-                                   rune->key, &query, &page.q);
+    if (param == NULL) {
+        target = chaindata_page_target(r->uri.data, r->uri.len,
+                                       rune->segment, rune->key, &query,
+                                       &page.q);
+
+    } else {
+        page.q.key_len = rune->key(page.q.key, param->data, param->len);
+        target = page.q.key_len ? chaindata_page_query(&query, &page.q)
+                                : CHAINDATA_TARGET_BAD_PARAM;
+    }
 
     if (target != CHAINDATA_TARGET_OK) {
         return ngx_http_chaindata_send_bad_target(r, &rune->route, target,
@@ -363,7 +407,8 @@ ngx_int_t
 ngx_http_chaindata_rune_activity_handler(ngx_http_request_t *r)
 {
     return ngx_http_chaindata_rune_handler(r,
-                                           &ngx_http_chaindata_activity_route);
+               &ngx_http_chaindata_activity_route,
+               ngx_http_chaindata_activity_route.desc, NULL);
 }
 
 
@@ -371,5 +416,28 @@ ngx_int_t
 ngx_http_chaindata_rune_balances_handler(ngx_http_request_t *r)
 {
     return ngx_http_chaindata_rune_handler(r,
-                                           &ngx_http_chaindata_balances_route);
+               &ngx_http_chaindata_balances_route,
+               ngx_http_chaindata_balances_route.desc, NULL);
+}
+
+
+ngx_int_t
+ngx_http_chaindata_runes_tx_activity_handler(ngx_http_request_t *r,
+    const ngx_http_chaindata_path_t *path,
+    const chaindata_path_params_t *params)
+{
+    return ngx_http_chaindata_rune_handler(r,
+               &ngx_http_chaindata_runes_tx_route, &path->desc,
+               &params->param[0]);
+}
+
+
+ngx_int_t
+ngx_http_chaindata_runes_balances_handler(ngx_http_request_t *r,
+    const ngx_http_chaindata_path_t *path,
+    const chaindata_path_params_t *params)
+{
+    return ngx_http_chaindata_rune_handler(r,
+               &ngx_http_chaindata_runes_balances_route, &path->desc,
+               &params->param[0]);
 }

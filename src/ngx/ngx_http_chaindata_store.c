@@ -647,6 +647,16 @@ ngx_http_chaindata_store_env(MDB_dbi **dbi, ngx_uint_t *generation)
 }
 
 
+MDB_txn *
+ngx_http_chaindata_store_txn(MDB_dbi **dbi)
+{
+    *dbi = ngx_http_chaindata_store.dbi;
+
+    return ngx_http_chaindata_store.active ? ngx_http_chaindata_store.txn
+                                           : NULL;
+}
+
+
 /*
  * The history the index holds of a chain, in the read transaction: read
  * at the first miss of a snapshot, then kept until the index changes (a

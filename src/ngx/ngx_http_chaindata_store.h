@@ -69,6 +69,14 @@ MDB_env *ngx_http_chaindata_store_env(MDB_dbi **dbi, ngx_uint_t *generation);
 
 
 /*
+ * Between begin and end: the read transaction and the databases' handles,
+ * for a route that walks several of them with cursors of its own (closed
+ * before end); NULL outside.
+ */
+MDB_txn *ngx_http_chaindata_store_txn(MDB_dbi **dbi);
+
+
+/*
  * Between begin and end: which history the index holds of a chain (read
  * once a snapshot).  NGX_OK or NGX_ERROR (logged).
  */

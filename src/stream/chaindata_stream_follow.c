@@ -224,7 +224,7 @@ chaindata_stream_apply(chaindata_stream_t *s, uint64_t seq)
         chaindata_nats_log(s->nats, "error", "commit of the unit ending at "
                            "sequence %llu failed: %s%s",
                            (unsigned long long) seq,
-                           chaindata_index_strerror(rc),
+                           chaindata_index_error(&s->in->ix, rc),
                            rc == EIO || rc == ENOSPC
                            ? " (is the index's disk full?)" : "");
         return CHAINDATA_EXIT_SYSTEM;

@@ -16,6 +16,7 @@
 #include "chaindata_piece.h"
 #include "chaindata_record.h"
 #include "chaindata_schema.h"
+#include "chaindata_runes_op.h"
 #include "unit.h"
 
 
@@ -244,12 +245,17 @@ test_record_rune_chunks(void)
 
     ok(chaindata_record_parse(&rec, (unsigned char *) line, strlen(line),
                               &ws)
-       == 0 && ws.nwrites == 4,
-       "runes: 41 balances, writes: clear, header with chunk 0, two chunks");
+       == 0 && ws.nwrites == 6
+       && ws.writes[0].action == CHAINDATA_WRITE_OP
+       && ws.buf[ws.writes[0].key_off] == CHAINDATA_RUNES_OP_HOLDERS
+       && ws.writes[5].action == CHAINDATA_WRITE_OP
+       && ws.buf[ws.writes[5].key_off] == CHAINDATA_RUNES_OP_MIX,
+       "runes: 41 balances, writes: the holders' op, clear, header with "
+       "chunk 0, two chunks, the state's op");
 
     key_len = chaindata_address_key(key, (unsigned char *) addr,
                                     strlen(addr));
-    w = &ws.writes[1];
+    w = &ws.writes[2];
     ok(w->db == CHAINDATA_DBI_RUNE_BALANCES
        && chaindata_listh_decode(&h, ws.buf + w->val_off, w->val_len) == 0
        && h.count == 41 && memcmp(h.digest, sha, CHAINDATA_DIGEST_LEN) == 0
@@ -261,7 +267,7 @@ test_record_rune_chunks(void)
     good = in != NULL;
 
     for (k = 0; k < 3 && good; k++) {
-        w = &ws.writes[1 + k];
+        w = &ws.writes[2 + k];
         n = k < 2 ? 20 : 1;
         ckey_len = chaindata_list_entry_key(ckey, key, key_len, k);
 

@@ -35,6 +35,13 @@ void test_listh(void);
 void test_tx3h(void);
 void test_streamseq(void);
 
+/* test_runes_layout.c */
+void test_runes_layout(void);
+
+/* test_paths_runes.c */
+void test_path_templates(void);
+void test_runes_params(void);
+
 /* test_writers.c */
 void test_writers(void);
 

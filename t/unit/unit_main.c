@@ -63,6 +63,9 @@ main(void)
     test_feeds();
     test_options();
     test_envfile();
+    test_runes_layout();
+    test_path_templates();
+    test_runes_params();
 
     printf("1..%d\n", tests);
 
