@@ -421,14 +421,22 @@ holders_are([holder('840000:3', '99.99', $C), holder('840000:8', '2.00', $A)],
     };
     my $H2 = hash_of(840092);
     my @K = map { moved($_, 840092, $H2) } @E[7 .. 9];
+    my $H3 = hash_of(840093);
+    my @M = map { moved($_, 840093, $H3) } @E[0 .. 9];
     ($code, $out, $err) = load_index($fdb, '-', { stdin =>
         $blk->(840090, $H0, hash_of(840089), block_line(840090, $H0, @E),
                etching_line('840000:8', $etching))
         . $blk->(840091, $H1, $H0)
         . $blk->(840092, $H2, $H1, block_line(840092, $H2, @K),
                  etching_line('840000:8', $renamed),
-                 etching_line('840000:7', $same)) });
-    is($code, 0, 'three framed blocks') or diag($err);
+                 etching_line('840000:7', $same))
+        . $blk->(840093, $H3, $H2, block_line(840093, $H3, @M)) });
+    is($code, 0, 'four framed blocks') or diag($err);
+    {
+        local $db = $fdb;
+        lists_are(lists_of([840090, @E], [840092, @K], [840093, @M]),
+                  'the framed blocks');
+    }
     my $stored = pairs('block', $fdb);
     my $undo = '05' . hex_of('runes') . sprintf('%016x', 840092);
     like(pack('H*', $stored->{$undo} // ''),
@@ -437,11 +445,12 @@ holders_are([holder('840000:3', '99.99', $C), holder('840000:8', '2.00', $A)],
 
     ($code, $out, $err) = load_index($fdb, '-', { stdin =>
         qq({"kind":"rollback","source":"runes","height":840091}\n) });
-    is($code, 0, 'rollback to 840091') or diag($err);
+    is($code, 0, 'rollback to 840091: two rune blocks undone, newest first')
+        or diag($err);
     local $db = $fdb;
     lists_are(lists_of([840090, @E]), 'after the rollback');
-    ok(!exists pairs('rune_block')->{'68' . sprintf('%016x', 840092)},
-       'block 840092\'s rune_block is gone');
+    ok(!grep({ /^68/ && hex(substr($_, 2)) > 840090 } keys %{ pairs('rune_block') }),
+       'blocks 840092 and 840093 are gone from rune_block');
     is_deeply(pairs('rune_etching'), {}, 'the etchings it wrote are gone (the feed fetches them again)');
 
     ($code, $out, $err) = load_index($fdb, '-', { stdin =>

@@ -14,6 +14,7 @@
 #include "chaindata_feed.h"
 #include "chaindata_feed_blocks.h"
 #include "chaindata_history.h"
+#include "chaindata_int.h"
 
 
 /* a feed's own (CHAINDATA_FEED_LIST), else the Stacks feed's, the deepest */
@@ -238,17 +239,77 @@ chaindata_feed_below_first(chaindata_feed_t *f, MDB_cursor *cur,
 }
 
 
+/*
+ * The undo records of the source's blocks above height, to ws, newest
+ * block first: a block's undo may need the blocks above it undone (a
+ * rune_block is removed from the end of its lists).  0 when done, -1
+ * with f->err (or none: out of memory), or LMDB's MDB_NOTFOUND.
+ */
+
+static int
+chaindata_feed_undo_above(chaindata_feed_t *f, chaindata_record_t *rec,
+    chaindata_arena_t *arena, MDB_cursor *cur, uint64_t height,
+    chaindata_writeset_t *ws)
+{
+    int            rc;
+    size_t         klen, plen;
+    MDB_val        key, val;
+    unsigned char  k[CHAINDATA_BLOCK_KEY_MAX];
+
+    klen = chaindata_block_key(k, f->source, UINT64_MAX);
+    plen = klen - 8;
+    key.mv_data = k;
+    key.mv_size = klen;
+
+    /* the source's last block record: at its end, or before the next */
+    rc = mdb_cursor_get(cur, &key, &val, MDB_SET_RANGE);
+
+    if (rc == 0 && (key.mv_size != klen || memcmp(key.mv_data, k, klen) != 0))
+    {
+        rc = mdb_cursor_get(cur, &key, &val, MDB_PREV);
+
+    } else if (rc == MDB_NOTFOUND) {
+        rc = mdb_cursor_get(cur, &key, &val, MDB_LAST);
+    }
+
+    for ( /* void */ ; rc == 0;
+         rc = mdb_cursor_get(cur, &key, &val, MDB_PREV))
+    {
+        if (key.mv_size != klen || memcmp(key.mv_data, k, plen) != 0
+            || chaindata_get_u64be((unsigned char *) key.mv_data + plen)
+               <= height)
+        {
+            break;
+        }
+
+        chaindata_arena_reset(arena);
+
+        if (chaindata_feed_undo_block(f, rec, arena, val.mv_data,
+                                      val.mv_size, ws)
+            != 0
+            || chaindata_writeset_add(ws, CHAINDATA_WRITE_DEL,
+                                      CHAINDATA_DBI_BLOCK, key.mv_data,
+                                      key.mv_size, 0)
+               == NULL)
+        {
+            return -1;
+        }
+
+        f->undone++;
+    }
+
+    return rc;
+}
+
+
 int
 chaindata_feed_rollback(chaindata_feed_t *f, chaindata_index_t *ix,
     chaindata_record_t *rec, chaindata_writeset_t *ws)
 {
     int                  rc;
-    size_t               klen, plen;
     uint64_t             height;
     MDB_txn             *txn;
-    MDB_val              key, val;
     MDB_cursor          *cur;
-    unsigned char        k[CHAINDATA_BLOCK_KEY_MAX];
     unsigned char        posh[CHAINDATA_FEED_HASH_MAX];
     chaindata_arena_t   *arena;
     chaindata_feedpos_t  pos;
@@ -306,35 +367,7 @@ chaindata_feed_rollback(chaindata_feed_t *f, chaindata_index_t *ix,
         return -1;
     }
 
-    klen = chaindata_block_key(k, f->source, height + 1);
-    plen = klen - 8;
-    key.mv_data = k;
-    key.mv_size = klen;
-
-    for (rc = mdb_cursor_get(cur, &key, &val, MDB_SET_RANGE);
-         rc == 0;
-         rc = mdb_cursor_get(cur, &key, &val, MDB_NEXT))
-    {
-        if (key.mv_size != klen || memcmp(key.mv_data, k, plen) != 0) {
-            break;
-        }
-
-        chaindata_arena_reset(arena);
-
-        if (chaindata_feed_undo_block(f, rec, arena, val.mv_data,
-                                      val.mv_size, ws)
-            != 0
-            || chaindata_writeset_add(ws, CHAINDATA_WRITE_DEL,
-                                      CHAINDATA_DBI_BLOCK, key.mv_data,
-                                      key.mv_size, 0)
-               == NULL)
-        {
-            rc = -1;
-            break;
-        }
-
-        f->undone++;
-    }
+    rc = chaindata_feed_undo_above(f, rec, arena, cur, height, ws);
 
     mdb_cursor_close(cur);
     mdb_txn_abort(txn);
