@@ -266,6 +266,14 @@ for my $t (@bad) {
        'the same as the records loaded one batch each');
 }
 
+# a snapshot holds them all
+{
+    my $snap = temp_dir() . '/snap';
+    ($code, $out, $err) = load_index($db, '--snapshot', $snap);
+    is($code, 0, '--snapshot') or diag($err);
+    is(mdb_dump_of($snap), mdb_dump_of($db), 'the snapshot: the same databases');
+}
+
 # ------------------------------------------------------------ rune_etching
 
 sub etching_line {

@@ -35,6 +35,9 @@ void test_listh(void);
 void test_tx3h(void);
 void test_streamseq(void);
 
+/* test_record_runes.c */
+void test_record_runes(void);
+
 /* test_runes_layout.c */
 void test_runes_layout(void);
 

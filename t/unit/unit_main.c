@@ -66,6 +66,7 @@ main(void)
     test_runes_layout();
     test_path_templates();
     test_runes_params();
+    test_record_runes();
 
     printf("1..%d\n", tests);
 
