@@ -14,7 +14,7 @@ use lib "$FindBin::Bin/lib";
 
 use Test::More;
 use ChainData::Test qw(:all);
-use ChainData::Runes qw(DEPRECATION_AT);
+use ChainData::Runes qw(DEPRECATION_AT rune_locations);
 
 require_build();
 
@@ -38,6 +38,8 @@ my $RUNEP = "/runes/v1/transactions/$RTX/activity";
 
 my $db = new_index(@files);
 my %example = example_config();
+# the deprecated rune routes beside the example's chaindata_runes
+$example{locations} .= rune_locations();
 my $ng = ChainData::Test::Nginx->start(db => $db, %example);
 my $port = $ng->port;
 

@@ -20,6 +20,7 @@ use Test::More;
 use Time::HiRes qw(time);
 use ChainData::Test qw(:all);
 use ChainData::Chainhook qw(chainhook_fixtures pct hook_path);
+use ChainData::Runes qw(rune_locations);
 
 require_build();
 
@@ -76,7 +77,8 @@ my $ng = ChainData::Test::Nginx->start(
     db => $db,
     http => $http . "    large_client_header_buffers 4 128k;\n"
                   . "    client_header_timeout 1s;\n",
-    locations => $example{locations},
+    # the deprecated rune routes beside the example's chaindata_runes
+    locations => $example{locations} . rune_locations(),
 );
 
 # nginx's defaults: its own 414 and 431; the example's rate limits

@@ -66,7 +66,7 @@ typedef enum {
 #define CHAINDATA_METRICS_BOUNDS   17
 
 /* bumped whenever chaindata_metrics_t changes: a reload keeps the memory */
-#define CHAINDATA_METRICS_LAYOUT   2
+#define CHAINDATA_METRICS_LAYOUT   3
 
 
 typedef struct {

@@ -104,6 +104,10 @@ void ngx_http_chaindata_runes_next(ngx_http_chaindata_runes_req_t *rq,
 ngx_int_t ngx_http_chaindata_runes_get(ngx_http_chaindata_runes_req_t *rq,
     chaindata_dbi_e db, const u_char *key, size_t key_len, MDB_val *val);
 
+/* a cursor of db in the read transaction (NULL: logged), closed by its user */
+MDB_cursor *ngx_http_chaindata_runes_cursor(
+    ngx_http_chaindata_runes_req_t *rq, chaindata_dbi_e db);
+
 /* a value that cannot be decoded (logged); NGX_ERROR */
 ngx_int_t ngx_http_chaindata_runes_damaged(
     ngx_http_chaindata_runes_req_t *rq, chaindata_dbi_e db,
@@ -117,6 +121,13 @@ ngx_int_t ngx_http_chaindata_runes_damaged(
 ngx_int_t ngx_http_chaindata_runes_etching(ngx_http_chaindata_runes_req_t *rq,
     const chaindata_etching_t *e, const chaindata_span_t *param,
     u_char *id_key, MDB_val *doc);
+
+/*
+ * The count of a list of rune_list (ngx_http_chaindata_runes_lists.c):
+ * NGX_OK, NGX_DECLINED when the index holds none, NGX_ERROR
+ */
+ngx_int_t ngx_http_chaindata_runes_count(ngx_http_chaindata_runes_req_t *rq,
+    const u_char *key, size_t key_len, uint32_t *count);
 
 /*
  * A page of a ledger list (ngx_http_chaindata_runes_lists.c): the list of

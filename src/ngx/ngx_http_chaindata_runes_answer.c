@@ -180,6 +180,26 @@ ngx_http_chaindata_runes_get(ngx_http_chaindata_runes_req_t *rq,
 }
 
 
+MDB_cursor *
+ngx_http_chaindata_runes_cursor(ngx_http_chaindata_runes_req_t *rq,
+    chaindata_dbi_e db)
+{
+    int          rc;
+    MDB_cursor  *cur;
+
+    rc = mdb_cursor_open(rq->txn, rq->dbi[db], &cur);
+
+    if (rc != 0) {
+        ngx_log_error(NGX_LOG_ERR, rq->r->connection->log, 0,
+                      "chaindata: a cursor of \"%s\": %s",
+                      chaindata_db_names[db], mdb_strerror(rc));
+        return NULL;
+    }
+
+    return cur;
+}
+
+
 /* the ETag of the answer: the runes state, the path, its parameters */
 
 static ngx_int_t
@@ -346,7 +366,10 @@ ngx_http_chaindata_runes_send(ngx_http_chaindata_runes_req_t *rq,
         return NGX_HTTP_INTERNAL_SERVER_ERROR;
     }
 
-    rc = ngx_http_chaindata_budget_take(r, body.len);
+    /* a HEAD's body is not sent: it takes nothing of the budget */
+    rc = (r->method == NGX_HTTP_HEAD) ? NGX_OK
+                                      : ngx_http_chaindata_budget_take(r,
+                                                                  body.len);
 
     if (rc == NGX_BUSY) {
         return ngx_http_chaindata_send_busy(r);

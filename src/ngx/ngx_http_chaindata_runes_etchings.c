@@ -147,9 +147,8 @@ ngx_http_chaindata_runes_etchings_read(ngx_http_chaindata_runes_req_t *rq)
     MDB_cursor   *cur;
     const u_char *id, *json;
 
-    if (mdb_cursor_open(rq->txn, rq->dbi[CHAINDATA_DBI_RUNE_ETCHING], &cur)
-        != 0)
-    {
+    cur = ngx_http_chaindata_runes_cursor(rq, CHAINDATA_DBI_RUNE_ETCHING);
+    if (cur == NULL) {
         return NGX_ERROR;
     }
 

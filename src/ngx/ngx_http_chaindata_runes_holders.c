@@ -29,9 +29,8 @@ ngx_http_chaindata_runes_holders_walk(ngx_http_chaindata_runes_req_t *rq,
     ngx_uint_t   i;
     MDB_cursor  *cur;
 
-    if (mdb_cursor_open(rq->txn, rq->dbi[CHAINDATA_DBI_RUNE_HOLDER], &cur)
-        != 0)
-    {
+    cur = ngx_http_chaindata_runes_cursor(rq, CHAINDATA_DBI_RUNE_HOLDER);
+    if (cur == NULL) {
         return NGX_ERROR;
     }
 
@@ -69,7 +68,6 @@ ngx_http_chaindata_runes_holders_read(ngx_http_chaindata_runes_req_t *rq)
 {
     u_char     id[CHAINDATA_RUNE_ID_KEY_LEN];
     u_char     key[CHAINDATA_RUNE_LIST_KEY_MAX];
-    MDB_val    val;
     uint32_t   count;
     ngx_int_t  rc;
 
@@ -79,16 +77,11 @@ ngx_http_chaindata_runes_holders_read(ngx_http_chaindata_runes_req_t *rq)
         return rc;
     }
 
-    rc = ngx_http_chaindata_runes_get(rq, CHAINDATA_DBI_RUNE_LIST, key,
-                                      chaindata_rune_list_key_h(key, id),
-                                      &val);
+    rc = ngx_http_chaindata_runes_count(rq, key,
+                                        chaindata_rune_list_key_h(key, id),
+                                        &count);
     if (rc != NGX_OK) {
         return rc;
-    }
-
-    if (chaindata_rune_list_count(val.mv_data, val.mv_size, &count) != 0) {
-        return ngx_http_chaindata_runes_damaged(rq, CHAINDATA_DBI_RUNE_LIST,
-                                                &val);
     }
 
     ngx_http_chaindata_runes_page_head(rq, count);

@@ -78,9 +78,8 @@ ngx_http_chaindata_runes_list_walk(ngx_http_chaindata_runes_req_t *rq,
     ngx_uint_t   i;
     MDB_cursor  *cur;
 
-    if (mdb_cursor_open(rq->txn, rq->dbi[CHAINDATA_DBI_RUNE_LIST_ENTRY], &cur)
-        != 0)
-    {
+    cur = ngx_http_chaindata_runes_cursor(rq, CHAINDATA_DBI_RUNE_LIST_ENTRY);
+    if (cur == NULL) {
         return NGX_ERROR;
     }
 
@@ -125,12 +124,13 @@ ngx_http_chaindata_runes_list_walk(ngx_http_chaindata_runes_req_t *rq,
 }
 
 
+/* the count of a list (rune_list), NGX_DECLINED when it has none */
+
 ngx_int_t
-ngx_http_chaindata_runes_list_page(ngx_http_chaindata_runes_req_t *rq,
-    const u_char *key, size_t key_len, ngx_uint_t with_rune)
+ngx_http_chaindata_runes_count(ngx_http_chaindata_runes_req_t *rq,
+    const u_char *key, size_t key_len, uint32_t *count)
 {
     MDB_val    val;
-    uint32_t   count;
     ngx_int_t  rc;
 
     rc = ngx_http_chaindata_runes_get(rq, CHAINDATA_DBI_RUNE_LIST, key,
@@ -139,9 +139,25 @@ ngx_http_chaindata_runes_list_page(ngx_http_chaindata_runes_req_t *rq,
         return rc;
     }
 
-    if (chaindata_rune_list_count(val.mv_data, val.mv_size, &count) != 0) {
+    if (chaindata_rune_list_count(val.mv_data, val.mv_size, count) != 0) {
         return ngx_http_chaindata_runes_damaged(rq, CHAINDATA_DBI_RUNE_LIST,
                                                 &val);
+    }
+
+    return NGX_OK;
+}
+
+
+ngx_int_t
+ngx_http_chaindata_runes_list_page(ngx_http_chaindata_runes_req_t *rq,
+    const u_char *key, size_t key_len, ngx_uint_t with_rune)
+{
+    uint32_t   count;
+    ngx_int_t  rc;
+
+    rc = ngx_http_chaindata_runes_count(rq, key, key_len, &count);
+    if (rc != NGX_OK) {
+        return rc;
     }
 
     ngx_http_chaindata_runes_page_head(rq, count);
@@ -282,9 +298,8 @@ ngx_http_chaindata_runes_block_walk(ngx_http_chaindata_runes_req_t *rq,
     ngx_uint_t   i;
     MDB_cursor  *cur;
 
-    if (mdb_cursor_open(rq->txn, rq->dbi[CHAINDATA_DBI_RUNE_LEDGER], &cur)
-        != 0)
-    {
+    cur = ngx_http_chaindata_runes_cursor(rq, CHAINDATA_DBI_RUNE_LEDGER);
+    if (cur == NULL) {
         return NGX_ERROR;
     }
 

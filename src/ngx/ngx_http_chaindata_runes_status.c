@@ -31,8 +31,8 @@ ngx_http_chaindata_runes_status_read(ngx_http_chaindata_runes_req_t *rq)
     MDB_val      key, val;
     MDB_cursor  *cur;
 
-    rc = mdb_cursor_open(rq->txn, rq->dbi[CHAINDATA_DBI_RUNE_BLOCK], &cur);
-    if (rc != 0) {
+    cur = ngx_http_chaindata_runes_cursor(rq, CHAINDATA_DBI_RUNE_BLOCK);
+    if (cur == NULL) {
         return NGX_ERROR;
     }
 
