@@ -16,6 +16,7 @@
 # again.  Deliberately broken fills fail it: blocks that write no balance
 # list for the addresses they name (their undo differs: tests 10, 14,
 # 20),
+# blocks without their rune_block record or their runes' etchings,
 # a fill that reports itself current without the blocks that came
 # meanwhile (10, 11, 18).
 #
@@ -23,7 +24,10 @@
 # position's commit time (bytes 24..31 of the value: each commit's wall
 # clock), and the records state:runes (the feed's request counters and
 # the time of its last good pass: a fill makes fewer requests, which is
-# its point) and tip:runes (when the tip was seen).  Nothing else.
+# its point) and tip:runes (when the tip was seen); and the runes state
+# (rune_block's key "s": a digest of the records applied, and a fill
+# applies an empty balance list and a null etching in each block, the
+# window's lists on top).  Nothing else.
 
 use strict;
 use warnings;
@@ -36,7 +40,7 @@ use Time::HiRes qw(sleep time);
 use ChainData::Test qw(:all);
 use ChainData::Nats;
 use ChainData::Upstream qw(write_runes rune_chain btc_hash nginx_locations
-                           index_dump);
+                           index_dump runes_held served_etchings);
 
 require_build();
 my $MIRROR = build_path('chaindata-mirror');
@@ -170,8 +174,14 @@ sub position {
 }
 
 sub same_index {
-    my ($what, $height) = @_;
-    my ($f, $r) = (index_dump($fill), index_dump($replay));
+    my ($what, $height, $tree, $blocks) = @_;
+    my ($h, $doc) = runes_held($fill);
+    is(scalar @$h, $blocks, "$what: a rune_block record a block with "
+       . 'activity');
+    ok(keys %$doc > 5, "$what: etchings held (" . keys(%$doc) . ')');
+    is_deeply($doc, served_etchings($tree),
+              "$what: every rune's etching, as upstream serves it now");
+    my ($f, $r) = (index_dump($fill, 'fill'), index_dump($replay, 'fill'));
     ok(length $r > 10000 && $f =~ /database=rune_balances/
        && $f =~ /database=block/, "$what: the indexes hold the lists");
     if ($f eq $r) {
@@ -187,7 +197,7 @@ sub same_index {
     like(position($fill), qr/^$height /, "$what: at $height");
 }
 
-same_index('after the fill', $FIRST + 219);
+same_index('after the fill', $FIRST + 219, "$root/b", 220 - 3);
 
 # a fill published (--nats, a window a unit, split into messages of at
 # most 64 kB): a stream follower applies its windows of several blocks
@@ -205,7 +215,7 @@ SKIP: {
     is($code, 0, 'a follower applied its units: exit 0') or diag($err);
     my @differ = grep { mdb_dump_of($edge, $_) ne mdb_dump_of($replay, $_) }
         qw(rune_activity rune_activity_entry rune_balances rune_balance_entry
-           block);
+           rune_etching rune_ledger block);
     is("@differ", '', 'the follower holds what the replayed index does');
     $ns->stop;
 }
@@ -229,7 +239,8 @@ like($err, qr/rolling back to ${\ ($H - 3)}/, 'reorg, replay: rolled back');
 ($code, $out, $err) = mirror($fill, '/up');
 is($code, 0, 'reorg, auto: exit 0') or diag($err);
 like($err, qr/rolling back to ${\ ($H - 3)}/, 'reorg, auto: rolled back');
-same_index('after a reorg below the fill\'s tip', $FIRST + 217);
+same_index('after a reorg below the fill\'s tip', $FIRST + 217, "$root/c",
+           218 - 3);
 
 $ng->stop;
 done_testing();

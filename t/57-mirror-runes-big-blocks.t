@@ -11,7 +11,10 @@
 # lists that got no request in it: 936 and 2,436 transactions written
 # empty), and the index must equal a fill's of the same blocks, which
 # takes the activity from the block's pages (mdb_dump, but for what two
-# runs write differently).
+# runs write differently).  Both hold each block's activity as its
+# rune_block record and the etching of every rune the blocks name, as
+# upstream served it (the capture's /runes/v1/etchings/{id}: its README
+# says how they were added).
 
 use strict;
 use warnings;
@@ -22,7 +25,8 @@ use Test::More;
 use ChainData::Test qw(:all);
 use ChainData::Runes qw(rune_locations);
 use ChainData::Upstream qw(write_capture capture_path captured_activity
-                           nginx_locations index_dump);
+                           nginx_locations index_dump runes_held
+                           served_etchings);
 
 require_build();
 my $MIRROR = build_path('chaindata-mirror');
@@ -44,6 +48,17 @@ for my $id (keys %tx) {
 is(scalar keys %tx, 3500, 'the capture holds 3,500 transactions');
 is("$rows{844010} $rows{844011}", '2000 5000',
    'block 844010: 2,000 activity rows; block 844011: 5,000');
+
+# the runes the blocks name, each with its etching in the capture
+my %named;
+for my $f (glob "$root/up/runes/v1/blocks/*/activity/q=*") {
+    $named{ $_->{rune}{id} } = 1
+        for @{ json_decode(slurp($f))->{results} };
+}
+my $etchings = served_etchings($root);
+is(join(' ', sort keys %$etchings), join(' ', sort keys %named),
+   'the capture holds the etching of each of the ' . keys(%named)
+   . ' runes the blocks name');
 
 my $db = "$root/replay";
 my ($code, $out, $err) = load_index($db);
@@ -88,10 +103,15 @@ is($bad, 0, "followed: the edge answers all 3,500 transactions as upstream "
 is($code, 0, 'filled: exit 0') or diag($err);
 like($err, qr/filled blocks 844010 to 844011 in 1 windows: 3500 transactions/,
      'filled: every transaction');
-my ($r, $f) = (index_dump($db), index_dump($fill));
+my ($r, $f) = (index_dump($db, 'fill'), index_dump($fill, 'fill'));
 ok($r =~ /database=rune_activity/ && $r =~ /database=rune_balances/,
    'the followed index holds the lists');
 ok($r eq $f, 'followed index = filled index (mdb_dump)');
+my ($heights, $docs) = runes_held($db);
+is("@$heights", '844010 844011', 'a rune_block record each block');
+ok(keys %$docs == keys %$etchings
+   && !grep({ ($docs->{$_} // '') ne $etchings->{$_} } keys %$etchings),
+   'the etching of every rune, as upstream served it');
 
 $ng->stop;
 done_testing();

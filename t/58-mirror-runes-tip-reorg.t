@@ -34,7 +34,7 @@ use Time::HiRes qw(sleep time);
 use ChainData::Test qw(:all);
 use ChainData::Runes qw(rune_locations);
 use ChainData::Upstream qw(write_capture capture_path json_canonical
-                           serve_tree etag_map);
+                           serve_tree etag_map runes_held served_etchings);
 
 require_build();
 my $MIRROR = build_path('chaindata-mirror');
@@ -168,6 +168,12 @@ sub edge_has_tip_a {
     }
     is("@bad", '', "$mode: every address of $T0 with upstream's balances at "
        . "$T0, none of 844013's (" . scalar(@moved) . ' had them)');
+    my ($heights, $docs) = runes_held($db);
+    my $want = served_etchings("$root/a/$tag{a}");
+    is("@$heights", $T0, "$mode: block ${T0}'s rune_block record");
+    ok(keys %$want >= 10 && json_canonical($docs) eq json_canonical($want),
+       "$mode: the etching of each rune of $T0 (" . keys(%$want)
+       . '), as upstream serves it at ' . $T0);
     $edge->stop;
 }
 

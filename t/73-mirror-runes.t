@@ -30,7 +30,7 @@ use Digest::SHA qw(sha256_hex);
 use ChainData::Test qw(:all);
 use ChainData::Runes qw(rune_lists rune_locations);
 use ChainData::Upstream qw(write_runes runes_page runes_history btc_hash
-                           nginx_locations);
+                           nginx_locations runes_held served_etchings);
 
 require_build();
 my $MIRROR = build_path('chaindata-mirror');
@@ -245,6 +245,17 @@ is($? & 127, 9, 'killed: the mirror was running when killed');
 is(feed(), '840302 ' . btc_hash(840302), 'killed: rolled back to 840302');
 like(slurp("$root/killed.log"), qr/reorg: runes blocks above 840302/,
      'killed: it logged the rollback');
+{
+    # the orphaned block's rune: its undo deleted the etching, which the
+    # rollback fetched again (upstream's supply now counts the new blocks)
+    my ($rune) = $other->[1][0] =~ /"rune":\{"id":"([^"]+)"/;
+    my ($h, $docs) = runes_held($db);
+    my $want = served_etchings($root)->{$rune};
+    ok(defined $want && ($docs->{$rune} // '') eq $want,
+       "killed: the etching of $rune, which the orphaned block named, as "
+       . 'upstream serves it now');
+    is("@$h", '840300 840302', 'killed: no rune_block above 840302');
+}
 ($code, $out, $err) = mirror();
 is($code, 0, 'restarted after the kill: exit 0') or diag($err);
 is(feed(), '840304 ' . btc_hash(840304, 'c'), 'restarted: at 840304c');
@@ -254,6 +265,16 @@ edge_equals_upstream(\@fork2, 'restarted',
 is(http_get($port, "/runes/v1/addresses/$a1/balances?offset=0&limit=60")
    ->{body}, runes_page($bal{$a1}, 0, 60),
    'restarted: the balances the orphaned block wrote are upstream\'s');
+{
+    my ($h, $docs, $hash) = runes_held($db);
+    is(join(' ', map { "$_:" . $hash->{$_} } @$h),
+       join(' ', map { "$_->{height}:$_->{hash}" }
+                 grep { @{ $_->{txs} } } @fork2),
+       'restarted: a rune_block record each block with activity, of '
+       . 'upstream\'s chain');
+    is_deeply($docs, served_etchings($root),
+              'restarted: every rune\'s etching, as upstream serves it');
+}
 
 # 6. a fork below an empty block: the chain grows by an empty 840305 and
 # 840306 with activity; then 840304c to 840306 are replaced by 840304d

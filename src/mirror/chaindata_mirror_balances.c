@@ -285,7 +285,7 @@ chaindata_balance_pool(chaindata_mirror_t *m, chaindata_plist_t *first,
 
     /* at the height written, or kept by the tip it was served at */
     if (rc == CHAINDATA_EXIT_OK
-        && chaindata_runes_fetched_at(m, first->id,
+        && chaindata_runes_fetched_at(m, first->id, 0,
                                       first->npages ? first->pages[0] : NULL)
            != 0)
     {

@@ -10,14 +10,18 @@
  *       ?offset=N&limit=60                      activity, location.block_hash
  *   GET /runes/v1/transactions/{tx_id}/activity transactions.ts
  *   GET /runes/v1/addresses/{address}/balances  addresses.ts
+ *   GET /runes/v1/etchings/{id}                 etchings.ts: a rune
  *
- * Each block's activity names its transactions and addresses: every
- * transaction's activity becomes its rune_activity list as upstream pages
- * it, every address's balances its rune_balances list, refetched whole
- * (chaindata_mirror_balances.c), all committed with the block (a list
- * served at another tip is checked later: chaindata_mirror_runes_tip.c).  A
- * rollback refetches the balance lists the orphaned blocks wrote and
- * commits them with the rollback (lmdb-schema/feed.md).
+ * Each block's activity is its rune_block record, and names its
+ * transactions, addresses and runes: every transaction's activity becomes
+ * its rune_activity list as upstream pages it, every address's balances
+ * its rune_balances list, refetched whole (chaindata_mirror_balances.c),
+ * every rune's etching its rune_etching record
+ * (chaindata_mirror_runes_etchings.c), all committed with the block (a
+ * list or etching served at another tip is checked later:
+ * chaindata_mirror_runes_tip.c).  A rollback refetches the balance lists
+ * and etchings the orphaned blocks wrote and commits them with the
+ * rollback (lmdb-schema/feed.md).
  *
  * The Runes API serves no block without activity: such a block is
  * recorded with the hash "none" (lmdb-schema/feed.md), its parent is the
@@ -67,37 +71,6 @@ chaindata_runes_block(chaindata_mirror_t *m, uint64_t height,
 }
 
 
-typedef struct {
-    const chaindata_jv_t  **v;
-    size_t                  n;
-    size_t                  cap;
-} chaindata_nodes_t;
-
-
-static int
-chaindata_runes_collect(void *ctx, const chaindata_jv_t *e)
-{
-    const chaindata_jv_t  **v;
-    chaindata_nodes_t      *nodes;
-
-    nodes = ctx;
-
-    if (nodes->n == nodes->cap) {
-        nodes->cap = nodes->cap ? nodes->cap * 2 : 64;
-        v = realloc(nodes->v, nodes->cap * sizeof(chaindata_jv_t *));
-        if (v == NULL) {
-            return -1;
-        }
-
-        nodes->v = v;
-    }
-
-    nodes->v[nodes->n++] = e;
-
-    return 0;
-}
-
-
 /* every transaction's activity list, handed to the open block */
 
 static int
@@ -113,7 +86,7 @@ chaindata_runes_activity(chaindata_mirror_t *m, chaindata_plist_t **lists,
     for (i = 0; rc == CHAINDATA_EXIT_OK && i < n; i++) {
         memset(&nodes, 0, sizeof(nodes));
 
-        if (chaindata_plist_each(lists[i], chaindata_runes_collect, &nodes)
+        if (chaindata_plist_each(lists[i], chaindata_nodes_add, &nodes)
             != 0)
         {
             free(nodes.v);
@@ -148,8 +121,9 @@ chaindata_runes_free(chaindata_plist_t **lists, size_t n)
 
 
 /*
- * A fetched block's records, as it is followed (--catch-up replay):
- * its transactions' activity from the transaction route, its balances.
+ * A fetched block's records, as it is followed (--catch-up replay): its
+ * activity (rune_block), its transactions' activity from the transaction
+ * route, its balances, its runes' etchings.
  */
 
 static int
@@ -183,11 +157,20 @@ chaindata_runes_records(chaindata_mirror_t *m, chaindata_plist_t *blk,
         }
     }
 
-    rc = chaindata_runes_activity(m, lists, names.txs.n);
+    rc = chaindata_runes_block_record(m, blk);
+
+    if (rc == CHAINDATA_EXIT_OK) {
+        rc = chaindata_runes_activity(m, lists, names.txs.n);
+    }
 
     if (rc == CHAINDATA_EXIT_OK) {
         rc = chaindata_balances_records(m, names.addresses.items,
                                         names.addresses.n);
+    }
+
+    if (rc == CHAINDATA_EXIT_OK) {
+        rc = chaindata_etchings_records(m, names.runes.items,
+                                        names.runes.n);
     }
 
     *ntxs = names.txs.n;
@@ -248,8 +231,9 @@ chaindata_runes_mirror(chaindata_mirror_t *m, chaindata_plist_t *blk,
 
 /*
  * One write transaction: the orphaned blocks above height undone, then
- * the balance lists they wrote as upstream serves them now, so that a
- * mirror stopped at any moment leaves no address without its list.
+ * the balance lists and etchings they wrote as upstream serves them now,
+ * so that a mirror stopped at any moment leaves no address without its
+ * list, no rune without its etching.
  */
 
 static int
@@ -259,24 +243,33 @@ chaindata_runes_rollback(chaindata_mirror_t *m, uint64_t height,
     int                rc;
     size_t             len;
     unsigned char      hash[CHAINDATA_FEED_HASH_MAX];
-    chaindata_names_t  addresses;
+    chaindata_names_t  addresses, runes;
 
     memset(&addresses, 0, sizeof(addresses));
+    memset(&runes, 0, sizeof(runes));
 
     /* the lists are written with the block rolled back to */
     rc = chaindata_feed_block_hash(&m->in.ix, CHAINDATA_RUNES, height, hash,
                                    &len);
     chaindata_runes_at(m, hash, rc == 0 ? len : 0, 1, 0);
 
-    if (rc < 0 || chaindata_runes_undone(m, height, top, &addresses) != 0
+    if (rc < 0
+        || chaindata_runes_undone(m, height, top, &addresses, &runes) != 0
         || chaindata_block_undo(m, CHAINDATA_RUNES, height) != 0)
     {
         chaindata_names_free(&addresses);
+        chaindata_names_free(&runes);
         return CHAINDATA_EXIT_SYSTEM;
     }
 
     rc = chaindata_balances_records(m, addresses.items, addresses.n);
+
+    if (rc == CHAINDATA_EXIT_OK) {
+        rc = chaindata_etchings_records(m, runes.items, runes.n);
+    }
+
     chaindata_names_free(&addresses);
+    chaindata_names_free(&runes);
 
     if (rc != CHAINDATA_EXIT_OK) {
         chaindata_block_reset(m);

@@ -4,7 +4,8 @@
  * names and lists the feed shares with its fill
  * (chaindata_mirror_runes_lists.c), the balance lists kept by their tip
  * (chaindata_mirror_runes_tip.c), the balances
- * (chaindata_mirror_balances.c), the kept lists settled
+ * (chaindata_mirror_balances.c), a block's activity and etchings
+ * (chaindata_mirror_runes_etchings.c), the kept lists settled
  * (chaindata_mirror_runes_settle.c), the catch-up fill
  * (chaindata_mirror_runes_fill.c), the poll (chaindata_mirror_runes.c).
  */
@@ -55,6 +56,7 @@ typedef struct {
     uint64_t             lo;
     uint64_t             hi;
     chaindata_names_t    addresses;    /* written outside blocks */
+    chaindata_names_t    runes;        /* etchings, idem */
 } chaindata_above_t;
 
 
@@ -83,16 +85,38 @@ typedef struct {
 int chaindata_balances_records(chaindata_mirror_t *m, char **addresses,
     size_t n);
 
+/*
+ * a block's rune_block record, the rune_etching records of rune ids
+ * (fetched), one of a document (NULL: null)
+ * (chaindata_mirror_runes_etchings.c)
+ */
+int chaindata_runes_block_record(chaindata_mirror_t *m,
+    chaindata_plist_t *blk);
+int chaindata_etchings_records(chaindata_mirror_t *m, char **ids, size_t n);
+int chaindata_etching_record(chaindata_mirror_t *m, const char *id,
+    const chaindata_jv_t *doc);
+
 
 int chaindata_names_add(chaindata_names_t *s, const unsigned char *p,
     size_t len);
+int chaindata_names_join(chaindata_names_t *s, const chaindata_names_t *from);
 void chaindata_names_unique(chaindata_names_t *s);
 void chaindata_names_free(chaindata_names_t *s);
 
-/* the transactions and addresses a block's activity names */
+/* a list's entries, gathered by chaindata_plist_each(l, nodes_add, &n) */
+typedef struct {
+    const chaindata_jv_t  **v;
+    size_t                  n;
+    size_t                  cap;
+} chaindata_nodes_t;
+
+int chaindata_nodes_add(void *ctx, const chaindata_jv_t *e);
+
+/* the transactions, addresses and runes a block's activity names */
 typedef struct {
     chaindata_names_t    txs;
     chaindata_names_t    addresses;
+    chaindata_names_t    runes;        /* rune ids */
 } chaindata_rnames_t;
 
 /* the feed's name (CHAINDATA_FEED_LIST) */
@@ -114,17 +138,17 @@ chaindata_plist_t *chaindata_runes_block_list(chaindata_mirror_t *m,
     uint64_t height);
 void chaindata_runes_block_fetched(chaindata_plist_t *l);
 int chaindata_runes_names(chaindata_plist_t *blk, chaindata_rnames_t *names);
-/* the addresses whose balance lists the blocks above height wrote */
+/* the addresses and runes whose lists, etchings the blocks above wrote */
 int chaindata_runes_undone(chaindata_mirror_t *m, uint64_t height,
-    uint64_t top, chaindata_names_t *addresses);
+    uint64_t top, chaindata_names_t *addresses, chaindata_names_t *runes);
 void chaindata_runes_names_free(chaindata_rnames_t *names);
 
 /* balance lists at the height written (chaindata_mirror_runes_tip.c) */
 int chaindata_runes_is_hash(const unsigned char *p, size_t len);
 void chaindata_runes_at(chaindata_mirror_t *m, const unsigned char *hash,
     size_t len, uint64_t lo, uint64_t hi);
-int chaindata_runes_fetched_at(chaindata_mirror_t *m, const char *address,
-    const chaindata_req_t *r);
+int chaindata_runes_fetched_at(chaindata_mirror_t *m, const char *name,
+    int etching, const chaindata_req_t *r);
 void chaindata_runes_above_begin(chaindata_mirror_t *m);
 void chaindata_runes_above_seen(chaindata_mirror_t *m,
     const unsigned char *hash, size_t len);

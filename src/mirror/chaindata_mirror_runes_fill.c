@@ -4,10 +4,11 @@
  * doc/mirror.md, doc/first-fill.md).
  *
  * Following (--catch-up replay) costs a block: its activity's pages, the
- * activity of each of its transactions (transaction route), and the whole
+ * activity of each of its transactions (transaction route), the whole
  * balance list of each address it names, refetched every block that names
- * it (5 requests a transaction on issue 25's data set), each block its
- * own write transaction.  The fill fetches the same blocks, but:
+ * it (5 requests a transaction on issue 25's data set), and the etching
+ * of each rune it names, each block its own write transaction.  The fill
+ * fetches the same blocks, but:
  *
  *   - A transaction's activity is taken from its block's activity, not
  *     asked for again.  Upstream (hirosystems/bitcoin-indexer,
@@ -38,7 +39,8 @@
  *     (upstream has no tie-breaker: the index holds the first order any
  *     page served).  A list served at a tip above the window is kept by
  *     that tip until the index holds it (chaindata_mirror_runes_tip.c):
- *     reorganised away first, the list is fetched again.
+ *     reorganised away first, the list is fetched again.  A rune's
+ *     etching likewise (getEtching(): its supply at upstream's tip).
  *
  * The algorithm, from the position's next block "from" to upstream's tip
  * H read at the start of the pass ("to"), a window at a time:
@@ -46,18 +48,21 @@
  *   1. The activity of the next CHAINDATA_FILL_CHUNK blocks (their pages
  *      asked for together), then each of them, in order, into the write
  *      set as following writes it (block record, undo, position: the
- *      framing records of lmdb-schema/feed.md): its transactions' activity
- *      records in tx_id order, then for each address it names in address
- *      order an empty balance list, which puts the address in the block's
- *      undo as a replay's list does (the undo record does not depend on
- *      the list).  The pages are freed; the addresses are kept.  Again,
- *      until --catch-up-window blocks (default CHAINDATA_FILL_BLOCKS) or
- *      CHAINDATA_FILL_BYTES of writes are held, or H.
+ *      framing records of lmdb-schema/feed.md): its rune_block record
+ *      (its activity, as a replay's), its transactions' activity records
+ *      in tx_id order, then for each address it names in address order an
+ *      empty balance list, for each rune in rune id order a null etching,
+ *      which put them in the block's undo as a replay's records do (the
+ *      undo record depends on neither).  The pages are freed; the
+ *      addresses and runes are kept.  Again, until --catch-up-window
+ *      blocks (default CHAINDATA_FILL_BLOCKS) or CHAINDATA_FILL_BYTES of
+ *      writes are held, or H.
  *   2. The window's addresses, sorted, each once, fetched
  *      CHAINDATA_FILL_GROUP at a time and their lists written after the
  *      window's last block (records outside blocks, as a rollback writes
- *      the lists it fetches again): the last write of each address in the
- *      write set is its list.
+ *      the lists it fetches again), then its runes' etchings, each once:
+ *      the last write of each address and rune in the write set is its
+ *      list, its etching.
  *   3. The write set committed: the window's blocks, their records and
  *      the lists, one write transaction (published first with --nats, one
  *      unit; a stream follower applies it as one too).  The next window.
@@ -70,10 +75,11 @@
  * What the index holds equals a replay's, but for the feed's own records
  * (the commit times, the state:'s counts, the tip:'s time,
  * lmdb-schema/feed.md): each block's block record (hash, parent, time,
- * undo) is a replay's byte for byte, each transaction's activity is, and
- * each address's list is upstream's at some moment after the last block
- * naming it, as a replay's.  A later rollback undoes a filled block as a
- * followed one (its undo deletes the lists it names; the rollback fetches
+ * undo) is a replay's byte for byte, each block's activity and each
+ * transaction's is, and each address's list and rune's etching is
+ * upstream's at some moment after the last block naming it, as a
+ * replay's.  A later rollback undoes a filled block as a followed one
+ * (its undo deletes the lists and etchings it names; the rollback fetches
  * them again).  t/56-mirror-runes-fill.t compares the two by mdb_dump.
  *
  * A failure part way (upstream failing, a refused answer, a kill): the
@@ -147,6 +153,7 @@ chaindata_runes_fills(chaindata_mirror_t *m, uint64_t behind)
 
 typedef struct {
     chaindata_names_t     addresses; /* the blocks' addresses */
+    chaindata_names_t     runes;     /* and rune ids */
     size_t                blocks;
     size_t                txs;
     uint64_t              from;      /* its first block */
@@ -280,6 +287,45 @@ chaindata_fill_activity(chaindata_mirror_t *m, chaindata_plist_t *blk,
 }
 
 
+/*
+ * The block's addresses and runes: an empty balance list and a null
+ * etching each, which put them in the block's undo as a replay's records
+ * do (the undo record depends on neither), kept for the window's end
+ */
+
+static int
+chaindata_fill_names(chaindata_mirror_t *m, chaindata_window_t *w,
+    chaindata_rnames_t *names)
+{
+    size_t  i;
+
+    for (i = 0; i < names->addresses.n; i++) {
+        if (chaindata_list_record(m, "rune_balances", "address",
+                                  names->addresses.items[i], NULL, 0)
+            != 0)
+        {
+            return CHAINDATA_EXIT_INPUT;
+        }
+    }
+
+    for (i = 0; i < names->runes.n; i++) {
+        if (chaindata_etching_record(m, names->runes.items[i], NULL)
+            != CHAINDATA_EXIT_OK)
+        {
+            return CHAINDATA_EXIT_INPUT;
+        }
+    }
+
+    if (chaindata_names_join(&w->addresses, &names->addresses) != 0
+        || chaindata_names_join(&w->runes, &names->runes) != 0)
+    {
+        return CHAINDATA_EXIT_SYSTEM;
+    }
+
+    return CHAINDATA_EXIT_OK;
+}
+
+
 /* a fetched block into the write set, as a replay writes it (step 1) */
 
 static int
@@ -287,7 +333,6 @@ chaindata_fill_block(chaindata_mirror_t *m, chaindata_window_t *w,
     chaindata_plist_t *blk)
 {
     int                   rc;
-    size_t                i;
     unsigned char        *posh;
     chaindata_rnames_t    names;
     chaindata_feedpos_t  *pos;
@@ -313,23 +358,15 @@ chaindata_fill_block(chaindata_mirror_t *m, chaindata_window_t *w,
         rc = CHAINDATA_EXIT_SYSTEM;
 
     } else {
+        rc = chaindata_runes_block_record(m, blk);
+    }
+
+    if (rc == CHAINDATA_EXIT_OK) {
         rc = chaindata_fill_activity(m, blk, &w->txs);
     }
 
-    for (i = 0; rc == CHAINDATA_EXIT_OK && i < names.addresses.n; i++) {
-        if (chaindata_list_record(m, "rune_balances", "address",
-                                  names.addresses.items[i], NULL, 0)
-            != 0)
-        {
-            rc = CHAINDATA_EXIT_INPUT;
-
-        } else if (chaindata_names_add(&w->addresses, (const unsigned char *)
-                                       names.addresses.items[i],
-                                       strlen(names.addresses.items[i]))
-                   != 0)
-        {
-            rc = CHAINDATA_EXIT_SYSTEM;
-        }
+    if (rc == CHAINDATA_EXIT_OK) {
+        rc = chaindata_fill_names(m, w, &names);
     }
 
     if (rc == CHAINDATA_EXIT_OK && chaindata_block_end(m) != 0) {
@@ -387,7 +424,10 @@ chaindata_fill_chunk(chaindata_mirror_t *m, chaindata_window_t *w,
 }
 
 
-/* step 2: the window's addresses, once each, their lists after its blocks */
+/*
+ * step 2: the window's addresses, once each, their lists after its
+ * blocks; then its runes' etchings, once each
+ */
 
 static int
 chaindata_fill_lists(chaindata_mirror_t *m, chaindata_window_t *w)
@@ -396,6 +436,7 @@ chaindata_fill_lists(chaindata_mirror_t *m, chaindata_window_t *w)
     size_t  i, n;
 
     chaindata_names_unique(&w->addresses);
+    chaindata_names_unique(&w->runes);
 
     for (i = 0; i < w->addresses.n; i += n) {
         n = w->addresses.n - i;
@@ -410,7 +451,7 @@ chaindata_fill_lists(chaindata_mirror_t *m, chaindata_window_t *w)
         }
     }
 
-    return CHAINDATA_EXIT_OK;
+    return chaindata_etchings_records(m, w->runes.items, w->runes.n);
 }
 
 
@@ -461,10 +502,11 @@ chaindata_fill_window(chaindata_mirror_t *m, chaindata_window_t *w)
     }
 
     chaindata_mirror_log(m, "info", "runes: blocks %llu to %llu filled: "
-                         "%zu transactions, %zu addresses, %zu MB written",
+                         "%zu transactions, %zu addresses, %zu runes, "
+                         "%zu MB written",
                          (unsigned long long) from,
                          (unsigned long long) w->height, w->txs,
-                         w->addresses.n, m->in.ws.len >> 20);
+                         w->addresses.n, w->runes.n, m->in.ws.len >> 20);
 
     if (chaindata_block_write(m) != 0) {
         return CHAINDATA_EXIT_SYSTEM;
@@ -567,6 +609,7 @@ chaindata_runes_fill(chaindata_mirror_t *m, uint64_t from, uint64_t to,
         h += w.blocks;
         txs += w.txs;
         chaindata_names_free(&w.addresses);
+        chaindata_names_free(&w.runes);
     }
 
     if (rc != CHAINDATA_EXIT_OK) {

@@ -3,8 +3,8 @@
  * chaindata-mirror: what the Runes feed (chaindata_mirror_runes.c) shares
  * with its catch-up fill (chaindata_mirror_runes_fill.c), below both: the
  * sets of names, the checks of a list's entries, a block's activity list
- * and the transactions and addresses it names, the addresses a block's
- * undo names.
+ * and the transactions, addresses and runes it names, the addresses and
+ * runes a block's undo names.
  */
 
 
@@ -15,6 +15,7 @@
 
 #include "chaindata_hex.h"
 #include "chaindata_mirror.h"
+#include "chaindata_runes_layout.h"
 
 
 int
@@ -36,6 +37,26 @@ chaindata_names_add(chaindata_names_t *s, const unsigned char *p,
     s->items[s->n] = strndup((const char *) p, len);
 
     return s->items[s->n++] ? 0 : -1;
+}
+
+
+/* every name of from added to s */
+
+int
+chaindata_names_join(chaindata_names_t *s, const chaindata_names_t *from)
+{
+    size_t  i;
+
+    for (i = 0; i < from->n; i++) {
+        if (chaindata_names_add(s, (const unsigned char *) from->items[i],
+                                strlen(from->items[i]))
+            != 0)
+        {
+            return -1;
+        }
+    }
+
+    return 0;
 }
 
 
@@ -95,6 +116,51 @@ chaindata_is_txid(const chaindata_jv_t *v)
 }
 
 
+/* a list's entries, in the order served (chaindata_plist_each()) */
+
+int
+chaindata_nodes_add(void *ctx, const chaindata_jv_t *e)
+{
+    const chaindata_jv_t  **v;
+    chaindata_nodes_t      *nodes;
+
+    nodes = ctx;
+
+    if (nodes->n == nodes->cap) {
+        nodes->cap = nodes->cap ? nodes->cap * 2 : 64;
+        v = realloc(nodes->v, nodes->cap * sizeof(chaindata_jv_t *));
+        if (v == NULL) {
+            return -1;
+        }
+
+        nodes->v = v;
+    }
+
+    nodes->v[nodes->n++] = e;
+
+    return 0;
+}
+
+
+/* a rune id (chaindata_rune_id_key()): what a URL carries of it */
+
+static int
+chaindata_is_rune_id(const chaindata_jv_t *v)
+{
+    unsigned char  key[CHAINDATA_RUNE_ID_KEY_LEN];
+
+    return v && v->type == CHAINDATA_JV_STRING
+           && chaindata_rune_id_key(key, v->str, v->len) == 0;
+}
+
+
+static const chaindata_jv_t *
+chaindata_entry_rune_id(const chaindata_jv_t *e)
+{
+    return chaindata_jv_get(chaindata_jv_get(e, "rune"), "id");
+}
+
+
 /* an activity entry of a block: at its height, all of one hash */
 
 const char *
@@ -115,6 +181,10 @@ chaindata_block_entry(chaindata_plist_t *l, const chaindata_jv_t *e)
         || !chaindata_is_txid(chaindata_jv_get(loc, "tx_id")))
     {
         return "no location (block_height, block_hash, tx_id, timestamp)";
+    }
+
+    if (!chaindata_is_rune_id(chaindata_entry_rune_id(e))) {
+        return "no rune id (rune.id)";
     }
 
     if (h != l->height) {
@@ -224,6 +294,13 @@ chaindata_runes_name(void *ctx, const chaindata_jv_t *e)
         return -1;
     }
 
+    /* checked by the block's page (chaindata_block_entry) */
+    v = chaindata_entry_rune_id(e);
+
+    if (chaindata_names_add(&names->runes, v->str, v->len) != 0) {
+        return -1;
+    }
+
     for (i = 0; i < 2; i++) {
         v = chaindata_jv_get(e, members[i]);
 
@@ -245,10 +322,11 @@ chaindata_runes_names_free(chaindata_rnames_t *names)
 {
     chaindata_names_free(&names->txs);
     chaindata_names_free(&names->addresses);
+    chaindata_names_free(&names->runes);
 }
 
 
-/* the transactions and addresses a fetched block names, sorted, once */
+/* the transactions, addresses, runes a fetched block names, sorted, once */
 
 int
 chaindata_runes_names(chaindata_plist_t *blk, chaindata_rnames_t *names)
@@ -262,16 +340,21 @@ chaindata_runes_names(chaindata_plist_t *blk, chaindata_rnames_t *names)
 
     chaindata_names_unique(&names->txs);
     chaindata_names_unique(&names->addresses);
+    chaindata_names_unique(&names->runes);
 
     return 0;
 }
 
 
-/* the addresses whose balance lists the blocks above height wrote */
+/*
+ * The addresses whose balance lists and the runes whose etchings the
+ * blocks above height wrote, as their undo records name them
+ * (rune_balances' address, rune_etching's id)
+ */
 
 int
 chaindata_runes_undone(chaindata_mirror_t *m, uint64_t height,
-    uint64_t top, chaindata_names_t *addresses)
+    uint64_t top, chaindata_names_t *addresses, chaindata_names_t *runes)
 {
     int                    rc;
     char                   err[CHAINDATA_ERR_LEN];
@@ -303,6 +386,14 @@ chaindata_runes_undone(chaindata_mirror_t *m, uint64_t height,
 
             if (a && a->type == CHAINDATA_JV_STRING) {
                 rc = chaindata_names_add(addresses, a->str, a->len);
+                continue;
+            }
+
+            a = chaindata_jv_is(chaindata_jv_get(u, "kind"), "rune_etching")
+                ? chaindata_jv_get(u, "id") : NULL;
+
+            if (chaindata_is_rune_id(a)) {
+                rc = chaindata_names_add(runes, a->str, a->len);
             }
         }
 
@@ -311,6 +402,7 @@ chaindata_runes_undone(chaindata_mirror_t *m, uint64_t height,
 
     chaindata_arena_destroy(arena);
     chaindata_names_unique(addresses);
+    chaindata_names_unique(runes);
 
     return rc;
 }

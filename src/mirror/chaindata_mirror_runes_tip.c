@@ -24,11 +24,15 @@
  *     lists are fetched again, in a write of their own, as a rollback
  *     writes those it fetches again.
  *
+ * A rune's etching (chaindata_mirror_runes_etchings.c) is served at
+ * upstream's tip too (its supply): it is kept the same way, as a list.
+ *
  * A list is kept as the blocks it was written with (their undo names
- * their addresses: chaindata_runes_undone()), the heights lo..hi of the
- * blocks written with lists kept by one tip, so that a fill keeps a
- * window's hundreds of thousands of lists as two numbers; a list written
- * outside blocks (a rollback's) by its address.  An answer without an
+ * their addresses and runes: chaindata_runes_undone()), the heights
+ * lo..hi of the blocks written with lists kept by one tip, so that a fill
+ * keeps a window's hundreds of thousands of lists as two numbers; a list
+ * written outside blocks (a rollback's) by its address, an etching by
+ * its rune id.  An answer without an
  * ETag of a block hash (64 hex digits) is taken as before: at the height
  * written.  What is kept lives as long as the process (a mirror restarted
  * in between does not check those lists).
@@ -74,11 +78,14 @@ chaindata_runes_at(chaindata_mirror_t *m, const unsigned char *hash,
 }
 
 
-/* an address's list written, fetched with answer r: kept if above */
+/*
+ * an address's list (etching 0) or a rune's etching (1) written, fetched
+ * with answer r: kept if above
+ */
 
 int
-chaindata_runes_fetched_at(chaindata_mirror_t *m, const char *address,
-    const chaindata_req_t *r)
+chaindata_runes_fetched_at(chaindata_mirror_t *m, const char *name,
+    int etching, const chaindata_req_t *r)
 {
     size_t              i;
     chaindata_above_t  *a;
@@ -115,9 +122,9 @@ chaindata_runes_fetched_at(chaindata_mirror_t *m, const char *address,
     }
 
     if (m->runes.at_lo > m->runes.at_hi) {
-        return chaindata_names_add(&a->addresses,
-                                   (const unsigned char *) address,
-                                   strlen(address));
+        return chaindata_names_add(etching ? &a->runes : &a->addresses,
+                                   (const unsigned char *) name,
+                                   strlen(name));
     }
 
     if (!a->blocks || m->runes.at_lo < a->lo) {
@@ -175,6 +182,7 @@ chaindata_runes_above_committed(chaindata_mirror_t *m)
     for (i = 0, k = 0; i < m->runes.nabove; i++) {
         if (m->runes.above[i].seen) {
             chaindata_names_free(&m->runes.above[i].addresses);
+            chaindata_names_free(&m->runes.above[i].runes);
             continue;
         }
 
@@ -192,6 +200,7 @@ chaindata_runes_above_free(chaindata_mirror_t *m)
 
     for (i = 0; i < m->runes.nabove; i++) {
         chaindata_names_free(&m->runes.above[i].addresses);
+        chaindata_names_free(&m->runes.above[i].runes);
     }
 
     free(m->runes.above);

@@ -47,7 +47,7 @@ our @EXPORT_OK = qw(
     block_hash nginx_locations write_runes runes_page btc_hash rune_chain
     runes_history runes_tip RUNES_LIMITS write_capture capture_path
     captured_activity index_dump json_canonical
-    runes_tip_hash serve_tree etag_map
+    runes_tip_hash serve_tree etag_map runes_held served_etchings
 );
 
 # the confirmed fixture documents (raw "data" text), in fixture order
@@ -287,7 +287,8 @@ sub runes_tip {
 # write_runes($root, \@blocks, \%balances, %o): blocks are { height, hash,
 # txs => [[tx_id, [activity entry texts]], ...] } (their entries' location
 # rewritten to the block), balances { address => [entry texts] }; these
-# and every address of the activity get an answer.  $o{pages}{$path}{$args}
+# and every address of the activity get an answer, and every rune the
+# activity names its etching (runes_etching()).  $o{pages}{$path}{$args}
 # replaces one answer (a test's inconsistent page); $o{tip} names another
 # tip than the last block with activity.
 sub write_runes {
@@ -297,7 +298,7 @@ sub write_runes {
     _put($root, '/runes/v1/', '', '{"server_version":"bitcoin-indexer-runes-api '
         . 'v3.0.2 (master:1a2b3c4)","status":"ready"'
         . (defined $tip ? ",\"block_height\":$tip}" : '}'));
-    my %addr;
+    my (%addr, %rune, %entries);
     for my $b (@$blocks) {
         my @block;
         for my $t (@{ $b->{txs} }) {
@@ -306,11 +307,19 @@ sub write_runes {
                 (my $x = $_) =~ s/"block_hash":"[0-9a-f]{64}"/"block_hash":"$b->{hash}"/;
                 $x =~ s/"block_height":\d+/"block_height":$b->{height}/;
                 $addr{$1} = 1 while $x =~ /"(?:address|receiver_address)":"([^"]+)"/g;
+                if ($x =~ /"rune":(\{[^}]*"number":[^}]*\})/) {
+                    my $r = $1;
+                    my ($rid) = $r =~ /"id":"([^"]+)"/;
+                    $rune{$rid} = $r;
+                    $entries{$rid}++;
+                }
                 $x;
             } @$entries;
+            @e = runes_newest_first(@e);
             _put_pages($root, "/runes/v1/transactions/$id/activity", \@e, undef, 60);
             push @block, @e;
         }
+        @block = runes_newest_first(@block);
         _put_pages($root, "/runes/v1/blocks/$b->{height}/activity", \@block, undef, 60);
     }
     for my $a (keys %addr, keys %$balances) {
@@ -318,9 +327,44 @@ sub write_runes {
         _put_pages($root, "/runes/v1/addresses/$a/balances", $texts,
                    runes_history($texts), RUNES_LIMITS);
     }
+    for my $rid (keys %rune) {
+        _put($root, "/runes/v1/etchings/$rid", '',
+             runes_etching($rune{$rid}, $entries{$rid}));
+    }
     for my $path (keys %{ $o{pages} || {} }) {
         _put($root, $path, $_, $o{pages}{$path}{$_}) for keys %{ $o{pages}{$path} };
     }
+}
+
+# activity entries in upstream's order (ORDER BY tx_index DESC, ...,
+# api/runes/src/pg/pg-store.ts getActivity()): the fixtures' lists give
+# one transaction several tx_index values; entries of one tx_index keep
+# their order
+sub runes_newest_first {
+    my @k = map { [/"tx_index":(\d+)/ ? $1 : 0, $_] } @_;
+    return map { $_->[1] } sort { $b->[0] <=> $a->[0] } @k;
+}
+
+# an etching as upstream serves it (GET /runes/v1/etchings/{id}, the
+# members in its order) of the rune an activity entry's "rune" member
+# names; its supply counts the $n entries of the rune the activity up to
+# upstream's tip holds, so that it changes with the tip as upstream's
+sub runes_etching {
+    my ($rune, $n) = @_;
+    my %r = map { $_ => ($rune =~ /"$_":("[^"]*"|\d+)/)[0] }
+        qw(id name spaced_name number);
+    my ($block, $tx) = $r{id} =~ /(\d+):(\d+)/;
+    return sprintf('{"id":%s,"name":%s,"spaced_name":%s,"number":%s,'
+        . '"divisibility":2,"symbol":"R","turbo":false,"mint_terms":'
+        . '{"amount":"100.00","cap":"1000.00","height_start":840000,'
+        . '"height_end":null,"offset_start":null,"offset_end":null},'
+        . '"supply":{"current":"%d.00","minted":"%d.00","total_mints":"%d",'
+        . '"mint_percentage":"0.0000","mintable":true,"burned":"0.00",'
+        . '"total_burns":"0","premine":"0.00"},"location":{"block_hash":'
+        . '"%s","block_height":%d,"tx_id":"%s","tx_index":%d,'
+        . '"timestamp":1713571767}}',
+        @r{qw(id name spaced_name number)}, 100 * $n, 100 * $n, $n,
+        btc_hash($block), $block, sha256_hex("etching/$r{id}"), $tx);
 }
 
 # Captures of the real upstream (t/captures/NAME/, each with a README
@@ -360,6 +404,36 @@ sub captured_activity {
     return \%tx;
 }
 
+# what a recorded or captured upstream under $root serves for each rune's
+# etching (GET /runes/v1/etchings/{id}): rune id => the document
+sub served_etchings {
+    my ($root) = @_;
+    return { map { m{/etchings/([^/]+)/q=$} ? ($1 => ChainData::Test::slurp($_)) : () }
+             glob "$root/up/runes/v1/etchings/*/q=" };
+}
+
+# the Runes records of the blocks an index holds (lmdb-schema/runes.md):
+# the heights with a rune_block record, sorted, the etchings by rune id
+# (the document after the value's 12-byte rune id key), and the blocks'
+# hashes and their entries' counts (the value: 4 bytes le, the hash) by
+# height
+sub runes_held {
+    my ($dir) = @_;
+    my %b = ChainData::Test::mdb_dump_pairs(ChainData::Test::mdb_dump_of($dir, 'rune_block'));
+    my %e = ChainData::Test::mdb_dump_pairs(ChainData::Test::mdb_dump_of($dir, 'rune_etching'));
+    my %doc = map {
+        my $v = substr(pack('H*', $_), 12);
+        (($v =~ /"id":"([^"]+)"/)[0] => $v);
+    } values %e;
+    my (%hash, %count);
+    for (grep { /^68[0-9a-f]{16}$/ } keys %b) {
+        my $h = hex(substr($_, 2));
+        $hash{$h} = substr($b{$_}, 8);
+        $count{$h} = unpack('V', pack('H8', $b{$_}));
+    }
+    return ([sort { $a <=> $b } keys %hash], \%doc, \%hash, \%count);
+}
+
 # a decoded JSON value as text, members in name order: the same entries
 # compare equal whatever order upstream wrote their members in
 sub json_canonical {
@@ -377,7 +451,7 @@ sub json_canonical {
 # lmdb-schema/runes.md), made of the records applied, which a fill and a
 # follow send differently
 sub index_dump {
-    my ($dir) = @_;
+    my ($dir, $fill) = @_;
     my $all = mdb_dump_of($dir);
     my @out;
     for my $part (split /(?=^VERSION=)/m, $all) {
@@ -467,6 +541,11 @@ $faults            try_files "\$uri/q=\$args" =404;
             root $root;
             default_type application/json;
 $etag$faults            try_files "\$uri/q=\$args" $runes_missing;
+        }
+        location /up/runes/v1/etchings/ {
+            root $root;
+            default_type application/json;
+$etag$faults            try_files "\$uri/q=\$args" =404;
         }
         location \@runes_empty {
             root $root;
