@@ -55,7 +55,7 @@ PROGRAMS    := $(patsubst src/%/,chaindata-%,$(dir $(wildcard \
         test-upstream check-layout check-rooms run bench bench-mirror bench-runes-catchup \
         bench-gzip bench-gzip-runes bench-tx-v3 bench-mempool-v3 bench-fanout bench-bulk \
         bench-metrics bench-cold bench-runes-fill-disk bench-mainnet \
-        gen-mainnet clean
+        bench-runes-routes gen-mainnet clean
 
 all: module loader mirror
 
@@ -244,6 +244,13 @@ bench-gzip: all
 bench-gzip-runes: all
 	@sh tools/deps.sh bench
 	bench/gzip-runes
+
+# chaindata_runes' eleven routes against the real Runes API, deep pages
+# and holders, the index's bytes per rune transaction (bench/runes-routes;
+# BENCH_* variables, BENCH_SMALL=1 for a quick run)
+bench-runes-routes: all
+	@sh tools/deps.sh bench
+	bench/runes-routes
 
 # the v3 transaction routes against v1: worker CPU per answer, index size
 bench-tx-v3: all
