@@ -22,7 +22,8 @@ require_build();
 # its nginx would load a module built for the sanitizers' runtimes
 plan skip_all => 'bench/mainnet measures build/, not CHAINDATA_BUILD '
     . "($ENV{CHAINDATA_BUILD})"
-    if $ENV{CHAINDATA_BUILD} && build_dir() ne repo_root() . '/build';
+    if $ENV{CHAINDATA_BUILD}
+       && ChainData::Test::build_dir() ne repo_root() . '/build';
 
 my $gen = repo_root() . '/build/gen-mainnet';
 -x $gen or BAIL_OUT('missing build/gen-mainnet - run make gen-mainnet '
