@@ -342,7 +342,8 @@ test-valgrind: deps-test all unit
 	$(VALGRIND) $(UNIT) > /dev/null
 	CHAINDATA_LOADER_WRAPPER="$(VALGRIND)" \
 	    $(PROVE_T) t/12-loader.t t/11-tx-live-update.t \
-	    t/77-nats-units.t t/78-nats-signed.t t/29-tx-one-block.t
+	    t/77-nats-units.t t/78-nats-signed.t t/29-tx-one-block.t \
+	    t/37-runes-records.t
 	CHAINDATA_NGINX_VALGRIND=1 $(PROVE_T) t/53-debug-log-exit.t
 
 # libFuzzer targets (clang) for every parser that takes outside input:
