@@ -26,6 +26,7 @@ use lib "$FindBin::Bin/../lib";
 use Test::More;
 use HTTP::Tiny;
 use ChainData::Test qw(:all);
+use ChainData::Upstream qw(runes_chain_do);
 
 my $API = $ENV{CHAINDATA_RUNES_API} || 'http://127.0.0.1:3999';
 my $CHAIN = ($ENV{CHAINDATA_SHARED_UPSTREAM} || repo_root() . '/../shared/upstream')
@@ -52,12 +53,7 @@ require_build();
 my $MIRROR = build_path('chaindata-mirror');
 my $seed = 2000 + time % 100000;
 
-sub chain {
-    my @args = @_;
-    my $out = `'$CHAIN' @args --keys --seed ${\ $seed++ }`;
-    die "runes-chain @args failed\n" if $?;
-    return json_decode((split /\n/, $out)[-1]);
-}
+sub chain { return runes_chain_do($CHAIN, $seed++, @_) }
 
 my $root = temp_dir();
 my $db = "$root/index";

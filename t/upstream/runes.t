@@ -32,7 +32,7 @@ use Test::More;
 use HTTP::Tiny;
 use ChainData::Test qw(:all);
 use ChainData::Runes qw(rune_locations);
-use ChainData::Upstream qw(index_dump json_canonical RUNES_LIMITS);
+use ChainData::Upstream qw(runes_chain_do index_dump json_canonical RUNES_LIMITS);
 
 my $API = $ENV{CHAINDATA_RUNES_API} || 'http://127.0.0.1:3999';
 my $CHAIN = ($ENV{CHAINDATA_SHARED_UPSTREAM} || repo_root() . '/../shared/upstream')
@@ -62,12 +62,7 @@ my ($T0) = $status =~ /"block_height":(\d+)/;
 my $seed = 1000 + time % 100000;       # never seed-runes' own seed
 
 # runes-chain OP ARGS: its JSON line (--keys: the keys it touched)
-sub chain {
-    my @args = @_;
-    my $out = `'$CHAIN' @args --keys --seed ${\ $seed++ }`;
-    die "runes-chain @args failed\n" if $?;
-    return json_decode((split /\n/, $out)[-1]);
-}
+sub chain { return runes_chain_do($CHAIN, $seed++, @_) }
 
 my $root = temp_dir();
 my ($follow, $fill) = ("$root/follow", "$root/fill");

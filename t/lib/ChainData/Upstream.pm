@@ -48,6 +48,7 @@ our @EXPORT_OK = qw(
     runes_history runes_tip RUNES_LIMITS write_capture capture_path
     captured_activity index_dump json_canonical
     runes_tip_hash serve_tree etag_map runes_held served_etchings
+    runes_chain_do
 );
 
 # the confirmed fixture documents (raw "data" text), in fixture order
@@ -558,6 +559,16 @@ $etag            return 200 '{"limit":\$arg_limit,"offset":\$arg_offset,"total":
 $faults$errors            try_files "\$uri/q=\$args" =404;
         }
 EOF2
+}
+
+# runes_chain_do($chain, $seed, OP ARGS...): ../shared/upstream's
+# runes-chain run on the real Runes API with --keys and --seed $seed (never
+# seed-runes' own), its last line, JSON, decoded (the keys it touched)
+sub runes_chain_do {
+    my ($chain, $seed, @args) = @_;
+    my $out = `'$chain' @args --keys --seed $seed`;
+    die "runes-chain @args failed\n" if $?;
+    return ChainData::Test::json_decode((split /\n/, $out)[-1]);
 }
 
 1;
