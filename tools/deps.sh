@@ -30,8 +30,9 @@ case "${1:-build}" in
     # prometheus: the alert rules' test (promtool, a scrape)
     # openssl: t/78 makes its Ed25519 keys as doc/operations.md tells operators
     # time: /usr/bin/time, the peak memory of t/87 and t/89
+    # curl: bench/runes-routes, which t/45 runs at CI's size
     test)  need="$need perl lmdb-utils python3-jsonschema valgrind wrk
-                 nats-server prometheus openssl time" ;;
+                 nats-server prometheus openssl time curl" ;;
     fuzz)  need="$need clang libclang-rt-14-dev" ;;
     # linux-perf: bench/gzip's profiles; python3, curl: bench/gzip-runes
     bench) need="$need perl lmdb-utils wrk nodejs nats-server linux-perf
